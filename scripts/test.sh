@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Install neardup with every extra and the test tools, then run the whole test suite.
+# The Quickstart's test command and CI (.ci/run) both run exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python -m pip install --quiet --disable-pip-version-check -e ".[all,dev]"
+python -m ruff check src tests benchmarks
+python -m pytest -n 2 "$@"

@@ -1,0 +1,3 @@
+"""neardup: find near-duplicate texts."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Compiled (numba) kernels behind neardup's public API; private, signatures may change."""

@@ -1,0 +1,109 @@
+"""Compiled shingling: canonical token buffers → shingle byte spans → per-document sets.
+
+A word w-shingle is the byte span from the first byte of token i to the last byte of token
+i + w - 1 of the canonical buffer (tokens there are joined by one space), so hashing the span
+is hashing the shingle's text. A character k-shingle is a span of k code points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, inline="always")
+def _count(n: int, size: int, step: int) -> int:
+    """Shingles of a document with n units: none if empty, one if shorter than size."""
+    if n == 0:
+        return 0
+    if n <= size:
+        return 1
+    return (n - size) // step + 1
+
+
+@njit(cache=True)
+def _char_starts(buf: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Byte offsets of the code points of buf[lo:hi], plus hi as a sentinel."""
+    n = 0
+    for i in range(lo, hi):
+        if (buf[i] & 0xC0) != 0x80:
+            n += 1
+    out = np.empty(n + 1, dtype=np.int64)
+    k = 0
+    for i in range(lo, hi):
+        if (buf[i] & 0xC0) != 0x80:
+            out[k] = i
+            k += 1
+    out[n] = hi
+    return out
+
+
+@njit(cache=True, parallel=True)
+def shingle_spans(buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, size, step):  # noqa: ANN001, ANN201
+    """Byte spans of every shingle, in document order.
+
+    Returns ``(starts, ends, offsets)``; document d's shingles are ``offsets[d]:offsets[d+1]``.
+    """
+    n = doc_offsets.size - 1
+    counts = np.zeros(n, dtype=np.int64)
+    for d in prange(n):
+        if by_char:
+            lo, hi = doc_offsets[d], doc_offsets[d + 1]
+            units = 0
+            for i in range(lo, hi):
+                if (buf[i] & 0xC0) != 0x80:
+                    units += 1
+        else:
+            units = tok_offsets[d + 1] - tok_offsets[d]
+        counts[d] = _count(units, size, step)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(counts)
+    starts = np.empty(offsets[n], dtype=np.int64)
+    ends = np.empty(offsets[n], dtype=np.int64)
+    for d in prange(n):
+        out = offsets[d]
+        if by_char:
+            cs = _char_starts(buf, doc_offsets[d], doc_offsets[d + 1])
+            units = cs.size - 1
+            for k in range(counts[d]):
+                i = k * step
+                starts[out + k] = cs[i]
+                ends[out + k] = cs[min(i + size, units)]
+        else:
+            t0 = tok_offsets[d]
+            units = tok_offsets[d + 1] - t0
+            for k in range(counts[d]):
+                i = t0 + k * step
+                starts[out + k] = tok_starts[i]
+                ends[out + k] = tok_ends[min(i + size, t0 + units) - 1]
+    return starts, ends, offsets
+
+
+@njit(cache=True, parallel=True)
+def unique_per_doc(values, offsets):  # noqa: ANN001, ANN201
+    """Sorted distinct values of every document's segment (the shingle SET of each document),
+    with how often each occurs (weights for SimHash)."""
+    n = offsets.size - 1
+    work = values.copy()
+    counts = np.zeros(n, dtype=np.int64)
+    for d in prange(n):
+        seg = work[offsets[d] : offsets[d + 1]]
+        seg.sort()
+        c = 0
+        for i in range(seg.size):
+            if i == 0 or seg[i] != seg[i - 1]:
+                c += 1
+        counts[d] = c
+    new_offsets = np.zeros(n + 1, dtype=np.int64)
+    new_offsets[1:] = np.cumsum(counts)
+    out = np.empty(new_offsets[n], dtype=values.dtype)
+    multiplicity = np.zeros(new_offsets[n], dtype=np.uint32)
+    for d in prange(n):
+        seg = work[offsets[d] : offsets[d + 1]]
+        k = new_offsets[d] - 1
+        for i in range(seg.size):
+            if i == 0 or seg[i] != seg[i - 1]:
+                k += 1
+                out[k] = seg[i]
+            multiplicity[k] += 1
+    return out, new_offsets, multiplicity

@@ -1,0 +1,231 @@
+"""The ``neardup`` command line: a thin layer over the library (no logic of its own)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from neardup import __version__
+from neardup.compare import Comparison, compare_texts, pairwise_overlaps
+from neardup.config import (
+    DEFAULT_SIZES,
+    HASH_NAMES,
+    LANGS,
+    PROFILES,
+    UNITS,
+    CanonConfig,
+    ShingleConfig,
+    TextConfig,
+)
+from neardup.errors import InputError, NearDupError
+from neardup.io import read_text
+from neardup.passages import Passages
+from neardup.sample import sample_documents
+from neardup.shingles import shingles
+from neardup.text.stopwords import load_stopword_file
+
+console = Console()
+SHOWN_CHARS = 3000  # longer canonical texts are cut in the human output of compare
+
+
+def _switch(name: str, help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A ``--name/--no-name`` flag whose absence means "as the profile says"."""
+    return click.option(f"--{name}/--no-{name}", default=None, help=help_text)
+
+
+_TEXT_OPTIONS = [
+    click.option("--unit", type=click.Choice(UNITS), default="word", show_default=True,
+                 help="Shingle unit: words, or characters (short texts, Chinese)."),
+    click.option("--size", type=click.IntRange(min=1), default=None,
+                 help=f"Units per shingle [default: {DEFAULT_SIZES['word']} words, "
+                      f"{DEFAULT_SIZES['char']} chars]."),
+    click.option("--step", type=click.IntRange(min=1), default=1, show_default=True,
+                 help="Units between shingle starts (1 = fully overlapping)."),
+    click.option("--hash", "hash_name", type=click.Choice(HASH_NAMES), default="xxh3",
+                 show_default=True, help="Shingle fingerprint function."),
+    click.option("--canon", type=click.Choice(PROFILES), default="default", show_default=True,
+                 help="Canonicalization profile; 'none' leaves the text untouched."),
+    click.option("--lang", type=click.Choice(LANGS), default="auto", show_default=True,
+                 help="Text language; 'auto' picks it from the script of each text."),
+    _switch("html", "Strip HTML tags and entities."),
+    _switch("boilerplate", "Drop page menus, headers and footers before stripping HTML."),
+    _switch("wiki", "Strip leftover wiki markup."),
+    _switch("normalize", "Unicode NFKC normalization."),
+    _switch("lowercase", "Case folding."),
+    _switch("punctuation", "Remove punctuation and special characters."),
+    _switch("stopwords", "Remove stop words."),
+    click.option("--stopwords-file", type=click.Path(dir_okay=False, path_type=Path),
+                 default=None, help="Your own stop words, one per line."),
+    _switch("segment", "Segment Chinese into words (jieba)."),
+    click.option("--lemmatize", is_flag=True, default=None,
+                 help="Bring Russian words to their normal form (pymorphy3)."),
+    click.option("--stem", is_flag=True, default=None,
+                 help="Reduce English and Russian words to Snowball stems."),
+    click.option("--drop-adjectives", is_flag=True, default=None,
+                 help="Remove Russian adjectives and participles (pymorphy3)."),
+]
+_CANON_SWITCHES = ("html", "boilerplate", "wiki", "normalize", "lowercase", "punctuation",
+                   "stopwords", "segment", "lemmatize", "stem", "drop_adjectives")
+
+
+def text_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the canonicalization and shingle options; pass them on as one ``config``."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        switches = {name: kwargs.pop(name) for name in _CANON_SWITCHES}
+        extra = kwargs.pop("stopwords_file")
+        canon = CanonConfig.profile(
+            kwargs.pop("canon"),
+            lang=kwargs.pop("lang"),
+            extra_stopwords=tuple(load_stopword_file(extra)) if extra else (),
+            **switches,
+        )
+        unit = kwargs.pop("unit")
+        shingle = ShingleConfig(
+            unit=unit,
+            size=kwargs.pop("size") or DEFAULT_SIZES[unit],
+            step=kwargs.pop("step"),
+            hash=kwargs.pop("hash_name"),
+        )
+        return func(*args, config=TextConfig(canon, shingle), **kwargs)
+
+    for option in reversed(_TEXT_OPTIONS):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="neardup")
+def cli() -> None:
+    """Find near-duplicate texts: compare two texts, list their shingles, try the sample."""
+
+
+@cli.command()
+@click.argument("file_a", required=False)
+@click.argument("file_b", required=False)
+@click.option("--text-a", default=None, help="Text A given inline instead of FILE_A.")
+@click.option("--text-b", default=None, help="Text B given inline instead of FILE_B.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@text_options
+def compare(
+    file_a: str | None,
+    file_b: str | None,
+    text_a: str | None,
+    text_b: str | None,
+    as_json: bool,
+    config: TextConfig,
+) -> None:
+    """Compare two texts: resemblance, containment both ways, Dice, shared shingles.
+
+    FILE_A and FILE_B are paths, or - for standard input; or give --text-a / --text-b.
+    """
+    files = iter(f for f in (file_a, file_b) if f is not None)
+    a, name_a = _text_argument(text_a, files, "A")
+    b, name_b = _text_argument(text_b, files, "B")
+    if next(files, None) is not None:
+        raise click.UsageError("give two texts: two files, or files and --text-a/--text-b")
+    result = compare_texts(a, b, config, labels=(name_a, name_b))
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), ensure_ascii=False))
+    else:
+        _print_comparison(result, name_a, name_b)
+
+
+def _text_argument(inline: str | None, files: Any, label: str) -> tuple[str, str]:
+    if inline is not None:
+        return inline, f"text {label}"
+    path = next(files, None)
+    if path is None:
+        raise click.UsageError(f"text {label} is missing: give a file, - or --text-{label.lower()}")
+    return read_text(path), ("<stdin>" if path == "-" else path)
+
+
+def _print_comparison(result: Comparison, name_a: str, name_b: str) -> None:
+    o = result.overlap
+    table = Table(title="Similarity (full shingle sets)", show_header=True)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_row("resemblance (Jaccard)", f"{o.resemblance:.4f}")
+    table.add_row("containment of A in B", f"{o.containment_a_in_b:.4f}")
+    table.add_row("containment of B in A", f"{o.containment_b_in_a:.4f}")
+    table.add_row("Dice", f"{o.dice:.4f}")
+    table.add_row("shared shingles, % of A", f"{o.shared_percent:.1f}")
+    table.add_row("shingles A / B / shared", f"{o.a} / {o.b} / {o.shared}")
+    console.print(table)
+    for label, name, passages in (("A", name_a, result.passages_a),
+                                  ("B", name_b, result.passages_b)):
+        console.print(f"\n[bold]{label}[/bold] {name} — shared passages highlighted "
+                      "(canonical form):")
+        console.print(_highlighted(passages))
+
+
+def _highlighted(passages: Passages) -> Text:
+    text = Text(passages.text[:SHOWN_CHARS])
+    for start, end in passages.spans:
+        if start < SHOWN_CHARS:
+            text.stylize("bold black on yellow", start, min(end, SHOWN_CHARS))
+    if len(passages.text) > SHOWN_CHARS:
+        text.append(f" … ({len(passages.text) - SHOWN_CHARS} more characters)", style="dim")
+    return text
+
+
+@cli.command(name="shingles")
+@click.argument("file")
+@click.option("--hashes", is_flag=True, help="Print each shingle's fingerprint too.")
+@text_options
+def shingles_command(file: str, hashes: bool, config: TextConfig) -> None:
+    """Print the distinct shingles of a text, one per line, in order of first appearance.
+
+    FILE is a path, or - for standard input.
+    """
+    text = read_text(file)
+    found = shingles(text, config)
+    if not found:
+        raise InputError(f"{file}: no shingles (the text is empty after canonicalization)")
+    out = sys.stdout
+    for s in found:
+        out.write(f"{s.fingerprint:016x}\t{s.text}\n" if hashes else f"{s.text}\n")
+
+
+@cli.command()
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.3, show_default=True,
+              help="Show pairs whose resemblance or containment reaches this.")
+def demo(threshold: float) -> None:
+    """Compare every pair of the bundled sample corpus (English, Russian, Chinese)."""
+    docs = sample_documents()
+    console.print(f"Sample corpus: {len(docs)} documents written for neardup")
+    table = Table(title=f"Pairs with resemblance or containment ≥ {threshold}")
+    for column in ("a", "b", "resemblance", "A in B", "B in A"):
+        table.add_column(column, justify="left" if column in "ab" else "right")
+    ids = [d["id"] for d in docs]
+    for i, j, o in pairwise_overlaps([d["text"] for d in docs]):
+        if max(o.resemblance, o.containment_a_in_b, o.containment_b_in_a) >= threshold:
+            table.add_row(ids[i], ids[j], f"{o.resemblance:.3f}",
+                          f"{o.containment_a_in_b:.3f}", f"{o.containment_b_in_a:.3f}")
+    console.print(table)
+
+
+def main() -> None:
+    """Entry point: run the CLI, turning neardup errors into one clear line and exit code 1."""
+    try:
+        cli(standalone_mode=False)
+    except BrokenPipeError:
+        sys.stderr.close()  # the reader (head, less) went away: not an error
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except NearDupError as exc:
+        click.echo(f"neardup: error: {exc}", err=True)
+        sys.exit(1)

@@ -1,0 +1,52 @@
+"""Exceptions raised by neardup.
+
+Every error a user can cause derives from :class:`NearDupError`, so callers (and the CLI)
+can catch one type and print a clear message instead of a traceback::
+
+    NearDupError
+    ├── ConfigError           a setting has an invalid value (names the setting and value)
+    ├── InputError            a text or file cannot be used (names the file / line)
+    │   └── EmptyTextError    nothing is left of a text after canonicalization
+    ├── MissingDependencyError  an optional extra is needed: "pip install neardup[x]"
+    └── SignatureError        signatures of different configs or formats were mixed
+
+    WeakSignatureWarning (a UserWarning): a signature was made but its answer is weak,
+    e.g. a mod-m sample of a short text kept nothing, or SimHash of a text under ~500 chars.
+"""
+
+from __future__ import annotations
+
+
+class NearDupError(Exception):
+    """Base class of every error neardup raises on purpose."""
+
+
+class ConfigError(NearDupError, ValueError):
+    """A configuration value is invalid."""
+
+
+class InputError(NearDupError, ValueError):
+    """An input text, file or record cannot be used."""
+
+
+class EmptyTextError(InputError):
+    """A text has no tokens left after canonicalization."""
+
+
+class MissingDependencyError(NearDupError, ImportError):
+    """An optional dependency is not installed."""
+
+    def __init__(self, package: str, extra: str, feature: str) -> None:
+        super().__init__(
+            f"{feature} needs the package {package!r}: pip install 'neardup[{extra}]'"
+        )
+        self.package = package
+        self.extra = extra
+
+
+class SignatureError(NearDupError, ValueError):
+    """Signatures made with different configs or format versions were compared or mixed."""
+
+
+class WeakSignatureWarning(UserWarning):
+    """A signature could be made, but the user should know its answer is weak."""

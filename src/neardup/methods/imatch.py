@@ -1,0 +1,192 @@
+"""I-Match (Kolcz & Chowdhury; Chowdhury et al. 2002), METHODS §6.9.
+
+One 64-bit signature per document: keep only the document's features whose IDF lies in a
+middle band of the collection's IDF range, and hash the sorted set of kept features. Equal
+signatures ⇒ duplicates; the signature itself is the index key.
+
+Band rule (exact): with ``M = model.max_idf()`` — the IDF of the collection's rarest features,
+``ln((1 + N) / (1 + min df)) + 1`` — a feature ``f`` is kept iff
+
+    low · M  ≤  idf(f)  ≤  high · M        (defaults low = 0.2, high = 0.9)
+
+so the most common features (stop-word-like, low IDF) and the rarest ones (typos, names,
+one-off words, high IDF) are dropped; features the model has never seen have an IDF above
+``M`` and are always dropped. The kept set is robust to small edits: a changed rare word or
+punctuation mark does not change it.
+
+Signature: ``xxh3_64`` (seed 0) of the kept features as sorted little-endian ``uint64`` bytes;
+a real signature that happens to be 0 is stored as 1, because 0 is reserved: a document with
+no feature in the band gets signature 0, emits no key, and the batch raises one
+:class:`~neardup.errors.WeakSignatureWarning` with the count. Scores: 1.0 for equal non-zero
+signatures, else 0.0.
+
+Features: I-Match classically uses single words; we recommend ``ShingleConfig(size=1)`` (word
+1-shingles) and fitting the IDF model on the collection with that same text config. With the
+default 4-word shingles almost every feature is rare, so the band keeps little.
+
+The IDF model is not part of ``config_id`` (it grows with the collection), but signatures
+depend on it: a grown model can move features in or out of the band. Fit the model on a
+representative collection and keep it (``IdfModel.to_bytes``) while signatures are compared.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+
+from neardup._kernels.hashes import HASH_XXH3, hash_spans
+from neardup.config import TextConfig, config_fingerprint
+from neardup.errors import ConfigError, InputError, WeakSignatureWarning
+from neardup.idf import IdfModel
+from neardup.methods.base import Keys, Signatures
+from neardup.shingles import FingerprintBatch
+
+
+@dataclass(frozen=True, slots=True)
+class IMatchConfig:
+    """The IDF band ``[low, high]``, as fractions of the collection's largest IDF."""
+
+    low: float = 0.2
+    high: float = 0.9
+
+    def __post_init__(self) -> None:
+        for name in ("low", "high"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"{name}={value!r} must be a number in [0, 1]")
+            if not 0.0 <= value <= 1.0:
+                raise ConfigError(f"{name}={value!r} must be a number in [0, 1]")
+        if self.low > self.high:
+            raise ConfigError(f"low={self.low!r} must not exceed high={self.high!r}")
+
+
+class IMatch:
+    """I-Match signatures over an IDF band (see the module docstring).
+
+    Needs an :class:`IdfModel` of the collection: pass ``idf=model`` or call :meth:`fit`.
+    """
+
+    name: ClassVar[str] = "imatch"
+    code: ClassVar[int] = 7
+    estimate: ClassVar[Literal["equality"]] = "equality"
+
+    def __init__(
+        self,
+        config: IMatchConfig | None = None,
+        text: TextConfig | None = None,
+        idf: IdfModel | None = None,
+    ) -> None:
+        self.config = config or IMatchConfig()
+        self.text = text or TextConfig()
+        self.idf = idf
+        self._config_id = config_fingerprint(self.config, self.text)
+
+    def __repr__(self) -> str:
+        return f"IMatch({self.config!r}, {self.text!r}, idf={self.idf is not None})"
+
+    @property
+    def config_id(self) -> str:
+        """Fingerprint of the band and the text config (not of the IDF model)."""
+        return self._config_id
+
+    def fit(self, batches: Iterable[FingerprintBatch]) -> IMatch:
+        """Fit the IDF model on a collection (one streaming pass); returns self."""
+        model = IdfModel.fit(batches)
+        _require_documents(model)
+        self.idf = model
+        return self
+
+    def band(self) -> tuple[float, float]:
+        """The kept IDF interval ``(low · M, high · M)`` of the current model."""
+        model = self._model()
+        top = model.max_idf()
+        return self.config.low * top, self.config.high * top
+
+    def in_band(self, features: np.ndarray) -> np.ndarray:
+        """Boolean mask of the features whose IDF lies in the band."""
+        lo, hi = self.band()
+        idf = self._model().idf(features)
+        return (idf >= lo) & (idf <= hi)
+
+    def sketch(self, prints: FingerprintBatch) -> Signatures:
+        """One signature per document; 0 (with a warning) where no feature is in the band."""
+        values = np.asarray(prints.values, dtype=np.uint64)
+        keep = self.in_band(values)
+        kept = np.ascontiguousarray(values[keep], dtype="<u8")
+        kept_before = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+        offsets = kept_before[np.asarray(prints.offsets, dtype=np.int64)]
+        sigs = _hash_sets(kept, offsets)
+        _warn_empty(sigs)
+        return Signatures.fixed(sigs[:, None], self.config_id)
+
+    def keys(self, signatures: Signatures) -> Keys:
+        """The signature itself, for every document with a non-zero one."""
+        sigs = _signatures(signatures)
+        docs = np.flatnonzero(sigs).astype(np.int64)
+        return Keys(docs, sigs[docs])
+
+    def score(self, a: np.ndarray, b: np.ndarray) -> float:
+        """1.0 when both signatures are equal and non-zero, else 0.0."""
+        a64 = np.asarray(a, dtype=np.uint64).reshape(-1)
+        b64 = np.asarray(b, dtype=np.uint64).reshape(-1)
+        if a64.size != 1 or b64.size != 1:
+            raise ConfigError(f"an I-Match signature is one value, got {a64.size} and {b64.size}")
+        return float(a64[0] == b64[0] and a64[0] != 0)
+
+    def score_pairs(self, signatures: Signatures, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """1.0 / 0.0 for the pairs ``(left[i], right[i])`` (``float64``)."""
+        sigs = _signatures(signatures)
+        a = sigs[np.asarray(left, dtype=np.int64)]
+        b = sigs[np.asarray(right, dtype=np.int64)]
+        return ((a == b) & (a != 0)).astype(np.float64)
+
+    def _model(self) -> IdfModel:
+        if self.idf is None:
+            raise ConfigError(
+                "I-Match needs an IdfModel of the collection: pass IMatch(config, text, "
+                "idf=model) or call .fit(batches) before sketching"
+            )
+        _require_documents(self.idf)
+        return self.idf
+
+
+def _require_documents(model: IdfModel) -> None:
+    if model.n_docs == 0:
+        raise InputError("I-Match needs collection statistics, but the IDF model has no documents")
+
+
+def _hash_sets(kept: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """xxh3_64 of each document's kept features as bytes; 0 if none kept, 1 for a hash of 0."""
+    buf = kept.view(np.uint8)
+    sigs = hash_spans(HASH_XXH3, buf, offsets[:-1] * 8, offsets[1:] * 8, 0)
+    sigs[sigs == 0] = 1
+    sigs[offsets[1:] == offsets[:-1]] = 0
+    return sigs
+
+
+def _signatures(signatures: Signatures) -> np.ndarray:
+    """The one 64-bit value of every document's signature."""
+    matrix = signatures.matrix()
+    if matrix.shape[1] != 1:
+        raise ConfigError(f"I-Match signatures are one value each, got width {matrix.shape[1]}")
+    return matrix[:, 0]
+
+
+def _warn_empty(sigs: np.ndarray) -> None:
+    """One WeakSignatureWarning for the batch if any document kept no feature."""
+    empty = int(np.count_nonzero(sigs == 0))
+    if empty:
+        warnings.warn(
+            f"{empty} of {sigs.size} documents have no feature in the I-Match IDF band: "
+            f"their signature is 0 and matches nothing (too short, or only very common / "
+            f"very rare words)",
+            WeakSignatureWarning,
+            stacklevel=3,
+        )
+
+
+__all__ = ["IMatch", "IMatchConfig"]

@@ -1,0 +1,292 @@
+"""MinHash signatures with LSH banding (METHODS §6 items 4 and 7).
+
+Sketch: k fixed hash functions are applied to a document's 64-bit shingle fingerprints and the
+minimum of each is kept; the fraction of equal coordinates of two signatures estimates their
+resemblance (Jaccard), with standard deviation sqrt(J(1-J)/k).
+
+Permutation family — fixed forever, stored signatures depend on it: multiply-shift
+``h_i(x) = ((a_i·x + b_i) mod 2**64) >> 32`` (Dietzfelbinger), 32-bit minima stored as uint64.
+The constants come from ``np.random.Generator(np.random.PCG64(seed)).bit_generator``: its first
+2k raw 64-bit outputs, interleaved ``a_0, b_0, a_1, b_1, …``, with ``a_i |= 1``. Raw PCG64
+output is stable across numpy versions, and the interleaving makes the first k functions of a
+larger family equal to the k-function family of the same seed.
+
+A document without shingles gets a signature of all ``0xFFFFFFFFFFFFFFFF``: it matches nothing,
+emits no keys and scores 0.0 against everything (one WeakSignatureWarning per batch says how
+many there were).
+
+Keys (LSH): the k values are cut into b bands of r rows (b·r ≤ k; leftover values only count
+in ``score``); band j's key is a 64-bit hash of its r values tagged with j, so equal keys mean
+the same band with the same values. Unless given, b and r minimize
+``fp_weight·FP + fn_weight·FN`` for the threshold t, where FP = ∫₀ᵗ P(s) ds and
+FN = ∫ₜ¹ 1 − P(s) ds for the candidate probability P(s) = 1 − (1 − s^r)^b.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar
+
+import numpy as np
+
+from neardup._kernels.minhash import EMPTY, TAG_BAND, equal_fraction, minhash_matrix, run_hashes
+from neardup.config import TextConfig, config_fingerprint
+from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
+from neardup.methods.base import Estimate, Keys, Signatures
+from neardup.shingles import FingerprintBatch
+
+_GRID_POINTS = 1001  # per side of the threshold; part of the frozen choice of (b, r)
+_CHUNK = 4096  # (b, r) candidates evaluated at once, bounding memory for large k
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation helpers shared with the megashingle method.
+# ---------------------------------------------------------------------------------------------
+def require_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    """ConfigError unless ``value`` is an int in ``[low, high]``."""
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    if ok and value >= low and (high is None or value <= high):
+        return
+    bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+    raise ConfigError(f"{name}={value!r} must be an integer {bound}")
+
+
+def require_fraction(name: str, value: object, *, open_low: bool = True) -> None:
+    """ConfigError unless ``value`` is a real number in (0, 1] (or [0, 1])."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if ok and (0.0 < value <= 1.0 if open_low else 0.0 <= value <= 1.0):
+        return
+    interval = "(0, 1]" if open_low else "[0, 1]"
+    raise ConfigError(f"{name}={value!r} must be a number in {interval}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Permutations and minima, shared with the megashingle method.
+# ---------------------------------------------------------------------------------------------
+@lru_cache(maxsize=32)
+def permutation_family(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The frozen multiply-shift constants ``(a, b)`` (uint64[num_perm] each, ``a`` odd)."""
+    raw = np.random.Generator(np.random.PCG64(seed)).bit_generator.random_raw(2 * num_perm)
+    raw = np.asarray(raw, dtype=np.uint64)
+    a = np.ascontiguousarray(raw[0::2] | np.uint64(1))
+    b = np.ascontiguousarray(raw[1::2])
+    a.flags.writeable = b.flags.writeable = False
+    return a, b
+
+
+def min_hashes(prints: FingerprintBatch, num_perm: int, seed: int, method: str) -> np.ndarray:
+    """``(n_docs, num_perm)`` minima of a batch; warns once if some documents are empty."""
+    a, b = permutation_family(num_perm, seed)
+    values = np.ascontiguousarray(prints.values, dtype=np.uint64)
+    offsets = np.ascontiguousarray(prints.offsets, dtype=np.int64)
+    matrix = minhash_matrix(values, offsets, a, b)
+    empty = int(np.count_nonzero(np.diff(offsets) == 0))
+    if empty:
+        warnings.warn(
+            f"{empty} of {len(offsets) - 1} documents have no shingles: their {method} "
+            f"signatures are all 0xFFFFFFFFFFFFFFFF and match nothing",
+            WeakSignatureWarning,
+            stacklevel=3,
+        )
+    return matrix
+
+
+def checked_matrix(signatures: Signatures, config_id: str, width: int) -> np.ndarray:
+    """The ``(n, width)`` matrix of signatures made by the config ``config_id``."""
+    if signatures.config_id != config_id:
+        raise SignatureError(
+            f"signatures of config {signatures.config_id} given to a method of config {config_id}"
+        )
+    matrix = signatures.matrix()
+    if len(signatures) and matrix.shape[1] != width:
+        raise SignatureError(f"signatures have {matrix.shape[1]} values, expected {width}")
+    return matrix.reshape(len(signatures), width)
+
+
+def checked_pair(a: np.ndarray, b: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two signatures as uint64 arrays of ``width`` values (SignatureError otherwise)."""
+    a = np.asarray(a, dtype=np.uint64).ravel()
+    b = np.asarray(b, dtype=np.uint64).ravel()
+    if a.size != width or b.size != width:
+        raise SignatureError(f"signatures have {a.size} and {b.size} values, expected {width}")
+    return a, b
+
+
+def pair_indices(left: np.ndarray, right: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``left``/``right`` as int64 arrays of valid document indices."""
+    left = np.ascontiguousarray(left, dtype=np.int64)
+    right = np.ascontiguousarray(right, dtype=np.int64)
+    if left.shape != right.shape or left.ndim != 1:
+        raise ValueError("left and right must be 1-d arrays of the same length")
+    if left.size and (min(left.min(), right.min()) < 0 or max(left.max(), right.max()) >= n):
+        raise IndexError(f"pair indices must lie in [0, {n})")
+    return left, right
+
+
+def row_keys(key_matrix: np.ndarray, minima: np.ndarray) -> Keys:
+    """Keys of every non-empty document: each row of ``key_matrix`` belongs to one document."""
+    keep = np.flatnonzero(minima[:, 0] != EMPTY) if minima.size else np.zeros(0, np.int64)
+    per_doc = key_matrix.shape[1]
+    docs = np.repeat(keep.astype(np.int64), per_doc)
+    return Keys(docs, np.ascontiguousarray(key_matrix[keep]).ravel())
+
+
+# ---------------------------------------------------------------------------------------------
+# LSH band selection.
+# ---------------------------------------------------------------------------------------------
+def candidate_probability(s: float | np.ndarray, bands: int, rows: int) -> float | np.ndarray:
+    """Probability that two documents of resemblance ``s`` share a band: 1 − (1 − s^r)^b."""
+    result = 1.0 - (1.0 - np.asarray(s, dtype=np.float64) ** rows) ** bands
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def _integral(bands: np.ndarray, rows: np.ndarray, lo: float, hi: float, miss: bool) -> np.ndarray:
+    """Trapezoid integral over [lo, hi] of P(s) (or 1 − P(s) if ``miss``) per (b, r)."""
+    s = np.linspace(lo, hi, _GRID_POINTS)
+    p = 1.0 - (1.0 - s[None, :] ** rows[:, None]) ** bands[:, None]
+    y = 1.0 - p if miss else p
+    return (y[:, 1:] + y[:, :-1]).sum(axis=1) * ((hi - lo) / (_GRID_POINTS - 1) / 2.0)
+
+
+@lru_cache(maxsize=64)
+def optimal_bands(
+    num_perm: int, threshold: float, fp_weight: float = 0.5, fn_weight: float = 0.5
+) -> tuple[int, int]:
+    """``(bands, rows)`` with b·r ≤ num_perm minimizing fp_weight·FP + fn_weight·FN.
+
+    Every (b, r) is scored at once on a fixed grid; ties go to the fewest bands.
+    """
+    bands = np.repeat(np.arange(1, num_perm + 1), num_perm // np.arange(1, num_perm + 1))
+    rows = np.concatenate([np.arange(1, num_perm // b + 1) for b in range(1, num_perm + 1)])
+    best, best_err = 0, np.inf
+    for lo in range(0, bands.size, _CHUNK):
+        b, r = bands[lo : lo + _CHUNK], rows[lo : lo + _CHUNK]
+        err = fp_weight * _integral(b, r, 0.0, threshold, miss=False)
+        err = err + fn_weight * _integral(b, r, threshold, 1.0, miss=True)
+        i = int(np.argmin(err))
+        if err[i] < best_err:
+            best, best_err = lo + i, float(err[i])
+    return int(bands[best]), int(rows[best])
+
+
+# ---------------------------------------------------------------------------------------------
+# The method.
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class MinHashConfig:
+    """MinHash parameters. ``bands``/``rows`` left out are derived (and stored) at construction:
+    one given → the other is ``num_perm // given``; neither → :func:`optimal_bands`.
+    """
+
+    num_perm: int = 128
+    seed: int = 1
+    threshold: float = 0.8
+    bands: int | None = None
+    rows: int | None = None
+    fp_weight: float = 0.5
+    fn_weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        require_int("num_perm", self.num_perm, 1)
+        require_int("seed", self.seed, 0, 2**64 - 1)
+        require_fraction("threshold", self.threshold)
+        require_fraction("fp_weight", self.fp_weight, open_low=False)
+        require_fraction("fn_weight", self.fn_weight, open_low=False)
+        if self.fp_weight + self.fn_weight == 0:
+            raise ConfigError("fp_weight and fn_weight cannot both be 0")
+        for name in ("bands", "rows"):
+            if getattr(self, name) is not None:
+                require_int(name, getattr(self, name), 1, self.num_perm)
+        bands, rows = self._banding()
+        if bands * rows > self.num_perm:
+            raise ConfigError(
+                f"bands={bands} × rows={rows} = {bands * rows} exceeds num_perm={self.num_perm}"
+            )
+        object.__setattr__(self, "bands", bands)
+        object.__setattr__(self, "rows", rows)
+
+    def _banding(self) -> tuple[int, int]:
+        if self.bands is not None and self.rows is not None:
+            return self.bands, self.rows
+        if self.bands is not None:
+            return self.bands, self.num_perm // self.bands
+        if self.rows is not None:
+            return self.num_perm // self.rows, self.rows
+        return optimal_bands(
+            self.num_perm, float(self.threshold), float(self.fp_weight), float(self.fn_weight)
+        )
+
+
+class MinHash:
+    """MinHash sketch (k minima), resemblance score, LSH band keys."""
+
+    name: ClassVar[str] = "minhash"
+    code: ClassVar[int] = 4
+    estimate: ClassVar[Estimate] = "resemblance"
+    summary: ClassVar[str] = (
+        "estimated resemblance from k min-hashes; LSH bands find pairs above a tunable "
+        "threshold — the general-purpose choice for large corpora"
+    )
+
+    def __init__(self, config: MinHashConfig | None = None, text: TextConfig | None = None):
+        if config is not None and not isinstance(config, MinHashConfig):
+            raise ConfigError(f"expected a MinHashConfig, got {type(config).__name__}")
+        self.config = config or MinHashConfig()
+        self.text = text or TextConfig()
+        self._config_id = config_fingerprint(self.config, self.text)
+
+    def __repr__(self) -> str:
+        return f"MinHash({self.config!r})"
+
+    @property
+    def config_id(self) -> str:
+        """Fingerprint of the MinHash and text configs."""
+        return self._config_id
+
+    @property
+    def bands(self) -> int:
+        """Number of LSH bands b."""
+        return int(self.config.bands)
+
+    @property
+    def rows(self) -> int:
+        """Rows (signature values) per band r."""
+        return int(self.config.rows)
+
+    def candidate_probability(self, s: float | np.ndarray) -> float | np.ndarray:
+        """Probability that documents of resemblance ``s`` share a band key."""
+        return candidate_probability(s, self.bands, self.rows)
+
+    def sketch(self, prints: FingerprintBatch) -> Signatures:
+        """``num_perm`` minima per document."""
+        cfg = self.config
+        return Signatures.fixed(min_hashes(prints, cfg.num_perm, cfg.seed, "MinHash"), self._config_id)
+
+    def keys(self, signatures: Signatures) -> Keys:
+        """One key per band per non-empty document."""
+        matrix = checked_matrix(signatures, self._config_id, self.config.num_perm)
+        return row_keys(run_hashes(matrix, self.bands, self.rows, TAG_BAND), matrix)
+
+    def score(self, a: np.ndarray, b: np.ndarray) -> float:
+        """Fraction of equal values: estimated resemblance (0.0 if a document is empty)."""
+        a, b = checked_pair(a, b, self.config.num_perm)
+        if a[0] == EMPTY or b[0] == EMPTY:
+            return 0.0
+        return float(np.count_nonzero(a == b)) / a.size
+
+    def score_pairs(self, signatures: Signatures, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Estimated resemblance of every pair ``(left[i], right[i])``."""
+        matrix = checked_matrix(signatures, self._config_id, self.config.num_perm)
+        left, right = pair_indices(left, right, len(signatures))
+        return equal_fraction(matrix, left, right, 0, matrix.shape[1])
+
+
+__all__ = [
+    "MinHash",
+    "MinHashConfig",
+    "candidate_probability",
+    "optimal_bands",
+    "permutation_family",
+]

@@ -1,0 +1,218 @@
+"""SimHash (Charikar; Manku et al., "Detecting near-duplicates for web crawling"), METHODS §6.8.
+
+Sketch: every feature of a document (one of its shingle fingerprints) votes on 64 bits —
++weight where its bit is 1, −weight where it is 0 — and the sign of each sum is one bit of the
+document's 64-bit fingerprint (a tie gives 0). Each feature's bits are its fingerprint passed
+through a fixed 64-bit bijection (SplitMix64), so 32-bit fingerprints (CRC-32) vote on all 64
+bits too. Weights (``weighting``):
+
+- ``"count"`` (default): how often the shingle occurs in the document;
+- ``"tfidf"``: count × smooth IDF from an :class:`~neardup.idf.IdfModel` of the collection
+  (recommended by the sources; frequent boilerplate shingles weigh less);
+- ``"binary"``: 1 per distinct shingle.
+
+Near-duplicates differ in few bits: Hamming distance ≤ ``max_distance`` (k, default 3 of 64).
+
+Features: the default text config gives word 4-shingles. Classic token SimHash uses words
+(``ShingleConfig(size=1)``); we recommend word 1- or 2-shingles for SimHash: with single words
+a light edit moves few votes, so near-copies land within k = 3 far more often, while
+unrelated texts stay ~25–30 bits apart. 4-shingles are stricter (a changed word changes four
+features) and suit a larger k.
+
+Lookup (pigeonhole): the 64 bits are cut into ``blocks`` ≥ k + 1 contiguous blocks, as even as
+possible (64 / 5 → 13, 13, 13, 13, 12; block 0 holds the lowest bits). Two fingerprints within
+distance k differ in at most k blocks, so they agree exactly on at least one; the key of block
+j is an injective hash of (j, the block's bits), so equal keys = candidate pair and every pair
+within k is found. Storing one table per block keyed by that block is the same thing as the
+"permuted tables" of Manku et al. (table j holds every fingerprint with block j's bits moved
+to the front, sorted, and a query probes the prefix): here the key–value store does the
+probing. More blocks → fewer chance candidates but more keys per document.
+
+Short texts: SimHash is weak below ~500 characters. A document with fewer than
+:data:`SHORT_FEATURES` distinct features (about what 500 characters of English or Russian
+prose give after stop-word removal, with either 1- or 4-word shingles) still gets a
+fingerprint, but the batch raises one :class:`~neardup.errors.WeakSignatureWarning` naming
+how many documents are short. A document with no features gets the fingerprint 0, which
+emits no keys (otherwise all empty texts would be "duplicates" of each other).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar, Literal, get_args
+
+import numpy as np
+
+from neardup._kernels.simhash import mix64_array, simhash_batch
+from neardup.config import TextConfig, config_fingerprint
+from neardup.errors import ConfigError, WeakSignatureWarning
+from neardup.idf import IdfModel
+from neardup.methods.base import Keys, Signatures
+from neardup.shingles import FingerprintBatch
+
+Weighting = Literal["count", "tfidf", "binary"]
+WEIGHTINGS: tuple[str, ...] = get_args(Weighting)
+BITS = 64
+SHORT_FEATURES = 40  # fewer distinct features than this ⇒ "short text" warning
+TFIDF_SCALE = 1024  # tf-idf weights are rounded to 1/1024 so the bit sums are exact integers
+
+
+@dataclass(frozen=True, slots=True)
+class SimHashConfig:
+    """SimHash parameters: weighting, the duplicate distance k, and the number of key blocks."""
+
+    weighting: Weighting = "count"
+    max_distance: int = 3
+    blocks: int = 4
+
+    def __post_init__(self) -> None:
+        if self.weighting not in WEIGHTINGS:
+            raise ConfigError(f"weighting={self.weighting!r} is not one of {', '.join(WEIGHTINGS)}")
+        if not _is_int(self.max_distance) or not 0 <= self.max_distance < BITS:
+            raise ConfigError(f"max_distance={self.max_distance!r} must be an integer in [0, 63]")
+        if not _is_int(self.blocks) or not 1 <= self.blocks <= BITS:
+            raise ConfigError(f"blocks={self.blocks!r} must be an integer in [1, 64]")
+        if self.blocks < self.max_distance + 1:
+            raise ConfigError(
+                f"blocks={self.blocks} must be at least max_distance + 1 = "
+                f"{self.max_distance + 1}, or pairs within the distance can share no block"
+            )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def block_layout(blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, widths)`` of the blocks: 64 bits as even as possible, wider blocks first."""
+    base, extra = divmod(BITS, blocks)
+    widths = np.full(blocks, base, dtype=np.uint64)
+    widths[:extra] += np.uint64(1)
+    starts = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.uint64)
+    return starts, widths
+
+
+def block_keys(fingerprints: np.ndarray, blocks: int) -> np.ndarray:
+    """An ``(n, blocks)`` matrix: key j of a fingerprint = injective hash of (j, block j's bits).
+
+    With two or more blocks a block has ≤ 32 bits, so ``(j << 56) | bits`` is injective and
+    so is its SplitMix64 mix; with one block the key is the mix of the fingerprint itself.
+    """
+    fps = np.asarray(fingerprints, dtype=np.uint64)
+    starts, widths = block_layout(blocks)
+    masks = np.where(
+        widths >= BITS, np.uint64(2**64 - 1), (np.uint64(1) << widths) - np.uint64(1)
+    )
+    bits = (fps[:, None] >> starts[None, :]) & masks[None, :]
+    tags = np.arange(blocks, dtype=np.uint64) << np.uint64(56) if blocks > 1 else np.uint64(0)
+    packed = np.ascontiguousarray(bits | tags)
+    return mix64_array(packed.ravel()).reshape(packed.shape)
+
+
+class SimHash:
+    """64-bit SimHash with pigeonhole block keys (see the module docstring).
+
+    ``idf`` is needed for ``weighting="tfidf"``: pass a fitted :class:`IdfModel`, or call
+    :meth:`fit`. It may be replaced as the collection grows; it is not part of ``config_id``.
+    """
+
+    name: ClassVar[str] = "simhash"
+    code: ClassVar[int] = 6
+    estimate: ClassVar[Literal["hamming"]] = "hamming"
+
+    def __init__(
+        self,
+        config: SimHashConfig | None = None,
+        text: TextConfig | None = None,
+        idf: IdfModel | None = None,
+    ) -> None:
+        self.config = config or SimHashConfig()
+        self.text = text or TextConfig()
+        self.idf = idf
+        self._config_id = config_fingerprint(self.config, self.text)
+
+    def __repr__(self) -> str:
+        return f"SimHash({self.config!r}, {self.text!r}, idf={self.idf is not None})"
+
+    @property
+    def config_id(self) -> str:
+        """Fingerprint of the SimHash parameters and the text config."""
+        return self._config_id
+
+    def fit(self, batches: Iterable[FingerprintBatch]) -> SimHash:
+        """Fit the IDF model of ``weighting="tfidf"`` on a collection; returns self."""
+        self.idf = IdfModel.fit(batches)
+        return self
+
+    def weights(self, prints: FingerprintBatch) -> np.ndarray:
+        """Integer weight of every feature of the batch, per ``weighting``."""
+        counts = np.asarray(prints.counts, dtype=np.int64)
+        if self.config.weighting == "binary":
+            return np.ones(counts.size, dtype=np.int64)
+        if self.config.weighting == "count":
+            return counts
+        if self.idf is None:
+            raise ConfigError(
+                "SimHash weighting='tfidf' needs an IdfModel of the collection: pass "
+                "SimHash(config, text, idf=model) or call .fit(batches) before sketching"
+            )
+        tfidf = counts * self.idf.idf(prints.values)
+        return np.rint(tfidf * TFIDF_SCALE).astype(np.int64)
+
+    def sketch(self, prints: FingerprintBatch) -> Signatures:
+        """One 64-bit fingerprint per document (warns once per batch about short texts)."""
+        weights = self.weights(prints)
+        values = np.ascontiguousarray(prints.values, dtype=np.uint64)
+        offsets = np.ascontiguousarray(prints.offsets, dtype=np.int64)
+        fps = simhash_batch(values, offsets, weights)
+        _warn_short(prints.sizes())
+        return Signatures.fixed(fps[:, None], self.config_id)
+
+    def keys(self, signatures: Signatures) -> Keys:
+        """``blocks`` keys per document; documents with fingerprint 0 (no features) get none."""
+        fps = _fingerprints(signatures)
+        keys = block_keys(fps, self.config.blocks)
+        docs = np.broadcast_to(np.arange(fps.size, dtype=np.int64)[:, None], keys.shape)
+        keep = fps != 0
+        return Keys(docs[keep].ravel(), keys[keep].ravel())
+
+    def score(self, a: np.ndarray, b: np.ndarray) -> float:
+        """Hamming distance of two fingerprints (lower = more similar; ≤ k ⇒ duplicates)."""
+        a64 = np.asarray(a, dtype=np.uint64).reshape(-1)
+        b64 = np.asarray(b, dtype=np.uint64).reshape(-1)
+        if a64.size != 1 or b64.size != 1:
+            raise ConfigError(f"a SimHash signature is one value, got {a64.size} and {b64.size}")
+        return float(np.bitwise_count(a64[0] ^ b64[0]))
+
+    def score_pairs(self, signatures: Signatures, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Hamming distances of the pairs ``(left[i], right[i])`` (``float64``)."""
+        fps = _fingerprints(signatures)
+        diff = fps[np.asarray(left, dtype=np.int64)] ^ fps[np.asarray(right, dtype=np.int64)]
+        return np.bitwise_count(diff).astype(np.float64)
+
+
+def _fingerprints(signatures: Signatures) -> np.ndarray:
+    """The one 64-bit value of every document's signature."""
+    matrix = signatures.matrix()
+    if matrix.shape[1] != 1:
+        raise ConfigError(f"SimHash signatures are one value each, got width {matrix.shape[1]}")
+    return matrix[:, 0]
+
+
+def _warn_short(sizes: np.ndarray) -> None:
+    """One WeakSignatureWarning for the batch if any document has few features."""
+    short = int(np.count_nonzero(sizes < SHORT_FEATURES))
+    if short:
+        warnings.warn(
+            f"{short} of {sizes.size} documents have fewer than {SHORT_FEATURES} distinct "
+            f"shingles (roughly under 500 characters): SimHash is weak on short texts; "
+            f"prefer MinHash or the full comparison for them",
+            WeakSignatureWarning,
+            stacklevel=3,
+        )
+
+
+__all__ = ["SHORT_FEATURES", "WEIGHTINGS", "SimHash", "SimHashConfig", "block_keys",
+           "block_layout"]

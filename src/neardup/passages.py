@@ -1,0 +1,66 @@
+"""Which parts of two texts they share: the shingles of each found in the other, as ranges.
+
+Used to show a reader *why* two texts are near-duplicates (compare, reports). Ranges are in
+the canonical text, where shingles live; merged so that overlapping shingles form passages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from neardup.config import TextConfig
+from neardup.hashing import fingerprint_spans
+from neardup.shingles import shingle_byte_spans
+from neardup.text.canon import TokenBatch, canonicalize_batch
+
+
+@dataclass(frozen=True, slots=True)
+class Passages:
+    """A canonical text and the character ranges ``[start, end)`` it shares with the other."""
+
+    text: str
+    spans: tuple[tuple[int, int], ...]
+
+    def passages(self) -> list[str]:
+        """The shared passages' texts, in order."""
+        return [self.text[s:e] for s, e in self.spans]
+
+
+def shared_passages(a: str, b: str, config: TextConfig | None = None) -> tuple[Passages, Passages]:
+    """The passages of ``a`` found in ``b`` and of ``b`` found in ``a``."""
+    config = config or TextConfig()
+    tokens = canonicalize_batch([a, b], config.canon, config.shingle.unit)
+    starts, ends, offsets = shingle_byte_spans(tokens, config.shingle)
+    hashes = fingerprint_spans(tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed)
+    docs = [slice(offsets[d], offsets[d + 1]) for d in (0, 1)]
+    return tuple(  # type: ignore[return-value]
+        _passages(tokens, d, starts[docs[d]], ends[docs[d]],
+                  np.isin(hashes[docs[d]], hashes[docs[1 - d]]))
+        for d in (0, 1)
+    )
+
+
+def _passages(
+    tokens: TokenBatch, d: int, starts: np.ndarray, ends: np.ndarray, shared: np.ndarray
+) -> Passages:
+    base = tokens.doc_offsets[d]
+    raw = tokens.buf[base : tokens.doc_offsets[d + 1]]
+    # byte offset -> character offset within the document's canonical text
+    char_at = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
+    merged = _merge(starts[shared] - base, ends[shared] - base)
+    spans = tuple((int(char_at[s]), int(char_at[e])) for s, e in merged)
+    return Passages(raw.tobytes().decode(), spans)
+
+
+def _merge(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    """Union of byte ranges, as sorted disjoint ranges."""
+    if starts.size == 0:
+        return []
+    order = np.argsort(starts, kind="stable")
+    s, e = starts[order], np.maximum.accumulate(ends[order])
+    new = np.concatenate(([True], s[1:] > e[:-1]))
+    first = np.flatnonzero(new)
+    last = np.concatenate((first[1:] - 1, [s.size - 1]))
+    return list(zip(s[first].tolist(), e[last].tolist(), strict=True))

@@ -1,0 +1,110 @@
+"""Texts → shingle fingerprint SETS, for a whole batch at once (METHODS §3–§4).
+
+The batch result is one flat uint64 array of every document's distinct fingerprints (sorted)
+plus per-document offsets — the input of every signature method. All per-shingle work is
+compiled; Python only touches each document once.
+
+Short texts: a text with fewer units than the shingle size gives exactly one shingle made of
+all its units; a text with no tokens after canonicalization gives an empty set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+
+import numpy as np
+
+from neardup._kernels.shingle import shingle_spans, unique_per_doc
+from neardup.config import ShingleConfig, TextConfig
+from neardup.hashing import fingerprint_spans
+from neardup.text.canon import TokenBatch, canonicalize_batch
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FingerprintBatch:
+    """Distinct shingle fingerprints of many documents: ``values[offsets[d]:offsets[d+1]]``.
+
+    Each document's values are sorted; ``counts`` (same layout) says how often each shingle
+    occurs in its document (the set semantics ignore it; weighted methods use it).
+    """
+
+    values: np.ndarray
+    offsets: np.ndarray
+    counts: np.ndarray
+
+    def __len__(self) -> int:
+        return self.offsets.size - 1
+
+    def __getitem__(self, d: int) -> np.ndarray:
+        return self.values[self.offsets[d] : self.offsets[d + 1]]
+
+    def sizes(self) -> np.ndarray:
+        """Number of distinct shingles of every document."""
+        return np.diff(self.offsets)
+
+
+@dataclass(frozen=True, slots=True)
+class Shingle:
+    """One distinct shingle of a text, for display: its text and fingerprint."""
+
+    text: str
+    fingerprint: int
+
+
+def fingerprint_tokens(tokens: TokenBatch, config: ShingleConfig) -> FingerprintBatch:
+    """Shingle and hash an already canonicalized batch."""
+    starts, ends, offsets = shingle_byte_spans(tokens, config)
+    hashes = fingerprint_spans(tokens.buf, starts, ends, config.hash, config.seed)
+    return FingerprintBatch(*unique_per_doc(hashes, offsets))
+
+
+def fingerprint_batch(texts: Sequence[str], config: TextConfig | None = None) -> FingerprintBatch:
+    """Canonicalize, shingle and hash many texts."""
+    config = config or TextConfig()
+    tokens = canonicalize_batch(texts, config.canon, config.shingle.unit)
+    return fingerprint_tokens(tokens, config.shingle)
+
+
+def fingerprints(text: str, config: TextConfig | None = None) -> np.ndarray:
+    """The sorted distinct shingle fingerprints of one text."""
+    return fingerprint_batch([text], config)[0]
+
+
+def iter_fingerprint_batches(
+    texts: Iterable[str], config: TextConfig | None = None, batch_size: int = 2048
+) -> Iterator[FingerprintBatch]:
+    """Stream a corpus in batches of ``batch_size`` texts, bounding memory."""
+    it = iter(texts)
+    while chunk := list(islice(it, batch_size)):
+        yield fingerprint_batch(chunk, config)
+
+
+def shingles(text: str, config: TextConfig | None = None) -> list[Shingle]:
+    """The distinct shingles of one text in order of first appearance, with fingerprints."""
+    config = config or TextConfig()
+    tokens = canonicalize_batch([text], config.canon, config.shingle.unit)
+    starts, ends, _ = shingle_byte_spans(tokens, config.shingle)
+    hashes = fingerprint_spans(tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed)
+    _, first = np.unique(hashes, return_index=True)
+    raw = tokens.buf.tobytes()
+    return [
+        Shingle(raw[starts[i] : ends[i]].decode(), int(hashes[i])) for i in np.sort(first)
+    ]
+
+
+def shingle_byte_spans(
+    tokens: TokenBatch, config: ShingleConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Byte spans ``(starts, ends, offsets)`` of every shingle of a batch, in text order."""
+    return shingle_spans(
+        tokens.buf,
+        tokens.doc_offsets,
+        tokens.tok_starts,
+        tokens.tok_ends,
+        tokens.tok_offsets,
+        config.unit == "char",
+        config.size,
+        config.step,
+    )

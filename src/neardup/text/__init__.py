@@ -1,0 +1,1 @@
+"""Language-specific building blocks of canonicalization: markup, stop words, word forms."""

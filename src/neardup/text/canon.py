@@ -1,0 +1,179 @@
+"""Canonicalization pipeline (METHODS §2): many raw texts → one batch of canonical tokens.
+
+Order of the steps, each switchable in :class:`~neardup.config.CanonConfig`:
+
+1. markup: leftover wiki markup, then HTML (with boilerplate removal), only for texts that
+   look like markup;
+2. Chinese word segmentation (jieba), for word shingles of texts containing Han characters;
+3. NFKC normalization and case folding, on the whole batch at once;
+4. tokenization with punctuation removed and stop words dropped — compiled, over the batch;
+5. optional lemmatization / stemming / adjective removal, per unique word, then stop words
+   dropped again (a lemma may be a stop word).
+
+The result, :class:`TokenBatch`, holds every document's tokens joined by single spaces in
+one UTF-8 buffer, so that a word shingle is a contiguous byte span of it.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from neardup._kernels.tokenize import token_hash, tokenize_batch
+from neardup.config import CanonConfig, Unit
+from neardup.text import chars, clean, morph, segment, stopwords
+from neardup.text.script import detect_lang
+
+_DOC_SEPARATOR = "\x00"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TokenBatch:
+    """Canonical tokens of a batch of documents, in one UTF-8 buffer.
+
+    Document ``d`` is ``buf[doc_offsets[d]:doc_offsets[d+1]]``; its tokens are the byte spans
+    ``tok_starts[t]:tok_ends[t]`` for ``t`` in ``tok_offsets[d]:tok_offsets[d+1]``. Tokens are
+    joined by one space, or by nothing where ``spaced[d]`` is false (character shingles of
+    Chinese, where spaces carry no meaning).
+    """
+
+    buf: np.ndarray
+    doc_offsets: np.ndarray
+    tok_starts: np.ndarray
+    tok_ends: np.ndarray
+    tok_offsets: np.ndarray
+    spaced: np.ndarray
+
+    def __len__(self) -> int:
+        return self.doc_offsets.size - 1
+
+    def text(self, d: int) -> str:
+        """Document ``d``'s canonical text."""
+        return self.buf[self.doc_offsets[d] : self.doc_offsets[d + 1]].tobytes().decode()
+
+    def tokens(self, d: int) -> list[str]:
+        """Document ``d``'s canonical tokens."""
+        t0, t1 = self.tok_offsets[d], self.tok_offsets[d + 1]
+        raw = self.buf.tobytes() if t1 - t0 > 64 else None
+        out = []
+        for s, e in zip(self.tok_starts[t0:t1], self.tok_ends[t0:t1], strict=True):
+            chunk = raw[s:e] if raw is not None else self.buf[s:e].tobytes()
+            out.append(chunk.decode())
+        return out
+
+    def token_counts(self) -> np.ndarray:
+        """Number of tokens of every document."""
+        return np.diff(self.tok_offsets)
+
+
+def canonicalize(text: str, config: CanonConfig | None = None, unit: Unit = "word") -> str:
+    """One text's canonical form (tokens joined by spaces)."""
+    return canonicalize_batch([text], config, unit).text(0)
+
+
+def canonicalize_batch(
+    texts: Sequence[str], config: CanonConfig | None = None, unit: Unit = "word"
+) -> TokenBatch:
+    """Canonicalize many texts at once; see the module docstring for the steps."""
+    config = config or CanonConfig()
+    langs = _languages(texts, config)
+    prepared = [_prepare(t, lang, config, unit) for t, lang in zip(texts, langs, strict=True)]
+    spaced = np.array([not (unit == "char" and lang == "zh") for lang in langs], dtype=np.bool_)
+    batch = _tokenize(prepared, config, spaced, chars.word_table() if config.punctuation
+                      else chars.whitespace_table())
+    if config.lemmatize or config.stem or config.drop_adjectives:
+        words = [_transform(batch.tokens(d), langs[d], config) for d in range(len(batch))]
+        batch = _tokenize([" ".join(w) for w in words], config, spaced, chars.whitespace_table())
+    return batch
+
+
+def _languages(texts: Sequence[str], config: CanonConfig) -> list[str]:
+    if config.lang != "auto":
+        return [config.lang] * len(texts)
+    return [detect_lang(t) for t in texts]
+
+
+def _prepare(text: str, lang: str, config: CanonConfig, unit: Unit) -> str:
+    """Markup removal and Chinese segmentation: the per-text steps before tokenizing."""
+    # wiki first: wikitext may hold <ref> tags that only the wiki parser drops
+    if config.wiki and clean.looks_like_wiki(text):
+        text = clean.strip_wiki(text)
+    if config.html and clean.looks_like_html(text):
+        text = clean.strip_html(text, boilerplate=config.boilerplate)
+    if _wants_segmentation(text, lang, config, unit):
+        text = segment.segment_zh(text)
+    if _DOC_SEPARATOR in text:
+        text = text.replace(_DOC_SEPARATOR, " ")
+    return text
+
+
+def _wants_segmentation(text: str, lang: str, config: CanonConfig, unit: Unit) -> bool:
+    """Chinese word shingles need words: segment texts in Chinese, or with Han in auto mode."""
+    if not config.segment or unit != "word":
+        return False
+    return lang == "zh" or (config.lang == "auto" and segment.has_han(text))
+
+
+def _tokenize(
+    texts: Sequence[str], config: CanonConfig, spaced: np.ndarray, table: np.ndarray
+) -> TokenBatch:
+    big = _DOC_SEPARATOR.join(texts)
+    if config.normalize:
+        big = unicodedata.normalize("NFKC", big)
+    if config.lowercase:
+        big = big.casefold()
+    cps = chars.codepoints(big)
+    bounds = np.flatnonzero(cps == 0)
+    starts = np.concatenate(([0], bounds + 1)).astype(np.int64)
+    ends = np.concatenate((bounds, [cps.size])).astype(np.int64)
+    stops = _stop_hashes(config) if config.stopwords else np.empty(0, dtype=np.uint64)
+    buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(cps, starts, ends, table, stops, spaced)
+    return TokenBatch(buf, doc_off, tok_s, tok_e, tok_off, spaced)
+
+
+def _stop_hashes(config: CanonConfig) -> np.ndarray:
+    """Sorted token hashes of the stop words in play, normalized like the texts are."""
+    return _stop_hashes_for(
+        config.lang, config.extra_stopwords, config.normalize, config.lowercase
+    )
+
+
+@functools.cache
+def _stop_hashes_for(
+    lang: str, extra: tuple[str, ...], normalize: bool, lowercase: bool
+) -> np.ndarray:
+    langs = stopwords.LANGS if lang == "auto" else (lang,)
+    words: set[str] = set(extra)
+    for code in langs:
+        words |= stopwords.stopwords_for(code)
+    hashes = []
+    for word in words:
+        if normalize:
+            word = unicodedata.normalize("NFKC", word)
+        if lowercase:
+            word = word.casefold()
+        hashes.append(token_hash(chars.codepoints(word)))
+    out = np.unique(np.array(hashes, dtype=np.uint64))
+    out.setflags(write=False)
+    return out
+
+
+# Languages each word-form step supports; in auto mode other languages pass unchanged,
+# with an explicitly named language an unsupported step is an error (raised by morph).
+_AUTO_SUPPORT = {"drop_adjectives": ("ru",), "lemmatize": ("ru", "zh"), "stem": ("en", "ru")}
+
+
+def _transform(tokens: list[str], lang: str, config: CanonConfig) -> list[str]:
+    """Drop adjectives, then lemmatize or stem, as switched on."""
+    for name, func in (
+        ("drop_adjectives", morph.drop_adjectives),
+        ("lemmatize", morph.lemmatize),
+        ("stem", morph.stem),
+    ):
+        if getattr(config, name) and (config.lang != "auto" or lang in _AUTO_SUPPORT[name]):
+            tokens = func(tokens, lang)
+    return tokens

@@ -1,0 +1,62 @@
+"""Per-code-point class tables for the compiled tokenizer, built once per process.
+
+A token is a run of word characters: letters, digits and combining marks (Python's ``\\w``
+without the underscore, plus categories Mn/Mc/Me so that scripts with vowel signs stay whole).
+Format characters (category Cf: soft hyphen, zero-width joiners, BOM) are ignored inside
+words instead of splitting them. With punctuation kept, only whitespace separates tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+import unicodedata
+
+import numpy as np
+
+from neardup._kernels.tokenize import IGNORABLE, SEPARATOR, TOKEN_CHAR
+
+_ALL = "".join(map(chr, range(sys.maxunicode + 1)))
+_NOT_WORD = re.compile(r"[\W_]")
+
+
+def _codepoints(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+@functools.cache
+def _marks_and_formats() -> tuple[np.ndarray, np.ndarray]:
+    categories = np.array([unicodedata.category(c) for c in _ALL], dtype="<U2")
+    marks = np.isin(categories, ["Mn", "Mc", "Me"])
+    formats = categories == "Cf"
+    return marks, formats
+
+
+@functools.cache
+def word_table() -> np.ndarray:
+    """Classes for tokenizing with punctuation and special characters removed."""
+    table = np.full(sys.maxunicode + 1, TOKEN_CHAR, dtype=np.uint8)
+    table[_codepoints(_NOT_WORD.sub("\x00", _ALL)) == 0] = SEPARATOR
+    marks, formats = _marks_and_formats()
+    table[marks] = TOKEN_CHAR
+    table[formats] = IGNORABLE
+    table[0] = SEPARATOR
+    table.setflags(write=False)
+    return table
+
+
+@functools.cache
+def whitespace_table() -> np.ndarray:
+    """Classes for tokenizing at whitespace only (punctuation kept inside tokens)."""
+    table = np.full(sys.maxunicode + 1, TOKEN_CHAR, dtype=np.uint8)
+    spaces = [i for i in range(sys.maxunicode + 1) if chr(i).isspace()]
+    table[spaces] = SEPARATOR
+    table[0] = SEPARATOR
+    table.setflags(write=False)
+    return table
+
+
+def codepoints(text: str) -> np.ndarray:
+    """The code points of ``text`` as uint32 (lone surrogates kept, they are separators)."""
+    return _codepoints(text)

@@ -1,0 +1,149 @@
+"""The command line as a user runs it: a real subprocess for the error paths, CliRunner else."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import xxhash
+from click.testing import CliRunner
+
+from neardup.cli import cli
+
+QUOTE = "the old lighthouse keeper climbed the stairs every night to light the lamp"
+ESSAY = (
+    "Everyone in the village knew the story. The old lighthouse keeper climbed the stairs "
+    "every night to light the lamp, even in winter storms, and nobody ever saw him tired."
+)
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+def neardup(*args, input=None):
+    """Run the installed entry point in a subprocess, as a user would."""
+    return subprocess.run(
+        [sys.executable, "-c", "from neardup.cli import main; main()", *args],
+        input=input, capture_output=True, text=True,
+    )
+
+
+@pytest.fixture
+def texts(tmp_path):
+    a, b = tmp_path / "quote.txt", tmp_path / "essay.txt"
+    a.write_text(QUOTE, encoding="utf-8")
+    b.write_text(ESSAY, encoding="utf-8")
+    return a, b
+
+
+def test_compare_json_has_the_documented_keys_and_finds_the_quotation(texts):
+    a, b = texts
+    result = run("compare", str(a), str(b), "--json", "--no-stopwords", "--size", "3")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    for key in ("resemblance", "containment_a_in_b", "containment_b_in_a", "dice",
+                "shingles_a", "shingles_b", "shared", "method"):
+        assert key in data
+    assert data["containment_a_in_b"] == 1.0
+    assert data["resemblance"] < 0.5
+    assert data["method"] == "full"
+    assert data["shared"] == data["shingles_a"]
+    assert "lighthouse keeper climbed" in " ".join(data["passages_b"])
+
+
+def test_compare_inline_texts_and_stdin(texts):
+    a, _ = texts
+    inline = run("compare", "--text-a", "one two three four", "--text-b", "one two three four",
+                 "--json", "--canon", "none")
+    assert json.loads(inline.output)["resemblance"] == 1.0
+    piped = run("compare", "-", str(a), "--json", input=QUOTE)
+    assert json.loads(piped.output)["resemblance"] == 1.0
+
+
+def test_compare_options_change_the_result(texts):
+    a, b = texts
+    words = json.loads(run("compare", str(a), str(b), "--json").output)
+    chars = json.loads(run("compare", str(a), str(b), "--json", "--unit", "char").output)
+    assert chars["shingles_a"] > words["shingles_a"]
+    crc = json.loads(run("compare", str(a), str(b), "--json", "--hash", "crc32").output)
+    assert crc["containment_a_in_b"] == pytest.approx(words["containment_a_in_b"])
+
+
+def test_canon_none_with_lowercase():
+    args = ["compare", "--text-a", "Hello World", "--text-b", "hello world", "--json",
+            "--canon", "none", "--size", "1"]
+    assert json.loads(run(*args).output)["resemblance"] == 0.0
+    assert json.loads(run(*args, "--lowercase").output)["resemblance"] == 1.0
+
+
+def test_compare_human_output_shows_measures_and_passages(texts):
+    a, b = texts
+    result = run("compare", str(a), str(b))
+    assert result.exit_code == 0
+    assert "resemblance" in result.output
+    assert "containment of A in B" in result.output
+    assert "lighthouse" in result.output
+
+
+def test_shingles_command_prints_distinct_shingles_with_hashes(tmp_path):
+    f = tmp_path / "rose.txt"
+    f.write_text("A rose is a rose is a rose", encoding="utf-8")
+    result = run("shingles", str(f), "--canon", "none", "--lowercase", "--hashes")
+    lines = result.output.strip().splitlines()
+    assert [line.split("\t")[1] for line in lines] == ["a rose is a", "rose is a rose",
+                                                        "is a rose is"]
+    for line in lines:
+        digest, shingle = line.split("\t")
+        assert int(digest, 16) == xxhash.xxh3_64_intdigest(shingle.encode())
+
+
+def test_demo_runs_on_the_bundled_sample():
+    result = run("demo")
+    assert result.exit_code == 0
+    assert "en-harbour-rewrite" in result.output
+    assert "zh-tea-rewrite" in result.output
+
+
+def test_every_command_has_help():
+    for command in cli.commands.values():
+        assert command.help, command.name
+        assert run(command.name, "--help").exit_code == 0
+
+
+# --- error paths, in a real subprocess: clear message, non-zero exit, no traceback ----------
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00", "binary"),
+        (b"caf\xe9 au lait", "invalid UTF-8 at byte 3 (line 1)"),
+        (b"", "empty"),
+        (b"  \n\t ", "empty"),
+    ],
+)
+def test_bad_files_are_named_in_a_clear_error(tmp_path, content, message):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(content)
+    good = tmp_path / "good.txt"
+    good.write_text("a perfectly fine text with words", encoding="utf-8")
+    out = neardup("compare", str(bad), str(good))
+    assert out.returncode == 1
+    assert message in out.stderr
+    assert "bad.txt" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_missing_file_and_missing_argument(tmp_path):
+    out = neardup("compare", str(tmp_path / "nope.txt"), "--text-b", "x")
+    assert out.returncode == 1
+    assert "nope.txt: no such file" in out.stderr
+    usage = neardup("compare", "--text-a", "only one")
+    assert usage.returncode == 2
+    assert "text B is missing" in usage.stderr
+
+
+def test_bad_option_value_is_a_usage_error():
+    out = neardup("compare", "--text-a", "x", "--text-b", "y", "--size", "0")
+    assert out.returncode == 2
+    assert "--size" in out.stderr

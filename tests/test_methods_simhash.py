@@ -1,0 +1,290 @@
+"""SimHash: the compiled sketch, pigeonhole block keys (complete vs brute force), real texts."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from neardup.config import ShingleConfig, TextConfig
+from neardup.errors import ConfigError, WeakSignatureWarning
+from neardup.idf import IdfModel
+from neardup.measures import hamming
+from neardup.methods import get_method
+from neardup.methods.base import Signatures, deserialize, serialize
+from neardup.methods.simhash import (
+    SHORT_FEATURES,
+    SimHash,
+    SimHashConfig,
+    block_keys,
+    block_layout,
+)
+from neardup.shingles import FingerprintBatch, fingerprint_batch
+
+WORDS = TextConfig(shingle=ShingleConfig(size=1))
+
+ORIGINAL = (
+    "The river town of Elmsford wakes slowly in winter. Fishermen drag their boats onto the "
+    "frozen shingle before dawn, and the baker on Mill Street lights his ovens while the "
+    "church bell is still silent. By eight o'clock the market square fills with farmers "
+    "selling potatoes, cabbages, smoked eels and jars of dark heather honey. Children skate "
+    "on the flooded meadow behind the old tannery, where the ice is thick and safe until "
+    "March. In the evenings the tavern by the bridge is crowded with ferrymen who argue "
+    "about the weather, the price of timber and the new railway that the council has "
+    "promised for twenty years. Visitors rarely stay long, but those who do remember the "
+    "smell of woodsmoke, the cry of the gulls over the estuary and the lanterns swinging "
+    "above the quay when the tide comes in after dark."
+)
+EDITED = (
+    "The river town of Elmsford wakes slowly in the winter. Fishermen drag their boats onto "
+    "the frozen shingle before dawn, and the baker on Mill Street lights his ovens while "
+    "the church bell is still silent! By eight o'clock the market square fills with farmers "
+    "selling potatoes, cabbages, smoked eels and jars of dark heather honey. Children skate "
+    "on the flooded meadow behind the old tannery, where the ice is thick and safe until "
+    "April. In the evenings the tavern by the bridge is crowded with ferrymen who argue "
+    "about the weather, the price of timber and the new railway that the council has "
+    "promised for twenty years. Visitors rarely stay long, but those who do remember the "
+    "smell of woodsmoke, the cry of the gulls over the estuary and the lanterns swinging "
+    "above the quay when the tide comes in after dark."
+)
+UNRELATED = (
+    "A compiler translates source code into machine instructions in several passes. The "
+    "parser builds a syntax tree, the type checker walks it to reject ill-formed programs, "
+    "and an intermediate representation is produced for optimization. Common passes remove "
+    "dead code, fold constants, inline small functions and allocate registers with graph "
+    "colouring. The back end then selects instructions for the target processor, schedules "
+    "them to hide memory latency and emits an object file that the linker combines with "
+    "libraries into an executable. Modern compilers also generate debugging information so "
+    "that a developer can step through the original source while the optimized program runs, "
+    "and they report warnings about suspicious constructs long before the code is shipped."
+)
+OTHERS = [
+    "Bees visit thousands of flowers every day, carrying pollen between plants and turning "
+    "nectar into honey that feeds the colony through the long winter months.",
+    "The railway reached the northern valleys late in the century, and with it came timber "
+    "merchants, surveyors and a steady stream of travellers looking for work.",
+    "Registers are the fastest storage a processor has; a good allocator keeps the values a "
+    "loop uses most in registers and spills the rest to memory.",
+    "On market days the square is crowded with stalls selling cheese, bread, fish and fruit, "
+    "and the tavern keepers do more business than in the whole week before.",
+]
+SHORT = "Fishermen drag their boats onto the frozen shingle before dawn in the quiet river town."
+
+
+def make_batch(docs: list[list[int]], counts: list[list[int]] | None = None) -> FingerprintBatch:
+    """A batch from per-document sorted distinct features (and optional counts)."""
+    offsets = np.cumsum([0] + [len(d) for d in docs]).astype(np.int64)
+    values = np.array([f for d in docs for f in d], dtype=np.uint64)
+    flat = [c for cs in counts for c in cs] if counts else [1] * values.size
+    return FingerprintBatch(values, offsets, np.array(flat, dtype=np.uint32))
+
+
+def reference_simhash(features: np.ndarray, weights: np.ndarray) -> int:
+    """Plain Python SimHash with the same SplitMix64 feature bits (ties give 0)."""
+    mask = 2**64 - 1
+    sums = [0] * 64
+    for f, w in zip(features.tolist(), weights.tolist(), strict=True):
+        z = (f + 0x9E3779B97F4A7C15) & mask
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        for b in range(64):
+            sums[b] += w if (z >> b) & 1 else -w
+    return sum(1 << b for b in range(64) if sums[b] > 0)
+
+
+def quiet_sketch(method: SimHash, batch: FingerprintBatch) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WeakSignatureWarning)
+        return method.sketch(batch).matrix()[:, 0]
+
+
+# -- config -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"max_distance": 3, "blocks": 3}, "at least max_distance"),
+        ({"weighting": "idf"}, "weighting"),
+        ({"blocks": 0, "max_distance": 0}, "blocks"),
+        ({"blocks": 65}, "blocks"),
+        ({"max_distance": -1}, "max_distance"),
+        ({"max_distance": True}, "max_distance"),
+    ],
+)
+def test_config_validation(params, message):
+    with pytest.raises(ConfigError, match=message):
+        SimHashConfig(**params)
+
+
+def test_registry_builds_simhash():
+    method = get_method("simhash", max_distance=2, blocks=3)
+    assert isinstance(method, SimHash)
+    assert (method.name, method.code, method.estimate) == ("simhash", 6, "hamming")
+    assert method.config_id != get_method("simhash").config_id
+
+
+@pytest.mark.parametrize(
+    ("blocks", "widths"),
+    [(1, [64]), (4, [16] * 4), (5, [13, 13, 13, 13, 12]), (6, [11] * 4 + [10] * 2)],
+)
+def test_block_layout(blocks, widths):
+    starts, got = block_layout(blocks)
+    assert got.tolist() == widths
+    assert starts.tolist() == np.concatenate([[0], np.cumsum(widths)[:-1]]).tolist()
+
+
+# -- sketch -------------------------------------------------------------------------------
+
+
+def test_kernel_matches_reference_for_every_weighting():
+    rng = np.random.default_rng(3)
+    docs = [np.unique(rng.integers(0, 2**64, size, dtype=np.uint64)) for size in (1, 2, 5, 60)]
+    counts = [rng.integers(1, 4, d.size) for d in docs]
+    batch = make_batch([d.tolist() for d in docs], [c.tolist() for c in counts])
+    model = IdfModel.fit([batch, make_batch([docs[3][:30].tolist()])])
+    for weighting in ("count", "binary", "tfidf"):
+        method = SimHash(SimHashConfig(weighting=weighting), idf=model)
+        got = quiet_sketch(method, batch)
+        weights = method.weights(batch)
+        for d in range(len(docs)):
+            lo, hi = batch.offsets[d], batch.offsets[d + 1]
+            assert int(got[d]) == reference_simhash(batch.values[lo:hi], weights[lo:hi])
+
+
+def test_ties_give_zero_bits_and_empty_document_gives_zero():
+    batch = make_batch([[5, 5 + 2**40], []])  # two features, equal weight: ties where bits differ
+    fps = quiet_sketch(SimHash(), batch)
+    single = quiet_sketch(SimHash(), make_batch([[5], [5 + 2**40]]))
+    assert int(fps[0]) == int(single[0]) & int(single[1])
+    assert int(fps[1]) == 0
+
+
+def test_tfidf_without_model_is_a_config_error():
+    method = SimHash(SimHashConfig(weighting="tfidf"))
+    with pytest.raises(ConfigError, match="IdfModel"):
+        method.sketch(make_batch([[1, 2, 3]]))
+
+
+def test_fit_sets_the_model():
+    batch = make_batch([[1, 2, 3], [2, 3]])
+    method = SimHash(SimHashConfig(weighting="tfidf")).fit([batch])
+    assert method.idf == IdfModel.fit([batch])
+    assert quiet_sketch(method, batch).shape == (2,)
+
+
+def test_short_warning_once_per_batch_with_count():
+    long_doc = list(range(SHORT_FEATURES))
+    batch = make_batch([[1, 2], long_doc, [3], []])
+    with pytest.warns(WeakSignatureWarning, match="3 of 4 documents") as record:
+        SimHash().sketch(batch)
+    assert len(record) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WeakSignatureWarning)
+        SimHash().sketch(make_batch([long_doc]))
+
+
+# -- keys, scores -------------------------------------------------------------------------
+
+
+def candidate_pairs(docs: np.ndarray, keys: np.ndarray) -> set[tuple[int, int]]:
+    """Every pair of documents sharing a key."""
+    order = np.argsort(keys, kind="stable")
+    keys, docs = keys[order], docs[order]
+    bounds = np.flatnonzero(np.diff(keys)) + 1
+    pairs: set[tuple[int, int]] = set()
+    for group in np.split(docs, bounds):
+        if group.size > 1:
+            group = np.unique(group)
+            i, j = np.triu_indices(group.size, 1)
+            pairs.update(zip(group[i].tolist(), group[j].tolist(), strict=True))
+    return pairs
+
+
+def planted_fingerprints(rng: np.random.Generator, k: int, n: int = 2000) -> np.ndarray:
+    """n/2 random fingerprints and n/2 copies of some of them with 0..k+2 bits flipped."""
+    base = rng.integers(1, 2**64, n // 2, dtype=np.uint64)
+    parents = rng.integers(0, base.size, n - base.size)
+    copies = base[parents].copy()
+    for i in range(copies.size):
+        flips = rng.choice(64, rng.integers(0, k + 3), replace=False)
+        for bit in flips:
+            copies[i] ^= np.uint64(1) << np.uint64(bit)
+    return np.concatenate([base, copies])
+
+
+@pytest.mark.parametrize(("k", "blocks"), [(3, 4), (3, 6), (2, 3), (5, 6), (0, 1)])
+def test_block_keys_find_every_pair_within_k(k, blocks):
+    rng = np.random.default_rng(1000 + 10 * k + blocks)
+    fps = planted_fingerprints(rng, k)
+    method = SimHash(SimHashConfig(max_distance=k, blocks=blocks))
+    keys = method.keys(Signatures.fixed(fps[:, None], method.config_id))
+    assert keys.keys.size == fps.size * blocks
+    found = candidate_pairs(keys.docs, keys.keys)
+
+    dist = np.bitwise_count(fps[:, None] ^ fps[None, :])
+    i, j = np.nonzero(np.triu(dist <= k, 1))
+    within = set(zip(i.tolist(), j.tolist(), strict=True))
+    assert len(within) > 400  # the planted copies
+    assert within <= found, f"missed {len(within - found)} pairs within distance {k}"
+    extra = len(found - within)
+    print(f"k={k} blocks={blocks}: {len(within)} pairs within k, {extra} extra candidates")
+
+
+def test_block_keys_are_distinct_per_block():
+    fps = np.array([0x0001_0001_0001_0001, 0x0002_0001_0001_0001], dtype=np.uint64)
+    keys = block_keys(fps, 4)
+    assert len(set(keys[0].tolist())) == 4  # equal bits in different blocks, different keys
+    assert (keys[0] == keys[1]).tolist() == [True, True, True, False]
+
+
+def test_documents_without_features_emit_no_keys():
+    method = SimHash()
+    sigs = Signatures.fixed(np.array([[0], [7], [0]], dtype=np.uint64), method.config_id)
+    keys = method.keys(sigs)
+    assert keys.docs.tolist() == [1] * 4
+
+
+def test_scores_are_hamming_distances():
+    rng = np.random.default_rng(5)
+    fps = rng.integers(0, 2**64, 50, dtype=np.uint64)
+    method = SimHash()
+    sigs = Signatures.fixed(fps[:, None], method.config_id)
+    left, right = rng.integers(0, 50, 200), rng.integers(0, 50, 200)
+    got = method.score_pairs(sigs, left, right)
+    want = [hamming(int(fps[a]), int(fps[b])) for a, b in zip(left, right, strict=True)]
+    assert got.dtype == np.float64
+    assert got.tolist() == want
+    assert method.score(sigs[left[0]], sigs[right[0]]) == want[0]
+    code, config_id, values = deserialize(serialize(method.code, method.config_id, sigs[3]))
+    assert (code, config_id, values.tolist()) == (6, method.config_id, [int(fps[3])])
+
+
+# -- real texts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text_config", [WORDS, TextConfig()], ids=["words", "4-shingles"])
+@pytest.mark.parametrize("weighting", ["count", "tfidf", "binary"])
+def test_near_duplicate_texts_are_close_and_unrelated_far(text_config, weighting):
+    assert min(len(ORIGINAL), len(EDITED)) >= 600
+    texts = [ORIGINAL, EDITED, UNRELATED]
+    batch = fingerprint_batch(texts, text_config)
+    method = SimHash(SimHashConfig(weighting=weighting), text_config)
+    if weighting == "tfidf":
+        method.fit([batch, fingerprint_batch(OTHERS, text_config)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WeakSignatureWarning)
+        sigs = method.sketch(batch)
+    near, far1, far2 = method.score_pairs(sigs, np.array([0, 0, 1]), np.array([1, 2, 2]))
+    assert near <= 3
+    assert min(far1, far2) > 10
+    shared = set(method.keys(sigs).keys[method.keys(sigs).docs == 0].tolist())
+    assert shared & set(method.keys(sigs).keys[method.keys(sigs).docs == 1].tolist())
+
+
+def test_short_text_warns():
+    assert len(SHORT) <= 100
+    with pytest.warns(WeakSignatureWarning, match="1 of 1 documents"):
+        SimHash(text=WORDS).sketch(fingerprint_batch([SHORT], WORDS))

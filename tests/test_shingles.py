@@ -1,0 +1,134 @@
+"""Shingles and fingerprints: sets, sizes, steps, the short-text rule, hash functions."""
+
+import subprocess
+import sys
+import zlib
+
+import numpy as np
+import pytest
+import xxhash
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.config import CanonConfig, ShingleConfig, TextConfig
+from neardup.shingles import (
+    fingerprint_batch,
+    fingerprints,
+    iter_fingerprint_batches,
+    shingles,
+)
+
+RAW = CanonConfig.profile("none", lowercase=True)
+
+
+def cfg(canon=RAW, **shingle):
+    return TextConfig(canon, ShingleConfig(**shingle))
+
+
+def test_a_rose_is_a_rose_gives_five_shingles_three_distinct():
+    text = "a rose is a rose is a rose"
+    found = [s.text for s in shingles(text, cfg(size=4))]
+    assert found == ["a rose is a", "rose is a rose", "is a rose is"]
+    assert fingerprints(text, cfg(size=4)).size == 3
+
+
+def test_overlapping_shingles_count_n_minus_w_plus_one():
+    words = [f"w{i}" for i in range(10)]
+    assert len(shingles(" ".join(words), cfg(size=3))) == 8
+
+
+def test_step_skips_shingle_starts():
+    found = [s.text for s in shingles("a b c d e f g", cfg(size=2, step=3))]
+    assert found == ["a b", "d e"]  # starts 0 and 3; a start at 6 would lack a second word
+
+
+def test_short_text_gives_one_shingle_of_all_its_words_and_empty_gives_none():
+    assert [s.text for s in shingles("two words", cfg(size=4))] == ["two words"]
+    assert [s.text for s in shingles("exactly four words here", cfg(size=4))] == [
+        "exactly four words here"
+    ]
+    assert fingerprints("", cfg()).size == 0
+    assert fingerprints("   \n", cfg()).size == 0
+
+
+def test_character_shingles():
+    found = [s.text for s in shingles("abcab", cfg(unit="char", size=3))]
+    assert found == ["abc", "bca", "cab"]
+    assert [s.text for s in shingles("ab", cfg(unit="char", size=5))] == ["ab"]
+
+
+def test_character_shingles_of_chinese_span_code_points_not_bytes():
+    config = TextConfig(CanonConfig(), ShingleConfig(unit="char", size=2))
+    found = [s.text for s in shingles("春眠不觉晓", config)]
+    assert found == ["春眠", "眠不", "不觉", "觉晓"]
+
+
+@pytest.mark.parametrize(
+    ("name", "reference"),
+    [
+        ("xxh3", lambda b: xxhash.xxh3_64_intdigest(b)),
+        ("crc32", lambda b: zlib.crc32(b)),
+    ],
+)
+def test_fingerprints_are_the_hash_of_the_shingle_text(name, reference):
+    for s in shingles("Съешь же ещё этих мягких французских булок", cfg(size=3, hash=name)):
+        assert s.fingerprint == reference(s.text.encode())
+
+
+def test_rabin_fingerprints_differ_from_the_others_and_are_deterministic():
+    text = "the quick brown fox jumps over the lazy dog"
+    rabin = fingerprints(text, cfg(hash="rabin"))
+    assert rabin.size == 6
+    assert not np.array_equal(rabin, fingerprints(text, cfg(hash="xxh3")))
+    assert np.array_equal(rabin, fingerprints(text, cfg(hash="rabin")))
+
+
+def test_seed_changes_fingerprints():
+    text = "one two three four five"
+    assert not np.array_equal(fingerprints(text, cfg(seed=1)), fingerprints(text, cfg(seed=2)))
+
+
+def test_batch_values_are_sorted_distinct_sets_with_counts():
+    batch = fingerprint_batch(["x y x y x y", "", "p q r s"], cfg(size=2))
+    assert list(batch.sizes()) == [2, 0, 3]
+    for d in range(3):
+        assert np.all(np.diff(batch[d].astype(np.float64)) > 0)
+    assert sorted(batch.counts[batch.offsets[0] : batch.offsets[1]].tolist()) == [2, 3]
+
+
+def test_fingerprints_are_the_same_in_another_process():
+    text = "Fingerprints must never depend on the process: Ёж, 北京, café."
+    code = (
+        "from neardup.shingles import fingerprints;"
+        f"print(','.join(map(str, fingerprints({text!r}).tolist())))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ",".join(map(str, fingerprints(text).tolist()))
+
+
+def test_streaming_batches_equal_one_batch():
+    texts = [f"document number {i} says {i % 7} things" for i in range(50)]
+    whole = fingerprint_batch(texts)
+    parts = list(iter_fingerprint_batches(texts, batch_size=7))
+    assert len(parts) == 8
+    flat = [p[d] for p in parts for d in range(len(p))]
+    assert all(np.array_equal(flat[i], whole[i]) for i in range(50))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(alphabet="ab cд北\n", max_size=30), min_size=1, max_size=6),
+       st.integers(1, 5), st.integers(1, 3))
+def test_batch_equals_plain_python_reference(texts, size, step):
+    """The compiled path agrees with a direct Python definition of word shingle sets."""
+    config = cfg(size=size, step=step)
+    batch = fingerprint_batch(texts, config)
+    for d, text in enumerate(texts):
+        words = text.lower().split()
+        if not words:
+            expected = set()
+        elif len(words) <= size:
+            expected = {" ".join(words)}
+        else:
+            expected = {" ".join(words[i : i + size]) for i in range(0, len(words) - size + 1, step)}
+        hashes = {xxhash.xxh3_64_intdigest(s.encode()) for s in expected}
+        assert set(batch[d].tolist()) == hashes
