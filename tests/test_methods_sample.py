@@ -265,6 +265,32 @@ def test_bottomn_estimate_by_hand():
     assert method.score(sigs[0], sigs[1]) == 0.5  # the samples' plain Jaccard would be 3/5
 
 
+def broder_reference(a: np.ndarray, b: np.ndarray, n: int) -> float:
+    """|bottom_n(A∪B) ∩ A ∩ B| / |bottom_n(A∪B)| with sets, straight from the definition."""
+    sample_a, sample_b = np.sort(a)[:n], np.sort(b)[:n]
+    union = np.union1d(sample_a, sample_b)
+    both_whole = a.size < n and b.size < n  # then the score is the exact resemblance
+    bottom = union if both_whole else union[:n]
+    both = np.intersect1d(sample_a, sample_b)
+    return np.isin(bottom, both).sum() / bottom.size if bottom.size else 0.0
+
+
+@given(
+    st.sets(st.integers(0, 300), max_size=80),
+    st.sets(st.integers(0, 300), max_size=80),
+    st.integers(1, 60),
+)
+@settings(max_examples=300, deadline=None)
+def test_bottomn_matches_the_definition(a, b, n):
+    a = np.array(sorted(a), dtype=np.uint64)
+    b = np.array(sorted(b), dtype=np.uint64)
+    method = BottomN(BottomNConfig(n=n))
+    sigs = method.sketch(batch_of([a, b]))
+    expected = broder_reference(a, b, n)
+    assert method.score(sigs[0], sigs[1]) == pytest.approx(expected)
+    assert method.score_pairs(sigs, [0], [1])[0] == pytest.approx(expected)
+
+
 @pytest.mark.parametrize("method", [Full(), ModM(ModMConfig(m=3)), BottomN(BottomNConfig(n=40))])
 def test_score_pairs_agrees_with_score(method, random_batch):
     with warnings.catch_warnings():

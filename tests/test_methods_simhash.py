@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from neardup.config import ShingleConfig, TextConfig
-from neardup.errors import ConfigError, WeakSignatureWarning
+from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
 from neardup.idf import IdfModel
 from neardup.measures import hamming
 from neardup.methods import get_method
-from neardup.methods.base import Signatures, deserialize, serialize
+from neardup.methods.base import Method, Signatures, deserialize, serialize
 from neardup.methods.simhash import (
     SHORT_FEATURES,
     SimHash,
@@ -34,19 +34,33 @@ ORIGINAL = (
     "about the weather, the price of timber and the new railway that the council has "
     "promised for twenty years. Visitors rarely stay long, but those who do remember the "
     "smell of woodsmoke, the cry of the gulls over the estuary and the lanterns swinging "
-    "above the quay when the tide comes in after dark."
+    "above the quay when the tide comes in after dark. In spring the floods return, the "
+    "ferry stops for a week, and the whole town helps the millers carry sacks of flour up "
+    "to the dry lofts while the schoolmaster records the height of the water on the "
+    "chapel wall, a habit his grandfather began long before anyone could read the marks. "
+    "Summer belongs to the orchards: cherries first, then plums, then the small sour apples "
+    "that the cider press on Quarry Lane turns into something strong enough to warm a "
+    "ferryman through November. The regatta in August draws rowing crews from three "
+    "counties, and for one afternoon the quiet estuary is loud with drums and cheering."
 )
 EDITED = (
     "The river town of Elmsford wakes slowly in the winter. Fishermen drag their boats onto "
-    "the frozen shingle before dawn, and the baker on Mill Street lights his ovens while "
+    "the frozen shingle before dawn, and the baker on MILL STREET lights his ovens while "
     "the church bell is still silent! By eight o'clock the market square fills with farmers "
     "selling potatoes, cabbages, smoked eels and jars of dark heather honey. Children skate "
     "on the flooded meadow behind the old tannery, where the ice is thick and safe until "
-    "April. In the evenings the tavern by the bridge is crowded with ferrymen who argue "
+    "March.  In the evenings the tavern by the bridge is crowded with ferrymen who argue "
     "about the weather, the price of timber and the new railway that the council has "
-    "promised for twenty years. Visitors rarely stay long, but those who do remember the "
+    "promised for twenty\nyears. Visitors rarely stay long, but those who do remember the "
     "smell of woodsmoke, the cry of the gulls over the estuary and the lanterns swinging "
-    "above the quay when the tide comes in after dark."
+    "above the quay when the tide comes in after dark. In spring the floods return, the "
+    "ferry stops for a week, and the whole town helps the millers carry sacks of flour up "
+    "to the dry lofts while the schoolmaster records the height of the water on the "
+    "chapel wall — a habit his grandfather began long before anyone could read the marks. "
+    "Summer belongs to the orchards: cherries first, then plums, then the small sour apples "
+    "that the cider press on Quarry Lane turns into something strong enough to warm a "
+    "ferryman through November. The regatta in August draws rowing crews from three "
+    "counties, and for one afternoon the quiet estuary is loud with drums and cheering."
 )
 UNRELATED = (
     "A compiler translates source code into machine instructions in several passes. The "
@@ -122,6 +136,7 @@ def test_config_validation(params, message):
 def test_registry_builds_simhash():
     method = get_method("simhash", max_distance=2, blocks=3)
     assert isinstance(method, SimHash)
+    assert isinstance(method, Method)
     assert (method.name, method.code, method.estimate) == ("simhash", 6, "hamming")
     assert method.config_id != get_method("simhash").config_id
 
@@ -160,6 +175,29 @@ def test_ties_give_zero_bits_and_empty_document_gives_zero():
     single = quiet_sketch(SimHash(), make_batch([[5], [5 + 2**40]]))
     assert int(fps[0]) == int(single[0]) & int(single[1])
     assert int(fps[1]) == 0
+
+
+def test_bits_are_balanced_even_for_32_bit_fingerprints():
+    """Features pass through a 64-bit mix, so CRC-32 fingerprints still set the high bits."""
+    rng = np.random.default_rng(9)
+    docs = [np.unique(rng.integers(0, 2**32, 50, dtype=np.uint64)).tolist() for _ in range(2000)]
+    fps = quiet_sketch(SimHash(), make_batch(docs))
+    ones = np.unpackbits(fps.view(np.uint8)).reshape(-1, 64).mean(axis=0)
+    assert ones.min() > 0.4
+    assert ones.max() < 0.6
+    crc = TextConfig(shingle=ShingleConfig(size=1, hash="crc32"))
+    prints = fingerprint_batch([ORIGINAL], crc)
+    assert int(prints.values.max()) < 2**32
+    assert int(quiet_sketch(SimHash(text=crc), prints)[0]) >> 32 != 0
+
+
+def test_empty_batch():
+    method = SimHash()
+    empty = make_batch([])
+    sigs = method.sketch(empty)
+    assert len(sigs) == 0
+    assert method.keys(sigs).keys.size == 0
+    assert method.score_pairs(sigs, np.empty(0, np.int64), np.empty(0, np.int64)).size == 0
 
 
 def test_tfidf_without_model_is_a_config_error():
@@ -227,7 +265,7 @@ def test_block_keys_find_every_pair_within_k(k, blocks):
     dist = np.bitwise_count(fps[:, None] ^ fps[None, :])
     i, j = np.nonzero(np.triu(dist <= k, 1))
     within = set(zip(i.tolist(), j.tolist(), strict=True))
-    assert len(within) > 400  # the planted copies
+    assert len(within) > 200  # the planted copies
     assert within <= found, f"missed {len(within - found)} pairs within distance {k}"
     extra = len(found - within)
     print(f"k={k} blocks={blocks}: {len(within)} pairs within k, {extra} extra candidates")
@@ -238,6 +276,17 @@ def test_block_keys_are_distinct_per_block():
     keys = block_keys(fps, 4)
     assert len(set(keys[0].tolist())) == 4  # equal bits in different blocks, different keys
     assert (keys[0] == keys[1]).tolist() == [True, True, True, False]
+
+
+def test_signatures_of_another_config_are_refused():
+    method = SimHash()
+    foreign = Signatures.fixed(np.array([[1], [2]], dtype=np.uint64), SimHash(text=WORDS).config_id)
+    with pytest.raises(SignatureError, match="config"):
+        method.keys(foreign)
+    with pytest.raises(SignatureError, match="config"):
+        method.score_pairs(foreign, np.array([0]), np.array([1]))
+    with pytest.raises(ConfigError, match="SimHashConfig"):
+        SimHash(SimHashConfig)  # the class, not an instance
 
 
 def test_documents_without_features_emit_no_keys():
@@ -265,23 +314,59 @@ def test_scores_are_hamming_distances():
 # -- real texts ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text_config", [WORDS, TextConfig()], ids=["words", "4-shingles"])
-@pytest.mark.parametrize("weighting", ["count", "tfidf", "binary"])
-def test_near_duplicate_texts_are_close_and_unrelated_far(text_config, weighting):
-    assert min(len(ORIGINAL), len(EDITED)) >= 600
-    texts = [ORIGINAL, EDITED, UNRELATED]
-    batch = fingerprint_batch(texts, text_config)
+def fitted(weighting: str, text_config: TextConfig) -> SimHash:
     method = SimHash(SimHashConfig(weighting=weighting), text_config)
     if weighting == "tfidf":
-        method.fit([batch, fingerprint_batch(OTHERS, text_config)])
+        method.fit([fingerprint_batch([ORIGINAL, UNRELATED, *OTHERS], text_config)])
+    return method
+
+
+@pytest.mark.parametrize("text_config", [WORDS, TextConfig()], ids=["words", "4-shingles"])
+@pytest.mark.parametrize("weighting", ["count", "tfidf", "binary"])
+def test_lightly_edited_copy_is_close_and_unrelated_far(text_config, weighting):
+    """Punctuation, a stop word, case and line breaks: canonicalization absorbs them."""
+    assert min(len(ORIGINAL), len(EDITED)) >= 600
+    method = fitted(weighting, text_config)
     with warnings.catch_warnings():
         warnings.simplefilter("error", WeakSignatureWarning)
-        sigs = method.sketch(batch)
+        sigs = method.sketch(fingerprint_batch([ORIGINAL, EDITED, UNRELATED], text_config))
     near, far1, far2 = method.score_pairs(sigs, np.array([0, 0, 1]), np.array([1, 2, 2]))
     assert near <= 3
     assert min(far1, far2) > 10
-    shared = set(method.keys(sigs).keys[method.keys(sigs).docs == 0].tolist())
-    assert shared & set(method.keys(sigs).keys[method.keys(sigs).docs == 1].tolist())
+    keys = method.keys(sigs)
+    assert set(keys.keys[keys.docs == 0].tolist()) & set(keys.keys[keys.docs == 1].tolist())
+
+
+def one_word_substitutions(n: int, seed: int) -> list[str]:
+    """n copies of ORIGINAL, each with one word (at a random place) replaced."""
+    rng = np.random.default_rng(seed)
+    words = ORIGINAL.split(" ")
+    fresh = ["lantern", "granite", "violet", "harbour", "thistle", "copper", "saffron", "juniper"]
+    copies = []
+    for t in range(n):
+        edited = list(words)
+        edited[rng.integers(len(edited))] = fresh[t % len(fresh)]
+        copies.append(" ".join(edited))
+    return copies
+
+
+@pytest.mark.parametrize(("weighting", "max_median"), [("count", 3), ("tfidf", 4), ("binary", 3)])
+def test_one_substituted_word_usually_stays_within_k(weighting, max_median):
+    """A changed feature moves each bit with probability θ/π (θ: angle of the weight vectors).
+
+    For ~140 word features one substitution gives θ ≈ 0.12, about 2.5 of 64 bits, so most
+    copies stay within k = 3 — but not all: the distance is random. TF-IDF puts more weight
+    on the rare words that edits hit (here with IDF from a 6-text collection), so it spreads
+    more. None comes near an unrelated text (~30 bits).
+    """
+    copies = one_word_substitutions(60, seed=11)
+    method = fitted(weighting, WORDS)
+    sigs = method.sketch(fingerprint_batch([ORIGINAL, UNRELATED, *copies], WORDS))
+    dist = method.score_pairs(sigs, np.zeros(61, dtype=np.int64), np.arange(1, 62))
+    unrelated, near = dist[0], dist[1:]
+    assert np.median(near) <= max_median
+    assert near.max() < 10 < unrelated
+    print(f"{weighting}: {np.mean(near <= 3):.0%} of one-word edits within 3 bits")
 
 
 def test_short_text_warns():

@@ -58,9 +58,7 @@ def _combine(pending: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, 
     features = np.concatenate([f for f, _ in pending])
     counts = np.concatenate([c for _, c in pending])
     distinct, inverse = np.unique(features, return_inverse=True)
-    return distinct, np.bincount(inverse, weights=counts, minlength=distinct.size).astype(
-        np.int64
-    )
+    return distinct, np.bincount(inverse, weights=counts, minlength=distinct.size).astype(np.int64)
 
 
 def _merge_sorted(

@@ -12,9 +12,14 @@ never copy.  Three fingerprints are provided:
 
 Numba typing rules matter here: mixing ``uint64`` with ``int64`` (or a bare Python int literal)
 in arithmetic silently produces ``float64``.  Hence every constant below is an ``np.uint64``,
-byte offsets stay ``int64`` and are only ever combined with other ``int64`` values, and values
-cross from one world to the other through explicit ``np.uint64(...)`` casts.  ``uint64``
-arithmetic wraps modulo 2**64, which is exactly what the hash definitions require.
+and values cross between the two worlds only through explicit ``np.uint64(...)`` casts.
+Byte offsets are ``int64`` where they are computed, but the hot loads index with unsigned
+positions: numba then emits no negative-index wraparound code and LLVM fuses byte loads into
+single 32/64-bit loads.  ``uint64`` arithmetic wraps modulo 2**64, as the hashes require.
+
+Performance notes: the public kernels contain no calls to other compiled functions (helpers
+that take the buffer are inlined), because numba maintains the array's reference count
+around such calls with atomic operations that cost more than hashing a 30-byte shingle.
 
 Preconditions (not checked here, for speed; :mod:`neardup.hashing` validates them):
 ``buf`` is a 1-d C-contiguous ``uint8`` array and ``0 <= start <= end <= len(buf)``.
@@ -29,6 +34,7 @@ __all__ = [
     "HASH_CRC32",
     "HASH_RABIN",
     "HASH_XXH3",
+    "PARALLEL_MIN_SPANS",
     "RABIN_BASE",
     "crc32",
     "hash_span",
@@ -41,11 +47,15 @@ HASH_XXH3 = 0
 HASH_CRC32 = 1
 HASH_RABIN = 2
 
+#: :func:`hash_spans` hands spans to threads in chunks of this many ...
+_CHUNK = 2048
+#: ... and uses the thread pool only for at least this many spans.
+PARALLEL_MIN_SPANS = 2 * _CHUNK
+
 _U64 = np.uint64
 _MASK32 = _U64(0xFFFFFFFF)
 _MASK8 = _U64(0xFF)
 _ONE = _U64(1)
-_ZERO = _U64(0)
 _S8 = _U64(8)
 _S16 = _U64(16)
 _S24 = _U64(24)
@@ -92,7 +102,7 @@ _Acc = tuple[np.uint64, ...]
 
 
 # ----------------------------------------------------------------------------------------
-# Small helpers: little-endian loads/stores, rotations, byte swaps, 64x64->128 multiply.
+# Small helpers: little-endian loads, rotations, byte swaps, 64x64->128 multiply.
 # ----------------------------------------------------------------------------------------
 @njit(cache=True)
 def _r32(a: np.ndarray, i: int) -> np.uint64:
@@ -458,14 +468,15 @@ def crc32(buf: np.ndarray, start: int, end: int, init: int) -> np.uint64:
 
     Same value as ``zlib.crc32(bytes(buf[start:end]), init)`` (only the low 32 bits of
     ``init`` are used, as zlib does), zero-extended to uint64.  Processes 8 bytes per step
-    with slice-by-8 tables, then the tail byte by byte.
+    with slice-by-8 tables, then at most one 4-byte step and 3 single bytes.
     """
     t = _CRC_TABLES
     c = (_U64(init) & _MASK32) ^ _MASK32
-    i = start
-    while i + 8 <= end:
+    i = _U64(start)  # unsigned positions: no negative-index wraparound code
+    e = _U64(end)
+    while i + _S8 <= e:
         lo = c ^ _r32(buf, i)
-        hi = _r32(buf, i + 4)
+        hi = _r32(buf, i + _U64(4))
         c = _U64(
             t[7, lo & _MASK8]
             ^ t[6, (lo >> _S8) & _MASK8]
@@ -476,10 +487,19 @@ def crc32(buf: np.ndarray, start: int, end: int, init: int) -> np.uint64:
             ^ t[1, (hi >> _S16) & _MASK8]
             ^ t[0, hi >> _S24]
         )
-        i += 8
-    while i < end:
+        i += _S8
+    if i + _U64(4) <= e:
+        lo = c ^ _r32(buf, i)
+        c = _U64(
+            t[3, lo & _MASK8]
+            ^ t[2, (lo >> _S8) & _MASK8]
+            ^ t[1, (lo >> _S16) & _MASK8]
+            ^ t[0, lo >> _S24]
+        )
+        i += _U64(4)
+    while i < e:
         c = _U64(t[0, (c ^ _U64(buf[i])) & _MASK8]) ^ (c >> _S8)
-        i += 1
+        i += _ONE
     return c ^ _MASK32
 
 
@@ -489,10 +509,11 @@ def crc32(buf: np.ndarray, start: int, end: int, init: int) -> np.uint64:
 #: Multiplier of :func:`rabin_karp`: 2**64 / golden ratio, rounded to an odd integer.
 #: Part of the fingerprint's definition -- never change it.
 RABIN_BASE = 0x9E3779B97F4A7C15
-_RB1 = _U64(RABIN_BASE)
-_RB2 = _U64(pow(RABIN_BASE, 2, 1 << 64))
-_RB3 = _U64(pow(RABIN_BASE, 3, 1 << 64))
-_RB4 = _U64(pow(RABIN_BASE, 4, 1 << 64))
+_RB1, _RB2, _RB3, _RB4, _RB5, _RB6, _RB7, _RB8 = (
+    _U64(pow(RABIN_BASE, k, 1 << 64)) for k in range(1, 9)
+)
+#: The "+1" of eight bytes folded at once: B**7 + B**6 + ... + B + 1 (mod 2**64).
+_RB_ONES8 = _U64(sum(pow(RABIN_BASE, k, 1 << 64) for k in range(8)) % (1 << 64))
 
 
 @njit(cache=True)
@@ -509,24 +530,30 @@ def rabin_karp(buf: np.ndarray, start: int, end: int, seed: int) -> np.uint64:
 
     i.e. ``h = seed*B**n + sum((b_i + 1) * B**(n-1-i))`` mod 2**64.  The ``+ 1`` makes
     leading zero bytes change the value; ``B`` odd makes ``h -> h*B`` a bijection, so the
-    hash can be rolled (remove the first byte's term, multiply, add the next byte).  Four
-    bytes are folded per step with precomputed ``B**2..B**4``, which gives the identical
-    result with a shorter dependency chain.
+    hash can be rolled (remove the first byte's term, multiply, add the next byte).  Eight
+    bytes are folded per step with precomputed ``B**2..B**8`` and ``B**7+...+B+1``, which
+    gives the identical result with a much shorter dependency chain.
     """
     h = _U64(seed)
-    i = start
-    while i + 4 <= end:
+    i = _U64(start)  # unsigned positions: no negative-index wraparound code
+    e = _U64(end)
+    while i + _S8 <= e:
         h = (
-            h * _RB4
-            + (_U64(buf[i]) + _ONE) * _RB3
-            + (_U64(buf[i + 1]) + _ONE) * _RB2
-            + (_U64(buf[i + 2]) + _ONE) * _RB1
-            + (_U64(buf[i + 3]) + _ONE)
+            h * _RB8
+            + _U64(buf[i]) * _RB7
+            + _U64(buf[i + _U64(1)]) * _RB6
+            + _U64(buf[i + _U64(2)]) * _RB5
+            + _U64(buf[i + _U64(3)]) * _RB4
+            + _U64(buf[i + _U64(4)]) * _RB3
+            + _U64(buf[i + _U64(5)]) * _RB2
+            + _U64(buf[i + _U64(6)]) * _RB1
+            + _U64(buf[i + _U64(7)])
+            + _RB_ONES8
         )
-        i += 4
-    while i < end:
+        i += _S8
+    while i < e:
         h = h * _RB1 + (_U64(buf[i]) + _ONE)
-        i += 1
+        i += _ONE
     return h
 
 
@@ -534,18 +561,38 @@ def rabin_karp(buf: np.ndarray, start: int, end: int, seed: int) -> np.uint64:
 # Dispatch by kind.
 # ----------------------------------------------------------------------------------------
 # Inlined twins of the public kernels.  A numba function that calls another compiled
-# function with an array argument must keep the array's reference count up to date around
-# the call (two atomic operations, ~10 ns -- more than hashing a shingle).  Inlining the
-# kernels into the dispatchers at numba-IR level leaves no calls, so numba prunes the
-# reference counting away.  Not cached themselves: their code lives in their callers.
+# function with an array argument keeps the array's reference count up to date around the
+# call (two atomic operations, ~10 ns: more than hashing a shingle).  Inlining the kernels
+# into the dispatchers at numba-IR level leaves no calls, so numba prunes the reference
+# counting away.  Not cached themselves: their code lives in their (cached) callers.
 _xxh3_64_inline = njit(inline="always")(xxh3_64.py_func)
 _crc32_inline = njit(inline="always")(crc32.py_func)
 _rabin_karp_inline = njit(inline="always")(rabin_karp.py_func)
 
 
+@njit(cache=True)
+def hash_span(kind: int, buf: np.ndarray, start: int, end: int, seed: int) -> np.uint64:
+    """Fingerprint ``buf[start:end]`` with ``kind`` (``HASH_XXH3``/``HASH_CRC32``/``HASH_RABIN``).
+
+    One entry point so callers can make the algorithm a runtime setting; raises ValueError
+    for an unknown kind.  For CRC-32 the seed is the initial CRC value (low 32 bits).
+    (Written with a single exit: numba prunes the array reference counting only for simple
+    control flow, and an early return here would cost two atomic operations per call.)
+    """
+    if kind == HASH_XXH3:
+        h = _xxh3_64_inline(buf, start, end, seed)
+    elif kind == HASH_CRC32:
+        h = _crc32_inline(buf, start, end, seed)
+    elif kind == HASH_RABIN:
+        h = _rabin_karp_inline(buf, start, end, seed)
+    else:
+        raise ValueError("unknown hash kind; expected HASH_XXH3, HASH_CRC32 or HASH_RABIN")
+    return h
+
+
 @njit(inline="always")
-def _dispatch(kind: int, buf: np.ndarray, start: int, end: int, seed: int) -> np.uint64:
-    """Hash one span with the algorithm ``kind`` (assumed valid)."""
+def _dispatch_valid(kind: int, buf: np.ndarray, start: int, end: int, seed: int) -> np.uint64:
+    """:func:`hash_span` for a ``kind`` already validated: no raise, so prange stays parallel."""
     if kind == HASH_XXH3:
         return _xxh3_64_inline(buf, start, end, seed)
     if kind == HASH_CRC32:
@@ -554,25 +601,33 @@ def _dispatch(kind: int, buf: np.ndarray, start: int, end: int, seed: int) -> np
 
 
 @njit(cache=True)
-def hash_span(kind: int, buf: np.ndarray, start: int, end: int, seed: int) -> np.uint64:
-    """Fingerprint ``buf[start:end]`` with ``kind`` (``HASH_XXH3``/``HASH_CRC32``/``HASH_RABIN``).
-
-    One entry point so callers can make the algorithm a runtime setting.  For CRC-32 the
-    seed is the initial CRC value (low 32 bits).
-    """
-    if kind < HASH_XXH3 or kind > HASH_RABIN:
-        raise ValueError("unknown hash kind; expected HASH_XXH3, HASH_CRC32 or HASH_RABIN")
-    return _dispatch(kind, buf, start, end, seed)
+def _hash_range(
+    kind: int,
+    buf: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    seed: int,
+    out: np.ndarray,
+    lo: int,
+    hi: int,
+) -> None:
+    """``out[j] = hash of span j`` for ``lo <= j < hi`` (one thread's share of the work)."""
+    for j in range(lo, hi):
+        out[j] = hash_span(kind, buf, starts[j], ends[j], seed)
 
 
 @njit(parallel=True, cache=True)
 def hash_spans(
     kind: int, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, seed: int
 ) -> np.ndarray:
-    """Fingerprint every span ``buf[starts[j]:ends[j]]`` in parallel; returns uint64[m].
+    """Fingerprint every span ``buf[starts[j]:ends[j]]``, in parallel; returns uint64[m].
 
-    The bulk path for shingle hashing: one compiled call, spans spread over threads.
-    Result ``j`` equals ``hash_span(kind, buf, starts[j], ends[j], seed)``.
+    The bulk path for shingle hashing: one compiled call, spans spread over numba's threads
+    in chunks of ``_CHUNK``.  Result ``j`` equals ``hash_span(kind, buf, starts[j], ends[j],
+    seed)``.  Fewer than ``PARALLEL_MIN_SPANS`` spans are hashed on the calling thread:
+    waking the thread pool costs more than hashing them.  (The per-chunk call keeps the
+    parallel loop body tiny, which makes the parfor compile several times faster than
+    with the kernels inlined into it.)
     """
     if kind < HASH_XXH3 or kind > HASH_RABIN:
         raise ValueError("unknown hash kind; expected HASH_XXH3, HASH_CRC32 or HASH_RABIN")
@@ -580,6 +635,11 @@ def hash_spans(
     if ends.shape[0] != m:
         raise ValueError("starts and ends must have the same length")
     out = np.empty(m, dtype=np.uint64)
-    for j in prange(m):
-        out[j] = _dispatch(kind, buf, starts[j], ends[j], seed)
+    if m < PARALLEL_MIN_SPANS:
+        _hash_range(kind, buf, starts, ends, seed, out, 0, m)
+        return out
+    n_chunks = (m + _CHUNK - 1) // _CHUNK
+    for c in prange(n_chunks):
+        lo = c * _CHUNK
+        _hash_range(kind, buf, starts, ends, seed, out, lo, min(lo + _CHUNK, m))
     return out

@@ -11,8 +11,8 @@ Band rule (exact): with ``M = model.max_idf()`` — the IDF of the collection's 
 
 so the most common features (stop-word-like, low IDF) and the rarest ones (typos, names,
 one-off words, high IDF) are dropped; features the model has never seen have an IDF above
-``M`` and are always dropped. The kept set is robust to small edits: a changed rare word or
-punctuation mark does not change it.
+``M`` and are always dropped. So a typo, a changed rare word or punctuation leaves the kept
+set as it was; a changed mid-frequency word does not.
 
 Signature: ``xxh3_64`` (seed 0) of the kept features as sorted little-endian ``uint64`` bytes;
 a real signature that happens to be 0 is stored as 1, because 0 is reserved: a document with
@@ -21,8 +21,16 @@ no feature in the band gets signature 0, emits no key, and the batch raises one
 signatures, else 0.0.
 
 Features: I-Match classically uses single words; we recommend ``ShingleConfig(size=1)`` (word
-1-shingles) and fitting the IDF model on the collection with that same text config. With the
-default 4-word shingles almost every feature is rare, so the band keeps little.
+1-shingles), fitting the IDF model on the collection with that same text config. With the
+default 4-word shingles almost every feature is rare, so the band keeps little (on the shared
+neardup-bench 85–98 % of documents kept nothing).
+
+What it finds: copies that differ only in what canonicalization removes (markup, case,
+punctuation, stop words, spacing). Any in-band word changed, added or dropped changes the
+signature: on neardup-bench (en, words, default band ~175 kept words per document) it matched
+100 % of exact copies but 0 % of light edits (1–5 % of words). Fewer kept words make it more
+tolerant — band [0.1, 0.3] (~35 common words per document) matched 48 % of light edits with
+no false match on the hard negatives — at the price of more chance collisions on short texts.
 
 The IDF model is not part of ``config_id`` (it grows with the collection), but signatures
 depend on it: a grown model can move features in or out of the band. Fit the model on a
@@ -34,15 +42,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 import numpy as np
 
 from neardup._kernels.hashes import HASH_XXH3, hash_spans
 from neardup.config import TextConfig, config_fingerprint
-from neardup.errors import ConfigError, InputError, WeakSignatureWarning
+from neardup.errors import ConfigError, InputError, SignatureError, WeakSignatureWarning
 from neardup.idf import IdfModel
-from neardup.methods.base import Keys, Signatures
+from neardup.methods.base import Estimate, Keys, Signatures
 from neardup.shingles import FingerprintBatch
 
 
@@ -72,7 +80,11 @@ class IMatch:
 
     name: ClassVar[str] = "imatch"
     code: ClassVar[int] = 7
-    estimate: ClassVar[Literal["equality"]] = "equality"
+    estimate: ClassVar[Estimate] = "equality"
+    summary: ClassVar[str] = (
+        "one hash of the mid-IDF words per document; equal signatures = duplicates up to "
+        "formatting, punctuation and stop words (needs an IDF model of the collection)"
+    )
 
     def __init__(
         self,
@@ -80,6 +92,8 @@ class IMatch:
         text: TextConfig | None = None,
         idf: IdfModel | None = None,
     ) -> None:
+        if config is not None and not isinstance(config, IMatchConfig):
+            raise ConfigError(f"expected an IMatchConfig, got {type(config).__name__}")
         self.config = config or IMatchConfig()
         self.text = text or TextConfig()
         self.idf = idf
@@ -125,7 +139,7 @@ class IMatch:
 
     def keys(self, signatures: Signatures) -> Keys:
         """The signature itself, for every document with a non-zero one."""
-        sigs = _signatures(signatures)
+        sigs = _signatures(signatures, self._config_id)
         docs = np.flatnonzero(sigs).astype(np.int64)
         return Keys(docs, sigs[docs])
 
@@ -134,12 +148,14 @@ class IMatch:
         a64 = np.asarray(a, dtype=np.uint64).reshape(-1)
         b64 = np.asarray(b, dtype=np.uint64).reshape(-1)
         if a64.size != 1 or b64.size != 1:
-            raise ConfigError(f"an I-Match signature is one value, got {a64.size} and {b64.size}")
+            raise SignatureError(f"I-Match signatures are one value: {a64.size}, {b64.size}")
         return float(a64[0] == b64[0] and a64[0] != 0)
 
-    def score_pairs(self, signatures: Signatures, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    def score_pairs(
+        self, signatures: Signatures, left: np.ndarray, right: np.ndarray
+    ) -> np.ndarray:
         """1.0 / 0.0 for the pairs ``(left[i], right[i])`` (``float64``)."""
-        sigs = _signatures(signatures)
+        sigs = _signatures(signatures, self._config_id)
         a = sigs[np.asarray(left, dtype=np.int64)]
         b = sigs[np.asarray(right, dtype=np.int64)]
         return ((a == b) & (a != 0)).astype(np.float64)
@@ -168,11 +184,17 @@ def _hash_sets(kept: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return sigs
 
 
-def _signatures(signatures: Signatures) -> np.ndarray:
-    """The one 64-bit value of every document's signature."""
+def _signatures(signatures: Signatures, config_id: str) -> np.ndarray:
+    """The one 64-bit value of every signature made by ``config_id`` (SignatureError if not)."""
+    if signatures.config_id != config_id:
+        raise SignatureError(
+            f"I-Match of config {config_id} was given signatures of config {signatures.config_id}"
+        )
+    if len(signatures) == 0:
+        return np.empty(0, dtype=np.uint64)
     matrix = signatures.matrix()
     if matrix.shape[1] != 1:
-        raise ConfigError(f"I-Match signatures are one value each, got width {matrix.shape[1]}")
+        raise SignatureError(f"I-Match signatures are one value, not {matrix.shape[1]}")
     return matrix[:, 0]
 
 

@@ -196,6 +196,8 @@ class MinHashConfig:
         require_fraction("fn_weight", self.fn_weight, open_low=False)
         if self.fp_weight + self.fn_weight == 0:
             raise ConfigError("fp_weight and fn_weight cannot both be 0")
+        for name in ("threshold", "fp_weight", "fn_weight"):  # 1 and 1.0: one fingerprint
+            object.__setattr__(self, name, float(getattr(self, name)))
         for name in ("bands", "rows"):
             if getattr(self, name) is not None:
                 require_int(name, getattr(self, name), 1, self.num_perm)
@@ -214,9 +216,7 @@ class MinHashConfig:
             return self.bands, self.num_perm // self.bands
         if self.rows is not None:
             return self.num_perm // self.rows, self.rows
-        return optimal_bands(
-            self.num_perm, float(self.threshold), float(self.fp_weight), float(self.fn_weight)
-        )
+        return optimal_bands(self.num_perm, self.threshold, self.fp_weight, self.fn_weight)
 
 
 class MinHash:
@@ -230,7 +230,7 @@ class MinHash:
         "threshold — the general-purpose choice for large corpora"
     )
 
-    def __init__(self, config: MinHashConfig | None = None, text: TextConfig | None = None):
+    def __init__(self, config: MinHashConfig | None = None, text: TextConfig | None = None) -> None:
         if config is not None and not isinstance(config, MinHashConfig):
             raise ConfigError(f"expected a MinHashConfig, got {type(config).__name__}")
         self.config = config or MinHashConfig()
@@ -262,7 +262,9 @@ class MinHash:
     def sketch(self, prints: FingerprintBatch) -> Signatures:
         """``num_perm`` minima per document."""
         cfg = self.config
-        return Signatures.fixed(min_hashes(prints, cfg.num_perm, cfg.seed, "MinHash"), self._config_id)
+        return Signatures.fixed(
+            min_hashes(prints, cfg.num_perm, cfg.seed, "MinHash"), self._config_id
+        )
 
     def keys(self, signatures: Signatures) -> Keys:
         """One key per band per non-empty document."""
@@ -276,7 +278,9 @@ class MinHash:
             return 0.0
         return float(np.count_nonzero(a == b)) / a.size
 
-    def score_pairs(self, signatures: Signatures, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    def score_pairs(
+        self, signatures: Signatures, left: np.ndarray, right: np.ndarray
+    ) -> np.ndarray:
         """Estimated resemblance of every pair ``(left[i], right[i])``."""
         matrix = checked_matrix(signatures, self._config_id, self.config.num_perm)
         left, right = pair_indices(left, right, len(signatures))

@@ -209,10 +209,12 @@ class Full(_ExactOnSample):
 class ModM(_ExactOnSample):
     """Broder's first sample: the fingerprints divisible by m.
 
-    The sample of A ∩ B is the intersection of the samples, so the sampled resemblance and
-    containment are unbiased-in-the-limit estimates of the true ones, with about
-    |S|/m values per document. A short text may keep nothing: its signature is empty and
-    every score against it is 0.0; :meth:`sketch` warns once per batch when that happens.
+    Whether a shingle is kept depends on its fingerprint only, so the sample of A ∩ B is the
+    intersection of the samples and the kept part of A ∪ B is a uniform random subset of it:
+    the samples' resemblance |S_A∩S_B| / |S_A∪S_B| and containment |S_A∩S_B| / |S_A| are
+    unbiased estimates of the sets' (given a non-empty denominator). A document keeps about
+    |S|/m values, so long texts cost more and short ones may keep nothing: such a signature
+    is empty, every score against it is 0.0, and :meth:`sketch` warns once per batch.
     """
 
     __slots__ = ()

@@ -3,9 +3,9 @@
 Order of the steps, each switchable in :class:`~neardup.config.CanonConfig`:
 
 1. markup: leftover wiki markup, then HTML (with boilerplate removal), only for texts that
-   look like markup;
-2. Chinese word segmentation (jieba), for word shingles of texts containing Han characters;
-3. NFKC normalization and case folding, on the whole batch at once;
+   look like markup; NFKC normalization;
+2. case folding, on the whole batch at once; each text's language from its letters' scripts;
+3. Chinese word segmentation (jieba), for word shingles of texts containing Han characters;
 4. tokenization with punctuation removed and stop words dropped — compiled, over the batch;
 5. optional lemmatization / stemming / adjective removal, per unique word, then stop words
    dropped again (a lemma may be a stop word).
@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from neardup._kernels.script import script_counts
 from neardup._kernels.tokenize import token_hash, tokenize_batch
 from neardup.config import CanonConfig, Unit
 from neardup.text import chars, clean, morph, segment, stopwords
-from neardup.text.script import detect_lang
+from neardup.text.script import langs_from_counts
 
 _DOC_SEPARATOR = "\x00"
 
@@ -80,56 +81,71 @@ def canonicalize_batch(
 ) -> TokenBatch:
     """Canonicalize many texts at once; see the module docstring for the steps."""
     config = config or CanonConfig()
-    langs = _languages(texts, config)
-    prepared = [_prepare(t, lang, config, unit) for t, lang in zip(texts, langs, strict=True)]
+    big = _DOC_SEPARATOR.join([_clean(t, config) for t in texts])
+    if config.lowercase:
+        big = big.casefold()
+    cps, starts, ends = _split(big)
+    langs, han = _languages(cps, starts, ends, config)
+    if config.segment and unit == "word":
+        wanted = [lang == "zh" or (config.lang == "auto" and has) for lang, has in zip(langs, han)]
+        if any(wanted):
+            docs = big.split(_DOC_SEPARATOR)
+            big = _DOC_SEPARATOR.join(
+                [segment.segment_zh(doc) if w else doc for doc, w in zip(docs, wanted)]
+            )
+            cps, starts, ends = _split(big)
     spaced = np.array([not (unit == "char" and lang == "zh") for lang in langs], dtype=np.bool_)
-    batch = _tokenize(prepared, config, spaced, chars.word_table() if config.punctuation
-                      else chars.whitespace_table())
+    table = chars.word_table() if config.punctuation else chars.whitespace_table()
+    batch = _tokenize(cps, starts, ends, config, spaced, table)
     if config.lemmatize or config.stem or config.drop_adjectives:
-        words = [_transform(batch.tokens(d), langs[d], config) for d in range(len(batch))]
-        batch = _tokenize([" ".join(w) for w in words], config, spaced, chars.whitespace_table())
+        words = [" ".join(_transform(batch.tokens(d), langs[d], config)) for d in range(len(batch))]
+        cps, starts, ends = _split(_DOC_SEPARATOR.join(words))
+        batch = _tokenize(cps, starts, ends, config, spaced, chars.whitespace_table())
     return batch
 
 
-def _languages(texts: Sequence[str], config: CanonConfig) -> list[str]:
-    if config.lang != "auto":
-        return [config.lang] * len(texts)
-    return [detect_lang(t) for t in texts]
-
-
-def _prepare(text: str, lang: str, config: CanonConfig, unit: Unit) -> str:
-    """Markup removal and Chinese segmentation: the per-text steps before tokenizing."""
+def _clean(text: str, config: CanonConfig) -> str:
+    """The per-text steps: markup removal and NFKC (both skipped cheaply when not needed)."""
     # wiki first: wikitext may hold <ref> tags that only the wiki parser drops
     if config.wiki and clean.looks_like_wiki(text):
         text = clean.strip_wiki(text)
     if config.html and clean.looks_like_html(text):
         text = clean.strip_html(text, boilerplate=config.boilerplate)
-    if _wants_segmentation(text, lang, config, unit):
-        text = segment.segment_zh(text)
+    if config.normalize and not text.isascii():
+        # per text, not per batch: one odd text would send the whole batch down the slow path
+        text = unicodedata.normalize("NFKC", text)
     if _DOC_SEPARATOR in text:
         text = text.replace(_DOC_SEPARATOR, " ")
     return text
 
 
-def _wants_segmentation(text: str, lang: str, config: CanonConfig, unit: Unit) -> bool:
-    """Chinese word shingles need words: segment texts in Chinese, or with Han in auto mode."""
-    if not config.segment or unit != "word":
-        return False
-    return lang == "zh" or (config.lang == "auto" and segment.has_han(text))
-
-
-def _tokenize(
-    texts: Sequence[str], config: CanonConfig, spaced: np.ndarray, table: np.ndarray
-) -> TokenBatch:
-    big = _DOC_SEPARATOR.join(texts)
-    if config.normalize:
-        big = unicodedata.normalize("NFKC", big)
-    if config.lowercase:
-        big = big.casefold()
+def _split(big: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Code points of the joined batch and each document's [start, end) in them."""
     cps = chars.codepoints(big)
     bounds = np.flatnonzero(cps == 0)
     starts = np.concatenate(([0], bounds + 1)).astype(np.int64)
     ends = np.concatenate((bounds, [cps.size])).astype(np.int64)
+    return cps, starts, ends
+
+
+def _languages(
+    cps: np.ndarray, starts: np.ndarray, ends: np.ndarray, config: CanonConfig
+) -> tuple[list[str], list[bool]]:
+    """Each document's language (named, or from its letters' scripts) and whether it has Han."""
+    if config.lang != "auto":
+        return [config.lang] * starts.size, [False] * starts.size
+    counts = script_counts(cps, starts, ends)
+    return langs_from_counts(counts), (counts[:, 0] > 0).tolist()
+
+
+def _tokenize(
+    cps: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    config: CanonConfig,
+    spaced: np.ndarray,
+    table: np.ndarray,
+) -> TokenBatch:
     stops = _stop_hashes(config) if config.stopwords else np.empty(0, dtype=np.uint64)
     buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(cps, starts, ends, table, stops, spaced)
     return TokenBatch(buf, doc_off, tok_s, tok_e, tok_off, spaced)

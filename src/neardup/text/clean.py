@@ -85,6 +85,8 @@ _NEWLINES = re.compile(r"\s*\n\s*")
 
 def looks_like_html(text: str) -> bool:
     """Whether ``text`` has a tag, comment/doctype or entity, so that parsing it is worthwhile."""
+    if "<" not in text and "&" not in text:
+        return False  # the common case, decided at memchr speed
     return _HTML_RE.search(text) is not None
 
 
@@ -239,6 +241,7 @@ _WIKI_RE = re.compile(
     r"\[\[|\{\{|'''|''[^'\n]+''|<ref[\s>/]|^\{\||^=={0,4}[^=\n]+={2,6}\s*$|__[A-Z]{3,}__",
     re.MULTILINE,
 )
+_WIKI_MARKERS = ("[[", "{{", "''", "<ref", "{|", "==", "__")
 # Links that are not text: media, categories (en/ru/zh names) and interlanguage links.
 _NON_TEXT_LINK = re.compile(
     r"\s*:?\s*(?:file|image|media|category|файл|изображение|категория|文件|檔案|档案|图像"
@@ -256,6 +259,8 @@ _WIKI_LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|'{2,}|^=+|=+$|^\{\||^\|\}", re
 
 def looks_like_wiki(text: str) -> bool:
     """Whether ``text`` has MediaWiki markup (links, templates, bold, headings, refs, tables)."""
+    if not any(marker in text for marker in _WIKI_MARKERS):
+        return False  # every pattern of _WIKI_RE contains one of the markers
     return _WIKI_RE.search(text) is not None
 
 
@@ -270,6 +275,8 @@ def strip_wiki(text: str) -> str:
     from mwparserfromhell.nodes import Tag, Wikilink
 
     text = text.replace("\x00", "")  # the C tokenizer stops at NUL: the rest would be lost
+    if not looks_like_wiki(text):
+        return text  # the parser would read markup into stray "==" or "''" of plain text
     try:
         code = mwparserfromhell.parse(text)
     except Exception:  # pragma: no cover - the parser is lenient; guard against its bugs

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from neardup.text.segment import HAN_CLASS
 
-__all__ = ["HAN_SHARE", "detect_lang"]
+__all__ = ["HAN_SHARE", "detect_lang", "lang_from_counts", "langs_from_counts"]
 
 # A text is Chinese when Han characters are at least this share of its letters. One Han
 # character is about a word, one Latin/Cyrillic letter a fifth of one, so at 0.2 the Chinese
@@ -43,12 +45,23 @@ def detect_lang(text: str) -> str:
         text = "\n".join(text[i * step : i * step + _SAMPLE_LEN] for i in range(_SAMPLES))
     if _HAN_OR_CYRILLIC.search(text) is None:
         return "en"  # Latin, or no letters at all: no counting needed
-    han = _letters(_RUNS["zh"], text)
-    cyrillic = _letters(_RUNS["ru"], text)
-    latin = _letters(_LATIN_RUNS, text)
-    letters = han + cyrillic + latin
-    if han and han >= HAN_SHARE * letters:
+    return lang_from_counts(
+        _letters(_RUNS["zh"], text), _letters(_RUNS["ru"], text), _letters(_LATIN_RUNS, text)
+    )
+
+
+def lang_from_counts(han: int, cyrillic: int, latin: int) -> str:
+    """The language rule of :func:`detect_lang`, from letter counts per script."""
+    if han and han >= HAN_SHARE * (han + cyrillic + latin):
         return "zh"
     if cyrillic > latin:
         return "ru"
     return "en"
+
+
+def langs_from_counts(counts: np.ndarray) -> list[str]:
+    """The same rule for an (n, 3) array of Han / Cyrillic / Latin counts (vectorized)."""
+    han, cyrillic, latin = counts[:, 0], counts[:, 1], counts[:, 2]
+    zh = (han > 0) & (han >= HAN_SHARE * counts.sum(axis=1))
+    codes = np.where(zh, 2, np.where(cyrillic > latin, 1, 0))
+    return np.array(["en", "ru", "zh"])[codes].tolist()
