@@ -19,7 +19,7 @@ that its peak RSS is its own; timings are medians of ``--repeat`` runs after a w
 is ~80 MB); "peak − warm" is the working memory of the timed runs. The peers' split is their
 Python tokenizer vs their hashing.
 
-    python benchmarks/bench_minhash.py [--docs 20000] [--repeat 3] [--only NAME]
+    python benchmarks/bench_minhash.py [--docs 20000] [--repeat 3] [--rounds 1] [--only NAME]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -169,18 +170,22 @@ def measure(name: str, docs: int, repeat: int) -> dict:
     run, split = build(name)
     run(texts[:200])  # warm-up: numba compile/cache load, imports
     warm = peak_rss_mb()
-    splits = []
+    splits: list[dict] = []
+    cpu: list[float] = []
 
     def timed() -> None:
+        c0 = time.process_time()
         run(texts)
+        cpu.append(time.process_time() - c0)
         splits.append(dict(split))
 
     seconds = median_seconds(timed, repeat)
-    result = {"name": name, "seconds": seconds, "mb": megabytes(texts)}
-    result |= {"peak_rss": peak_rss_mb(), "loaded_rss": loaded, "warm_rss": warm}
+    result = {"name": name, "seconds": seconds, "cpu": statistics.median(cpu)}
+    result |= {"mb": megabytes(texts), "peak_rss": peak_rss_mb(), "loaded_rss": loaded}
+    result["warm_rss"] = warm
     if splits and splits[0]:
-        result["front"] = sorted(s["front"] for s in splits)[len(splits) // 2]
-        result["sketch"] = sorted(s["sketch"] for s in splits)[len(splits) // 2]
+        result["front"] = statistics.median(s["front"] for s in splits)
+        result["sketch"] = statistics.median(s["sketch"] for s in splits)
     if name.startswith("neardup"):
         import numba
 
@@ -192,22 +197,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=1, help="runs of every pipeline")
     parser.add_argument("--only", choices=PIPELINES)
     args = parser.parse_args()
     if args.only:
         print(json.dumps(measure(args.only, args.docs, args.repeat)))
         return
-    rows = []
-    for name in PIPELINES:
-        cmd = [sys.executable, __file__, "--only", name, "--docs", str(args.docs)]
-        done = subprocess.run(
-            [*cmd, "--repeat", str(args.repeat)], capture_output=True, text=True, check=False
-        )
-        if done.returncode:
-            print(f"{name}: failed\n{done.stderr.strip()[-2000:]}", file=sys.stderr)
-            continue
-        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    report(rows, args)
+    runs: dict[str, list[dict]] = {}
+    for _ in range(args.rounds):  # rounds interleave the pipelines: load from others evens out
+        for name in PIPELINES:
+            cmd = [sys.executable, __file__, "--only", name, "--docs", str(args.docs)]
+            done = subprocess.run(
+                [*cmd, "--repeat", str(args.repeat)], capture_output=True, text=True, check=False
+            )
+            if done.returncode:
+                print(f"{name}: failed\n{done.stderr.strip()[-2000:]}", file=sys.stderr)
+                continue
+            runs.setdefault(name, []).append(json.loads(done.stdout.strip().splitlines()[-1]))
+    report([combine(r) for r in runs.values()], args)
+
+
+def combine(results: list[dict]) -> dict:
+    """One row from a pipeline's rounds: median times, largest memory."""
+    row = dict(results[0])
+    for key in ("seconds", "cpu", "front", "sketch"):
+        if key in row:
+            row[key] = statistics.median(r[key] for r in results)
+    for key in ("peak_rss", "warm_rss"):
+        row[key] = max(r[key] for r in results)
+    return row
 
 
 def report(rows: list[dict], args: argparse.Namespace) -> None:
@@ -217,15 +235,16 @@ def report(rows: list[dict], args: argparse.Namespace) -> None:
     base = {r["name"]: r["seconds"] for r in rows}
     print(
         f"{args.docs} docs, {mb:.1f} MB, word {W}-shingles, {NUM_PERM} permutations, "
-        f"median of {args.repeat}"
+        f"median of {args.repeat} runs × {args.rounds} rounds (seconds: wall; CPU s: all threads)"
     )
-    head = f"{'pipeline':<22}{'seconds':>9}{'MB/s':>8}{'peak RSS':>10}{'warm RSS':>10}"
+    head = f"{'pipeline':<22}{'seconds':>9}{'CPU s':>8}{'MB/s':>8}{'peak RSS':>10}{'warm RSS':>10}"
     print(head + f"{'peak−warm':>11}{'time / neardup-1':>18}")
     for r in rows:
         label = r["name"] + (f" ({r['threads']}t)" if "threads" in r else "")
         ratio = r["seconds"] / base["neardup-1"] if "neardup-1" in base else float("nan")
         print(
-            f"{label:<22}{r['seconds']:>9.2f}{mb / r['seconds']:>8.1f}{r['peak_rss']:>10.0f}"
+            f"{label:<22}{r['seconds']:>9.2f}{r['cpu']:>8.2f}{mb / r['seconds']:>8.1f}"
+            f"{r['peak_rss']:>10.0f}"
             f"{r['warm_rss']:>10.0f}{r['peak_rss'] - r['warm_rss']:>11.0f}{ratio:>17.2f}×"
         )
     for r in rows:

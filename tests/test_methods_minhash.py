@@ -264,6 +264,15 @@ def test_signatures_of_another_config_are_refused():
         method.score(np.zeros(3, np.uint64), np.zeros(128, np.uint64))
 
 
+def test_bad_pair_indices_are_refused():
+    method = MinHash()
+    sigs = method.sketch(batch_of([1], [2]))
+    with pytest.raises(IndexError):
+        method.score_pairs(sigs, np.array([0]), np.array([2]))
+    with pytest.raises(ValueError, match="same length"):
+        method.score_pairs(sigs, np.array([0, 1]), np.array([1]))
+
+
 def test_protocol_registry_and_serialization():
     method = get_method("minhash", threshold=0.9)
     assert isinstance(method, Method)

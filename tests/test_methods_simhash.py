@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import warnings
 
+import math
+
 import numpy as np
 import pytest
 
@@ -253,13 +255,13 @@ def planted_fingerprints(rng: np.random.Generator, k: int, n: int = 2000) -> np.
     return np.concatenate([base, copies])
 
 
-@pytest.mark.parametrize(("k", "blocks"), [(3, 4), (3, 6), (2, 3), (5, 6), (0, 1)])
-def test_block_keys_find_every_pair_within_k(k, blocks):
+def extra_candidates(k: int, blocks: int) -> int:
+    """Check that keys find every planted pair within k; return the chance candidates."""
     rng = np.random.default_rng(1000 + 10 * k + blocks)
     fps = planted_fingerprints(rng, k)
     method = SimHash(SimHashConfig(max_distance=k, blocks=blocks))
     keys = method.keys(Signatures.fixed(fps[:, None], method.config_id))
-    assert keys.keys.size == fps.size * blocks
+    assert keys.keys.size == fps.size * math.comb(blocks, k)
     found = candidate_pairs(keys.docs, keys.keys)
 
     dist = np.bitwise_count(fps[:, None] ^ fps[None, :])
@@ -269,6 +271,22 @@ def test_block_keys_find_every_pair_within_k(k, blocks):
     assert within <= found, f"missed {len(within - found)} pairs within distance {k}"
     extra = len(found - within)
     print(f"k={k} blocks={blocks}: {len(within)} pairs within k, {extra} extra candidates")
+    return extra
+
+
+@pytest.mark.parametrize(("k", "blocks"), [(3, 4), (3, 6), (2, 3), (5, 6), (0, 1)])
+def test_block_keys_find_every_pair_within_k(k, blocks):
+    extra_candidates(k, blocks)
+
+
+def test_more_blocks_mean_fewer_chance_candidates():
+    """Manku's point: with blocks > k + 1 the tables key on more bits."""
+    assert extra_candidates(3, 6) < extra_candidates(3, 4) / 10
+
+
+def test_too_many_tables_is_a_config_error():
+    with pytest.raises(ConfigError, match="tables"):
+        SimHashConfig(max_distance=8, blocks=32)
 
 
 def test_block_keys_are_distinct_per_block():

@@ -22,16 +22,13 @@ True
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
 
 from neardup._kernels.hashes import HASH_CRC32, HASH_RABIN, HASH_XXH3, hash_span, hash_spans
+from neardup.config import HashName
 from neardup.errors import ConfigError
 
 __all__ = ["HASH_KINDS", "HashName", "fingerprint", "fingerprint_spans"]
-
-HashName = Literal["xxh3", "crc32", "rabin"]
 
 #: Algorithm name -> kernel constant (``neardup._kernels.hashes.HASH_*``).
 HASH_KINDS: dict[str, int] = {"xxh3": HASH_XXH3, "crc32": HASH_CRC32, "rabin": HASH_RABIN}

@@ -613,7 +613,7 @@ def _hash_range(
 ) -> None:
     """``out[j] = hash of span j`` for ``lo <= j < hi`` (one thread's share of the work)."""
     for j in range(lo, hi):
-        out[j] = hash_span(kind, buf, starts[j], ends[j], seed)
+        out[j] = _dispatch_valid(kind, buf, starts[j], ends[j], seed)
 
 
 @njit(parallel=True, cache=True)

@@ -22,16 +22,16 @@ default 4-shingles (median distances 4, 5 and 12 bits; unrelated texts ~30). The
 of a copy is random — each bit flips with probability θ/π, θ the angle between the weight
 vectors — so SimHash at k = 3 finds light edits of long documents, not of short ones.
 
-Lookup (pigeonhole): the 64 bits are cut into ``blocks`` ≥ k + 1 contiguous blocks, as even as
-possible (64 / 5 → 13, 13, 13, 13, 12; block 0 holds the lowest bits). Two fingerprints within
-distance k differ in at most k blocks, so they agree exactly on at least one; the key of block
-j is an injective hash of (j, the block's bits), so equal keys = candidate pair and every pair
-within k is found. Storing one table per block keyed by that block is the same thing as the
-"permuted tables" of Manku et al. (table j holds every fingerprint with block j's bits moved
-to the front, sorted, and a query probes that prefix): here the key–value store does the
-probing. More blocks than k + 1 cost more keys per document AND, since each block is then
-narrower, let more unrelated pairs collide by chance (k = 3: 4 blocks of 16 bits give a
-chance candidate per ~16,000 pairs, 6 blocks of 10–11 bits one per ~260).
+Lookup (pigeonhole, Manku et al.): the 64 bits are cut into ``blocks`` ≥ k + 1 contiguous
+blocks, as even as possible (64 / 5 → 13, 13, 13, 13, 12; block 0 holds the lowest bits). Two
+fingerprints within distance k differ in at most k blocks, so they agree exactly on at least
+``blocks − k`` of them. There is one table per choice of ``blocks − k`` blocks, C(blocks, k)
+tables in all, keyed by the bits of the chosen blocks: equal keys = candidate pair, and every
+pair within k shares a key. With ``blocks = k + 1`` (default: 4 tables of 16 bits for k = 3)
+each table keys on one block; more blocks mean more tables but wider keys, so fewer chance
+candidates (k = 3, 6 blocks: 20 tables keyed on 32 bits). This is the "permuted tables" layout
+of Manku et al.: table t holds every fingerprint with its chosen blocks moved to the front,
+and a query probes that prefix; here the key–value store does the probing.
 
 Short texts: SimHash is weak below ~500 characters — few features cast the 64 votes, so one
 edit moves many bits. A document with fewer than :data:`SHORT_FEATURES` distinct features
@@ -45,6 +45,10 @@ fingerprint 0, which emits no keys (otherwise all empty texts would be "duplicat
 
 from __future__ import annotations
 
+import functools
+import itertools
+import math
+import operator
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -63,6 +67,8 @@ Weighting = Literal["count", "tfidf", "binary"]
 WEIGHTINGS: tuple[str, ...] = get_args(Weighting)
 BITS = 64
 SHORT_FEATURES = 40  # fewer distinct features than this ⇒ "short text" warning (~500 chars)
+MAX_TABLES = 256  # C(blocks, k) tables; more would make every document cost too many keys
+_SALT_STEP = 0x9E3779B97F4A7C15
 TFIDF_SCALE = 1024  # tf-idf weights are rounded to 1/1024 so the bit sums are exact integers
 
 
@@ -86,6 +92,12 @@ class SimHashConfig:
                 f"blocks={self.blocks} must be at least max_distance + 1 = "
                 f"{self.max_distance + 1}, or pairs within the distance can share no block"
             )
+        tables = math.comb(self.blocks, self.max_distance)
+        if tables > MAX_TABLES:
+            raise ConfigError(
+                f"blocks={self.blocks} with max_distance={self.max_distance} needs {tables} "
+                f"tables (C(blocks, k)); at most {MAX_TABLES}: use fewer blocks"
+            )
 
 
 def _is_int(value: object) -> bool:
@@ -101,18 +113,31 @@ def block_layout(blocks: int) -> tuple[np.ndarray, np.ndarray]:
     return starts, widths
 
 
-def block_keys(fingerprints: np.ndarray, blocks: int) -> np.ndarray:
-    """An ``(n, blocks)`` matrix: key j of a fingerprint = injective hash of (j, block j's bits).
+def block_tables(blocks: int, max_distance: int) -> np.ndarray:
+    """Bit masks of the C(blocks, k) tables: each covers ``blocks − k`` of the blocks."""
+    starts, widths = block_layout(blocks)
+    block_masks = [
+        ((1 << int(w)) - 1) << int(s) if w < BITS else 2**64 - 1
+        for s, w in zip(starts, widths, strict=True)
+    ]
+    chosen = itertools.combinations(range(blocks), blocks - max_distance)
+    return np.array(
+        [functools.reduce(operator.or_, (block_masks[b] for b in c)) for c in chosen],
+        dtype=np.uint64,
+    )
 
-    With two or more blocks a block has ≤ 32 bits, so ``(j << 56) | bits`` is injective and
-    so is its SplitMix64 mix; with one block the key is the mix of the fingerprint itself.
+
+def block_keys(fingerprints: np.ndarray, blocks: int, max_distance: int | None = None) -> np.ndarray:
+    """An ``(n, tables)`` matrix: key t = hash of (t, the fingerprint's bits under table t).
+
+    ``max_distance`` defaults to ``blocks − 1`` (one table per block). The key is the
+    SplitMix64 bijection of the masked bits XOR a per-table salt, so within a table equal keys
+    mean equal bits, and keys of different tables collide only by 2**-64 chance.
     """
     fps = np.asarray(fingerprints, dtype=np.uint64)
-    starts, widths = block_layout(blocks)
-    masks = np.where(widths >= BITS, np.uint64(2**64 - 1), (np.uint64(1) << widths) - np.uint64(1))
-    bits = (fps[:, None] >> starts[None, :]) & masks[None, :]
-    tags = np.arange(blocks, dtype=np.uint64) << np.uint64(56) if blocks > 1 else np.uint64(0)
-    packed = np.ascontiguousarray(bits | tags)
+    masks = block_tables(blocks, blocks - 1 if max_distance is None else max_distance)
+    salts = mix64_array(np.arange(1, masks.size + 1, dtype=np.uint64) * np.uint64(_SALT_STEP))
+    packed = np.ascontiguousarray((fps[:, None] & masks[None, :]) ^ salts[None, :])
     return mix64_array(packed.ravel()).reshape(packed.shape)
 
 
@@ -182,9 +207,9 @@ class SimHash:
         return Signatures.fixed(fps[:, None], self.config_id)
 
     def keys(self, signatures: Signatures) -> Keys:
-        """``blocks`` keys per document; documents with fingerprint 0 (no features) get none."""
+        """One key per table; documents with fingerprint 0 (no features) get none."""
         fps = _fingerprints(signatures, self._config_id)
-        keys = block_keys(fps, self.config.blocks)
+        keys = block_keys(fps, self.config.blocks, self.config.max_distance)
         docs = np.broadcast_to(np.arange(fps.size, dtype=np.int64)[:, None], keys.shape)
         keep = fps != 0
         return Keys(docs[keep].ravel(), keys[keep].ravel())
