@@ -7,9 +7,10 @@ document without shingles unambiguously.
 
 Loop order: a document's fingerprints are few kilobytes, so for every block of four functions
 the kernel runs once over a tile of the fingerprints keeping four running minima in registers;
-LLVM vectorizes that loop across fingerprints (a min-reduction, no stores). Measured on this
-project's machine it is ~1.5–2× faster than the loop over functions per fingerprint with a
-running-min array, which must load and store the array for every fingerprint.
+LLVM vectorizes that loop across fingerprints (a min-reduction, no stores). On this project's
+machine (AVX-512, 1 thread, 20k docs × 400 fingerprints, k = 128) it runs ~35–40 M
+fingerprints/s against 8 M for a loop over the k functions per fingerprint with a running-min
+array (11 M with 4 fingerprints per pass), which must load and store that array every time.
 
 Keys (LSH bands, supershingles, megashingles) hash a run of 64-bit words with a tag saying
 which band/group/pair they come from — a definition frozen here (stored keys depend on it)::
@@ -19,8 +20,8 @@ which band/group/pair they come from — a definition frozen here (stored keys d
     h = mix64(tag + 0x9E3779B97F4A7C15)
     for v in words: h = mix64(rotl(h, 23) ^ v)
 
-Every step is a bijection of ``h``, so equal tags with different words (or different tags with
-equal words) never collide through the chain's start; other collisions are ~2**-64.
+For fixed words every step is a bijection of ``h``: runs that differ only in their tag, or
+only in one word, never collide; other collisions have probability ~2**-64.
 """
 
 from __future__ import annotations
