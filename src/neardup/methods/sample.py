@@ -70,7 +70,9 @@ class BottomNConfig:
 # ---------------------------------------------------------------- shared machinery
 
 
-def _pair_indices(sigs: Signatures, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, ...]:
+def _pair_indices(
+    sigs: Signatures, left: np.ndarray, right: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``left`` and ``right`` as int64 arrays of valid document indices of ``sigs``."""
     left = np.ascontiguousarray(left, dtype=np.int64)
     right = np.ascontiguousarray(right, dtype=np.int64)
