@@ -18,6 +18,8 @@ IGNORABLE = np.uint8(2)  # dropped without ending a token (soft hyphen, zero-wid
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _SPACE = np.uint8(0x20)
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
+_FOLD_EXPANDS = np.uint32(0x80000000)
 
 
 @njit(cache=True, inline="always")
@@ -55,27 +57,71 @@ def _put_utf8(out: np.ndarray, pos: int, cp: np.uint32) -> int:
 
 @njit(cache=True)
 def token_hash(cps: np.ndarray) -> np.uint64:
-    """FNV-1a over a token's code points: the key of the stop-word table (internal only)."""
+    """FNV-1a over a token's code points: the key of the stop-word set (internal only)."""
     h = _FNV_OFFSET
     for c in cps:
         h = (h ^ np.uint64(c)) * _FNV_PRIME
     return h
 
 
-@njit(cache=True, inline="always")
-def _is_stop(h: np.uint64, stops: np.ndarray) -> bool:
-    if stops.size == 0:
-        return False
-    i = np.searchsorted(stops, h)
-    return i < stops.size and stops[i] == h
+def stop_set(hashes: np.ndarray) -> np.ndarray:
+    """An open-addressing hash set of token hashes for :func:`tokenize_batch`.
+
+    Slots hold hashes (0 = empty; a stop word hashing to 0 could not be stored and is
+    dropped, a 2**-64 event), at most a quarter full, so a lookup costs one or two probes.
+    """
+    hashes = np.unique(np.asarray(hashes, dtype=np.uint64))
+    hashes = hashes[hashes != 0]
+    bits = max(4, int(4 * max(hashes.size, 1) - 1).bit_length())
+    table = np.zeros(1 << bits, dtype=np.uint64)
+    _fill(table, hashes, bits)
+    return table
 
 
 @njit(cache=True)
-def _scan(cps, lo, hi, table, stops, joiner, out, pos, tok_s, tok_e, tpos, write):  # noqa: ANN001, ANN202
-    """Tokenize cps[lo:hi]; count (write=False) or emit (write=True) kept tokens.
+def _fill(table: np.ndarray, hashes: np.ndarray, bits: int) -> None:
+    mask = np.int64(table.size - 1)
+    for h in hashes:
+        i = _slot(h, bits)
+        while table[i] != 0:
+            i = (i + 1) & mask
+        table[i] = h
 
-    Returns (tokens kept, bytes written or needed).
+
+@njit(cache=True, inline="always")
+def _slot(h: np.uint64, bits: int) -> int:
+    return np.int64((h * _FIBONACCI) >> np.uint64(64 - bits))
+
+
+@njit(cache=True, inline="always")
+def _is_stop(h: np.uint64, stops: np.ndarray, bits: int) -> bool:
+    mask = np.int64(stops.size - 1)
+    i = _slot(h, bits)
+    while stops[i] != 0:
+        if stops[i] == h:
+            return True
+        i = (i + 1) & mask
+    return False
+
+
+@njit(cache=True, inline="always")
+def _emit(c, table, out, p, h):  # noqa: ANN001, ANN202
+    """Write one (folded) code point of a token if it is a token character; update the hash."""
+    if table[c] == TOKEN_CHAR:
+        h = (h ^ np.uint64(c)) * _FNV_PRIME
+        p = _put_utf8(out, p, c)
+    return p, h
+
+
+@njit(cache=True)
+def _scan(cps, lo, hi, table, fold, expansions, stops, bits, joiner, out, pos, tok_s, tok_e, tpos):  # noqa: ANN001, ANN202, E501
+    """Tokenize cps[lo:hi], writing kept tokens from out[pos] and token slots from tpos.
+
+    Token boundaries come from the unfolded characters; a token's characters are case folded
+    (when ``fold`` is not empty) as they are written. Returns (tokens kept, bytes written).
     """
+    check_stops = stops.size > 1
+    folding = fold.size > 0
     ntok = 0
     start_pos = pos
     i = lo
@@ -83,56 +129,76 @@ def _scan(cps, lo, hi, table, stops, joiner, out, pos, tok_s, tok_e, tpos, write
         if table[cps[i]] != TOKEN_CHAR:
             i += 1
             continue
-        # a token starts at i; find its end, hashing and sizing the kept code points
-        j = i
+        # a token starts at i: write it (tentatively), hashing its kept code points
+        if ntok > 0 and joiner:
+            out[pos] = _SPACE
+            p = pos + 1
+        else:
+            p = pos
+        first = p
         h = _FNV_OFFSET
-        nbytes = 0
+        j = i
         while j < hi:
-            cls = table[cps[j]]
-            if cls == SEPARATOR:
+            c = cps[j]
+            if table[c] == SEPARATOR:
                 break
-            if cls == TOKEN_CHAR:
-                h = (h ^ np.uint64(cps[j])) * _FNV_PRIME
-                nbytes += _utf8_len(cps[j])
+            if folding:
+                f = fold[c]
+                if f & _FOLD_EXPANDS:
+                    row = expansions[f ^ _FOLD_EXPANDS]
+                    for x in row:
+                        if x != 0:
+                            p, h = _emit(x, table, out, p, h)
+                else:
+                    p, h = _emit(f, table, out, p, h)
+            else:
+                p, h = _emit(c, table, out, p, h)
             j += 1
-        if not _is_stop(h, stops):
-            if ntok > 0 and joiner:
-                if write:
-                    out[pos] = _SPACE
-                pos += 1
-            if write:
-                tok_s[tpos + ntok] = pos
-                p = pos
-                for k in range(i, j):
-                    if table[cps[k]] == TOKEN_CHAR:
-                        p = _put_utf8(out, p, cps[k])
-                tok_e[tpos + ntok] = p
-            pos += nbytes
+        if not (check_stops and _is_stop(h, stops, bits)):
+            tok_s[tpos + ntok] = first
+            tok_e[tpos + ntok] = p
             ntok += 1
+            pos = p
         i = j
     return ntok, pos - start_pos
 
 
 @njit(cache=True, parallel=True)
-def tokenize_batch(cps, starts, ends, table, stops, joiners):  # noqa: ANN001, ANN201
+def tokenize_batch(cps, starts, ends, table, fold, expansions, stops, joiners):  # noqa: ANN001, ANN201
     """Tokenize documents cps[starts[d]:ends[d]] into one buffer.
 
-    Returns ``(buf, doc_offsets, tok_starts, tok_ends, tok_offsets)``: document d's canonical
-    text is ``buf[doc_offsets[d]:doc_offsets[d + 1]]`` and its tokens are the byte spans
-    ``tok_starts[t]:tok_ends[t]`` for t in ``tok_offsets[d]:tok_offsets[d + 1]``.
+    ``fold``/``expansions`` are :func:`neardup.text.chars.fold_table` (an empty ``fold``: no
+    case folding); ``stops`` is a :func:`stop_set`. Returns ``(buf, doc_offsets, tok_starts, tok_ends,
+    tok_offsets)``: document d's canonical text is ``buf[doc_offsets[d]:doc_offsets[d + 1]]``
+    and its tokens are the byte spans ``tok_starts[t]:tok_ends[t]`` for t in
+    ``tok_offsets[d]:tok_offsets[d + 1]``.
+
+    One pass writes every document into a region big enough for any outcome (4 bytes per
+    code point; a token per two code points), a second one packs the regions together.
     """
     n = starts.size
+    bits = 0
+    while (1 << bits) < stops.size:
+        bits += 1
+    byte_base = np.empty(n + 1, dtype=np.int64)
+    tok_base = np.empty(n + 1, dtype=np.int64)
+    byte_base[0] = 0
+    tok_base[0] = 0
+    growth = 12 if fold.size > 0 else 4  # a folded code point may expand to three
+    for d in range(n):
+        length = ends[d] - starts[d]
+        byte_base[d + 1] = byte_base[d] + growth * length
+        tok_base[d + 1] = tok_base[d] + (length + 1) // 2
+    wide = np.empty(byte_base[n], dtype=np.uint8)
+    wide_s = np.empty(tok_base[n], dtype=np.int64)
+    wide_e = np.empty(tok_base[n], dtype=np.int64)
     counts = np.zeros(n, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
-    dummy_u8 = np.empty(0, dtype=np.uint8)
-    dummy_i64 = np.empty(0, dtype=np.int64)
     for d in prange(n):
-        c, s = _scan(
-            cps, starts[d], ends[d], table, stops, joiners[d],
-            dummy_u8, 0, dummy_i64, dummy_i64, 0, False,
+        counts[d], sizes[d] = _scan(
+            cps, starts[d], ends[d], table, fold, expansions, stops, bits, joiners[d],
+            wide, byte_base[d], wide_s, wide_e, tok_base[d],
         )
-        counts[d] = c
-        sizes[d] = s
     doc_offsets = np.zeros(n + 1, dtype=np.int64)
     tok_offsets = np.zeros(n + 1, dtype=np.int64)
     doc_offsets[1:] = np.cumsum(sizes)
@@ -141,8 +207,10 @@ def tokenize_batch(cps, starts, ends, table, stops, joiners):  # noqa: ANN001, A
     tok_starts = np.empty(tok_offsets[n], dtype=np.int64)
     tok_ends = np.empty(tok_offsets[n], dtype=np.int64)
     for d in prange(n):
-        _scan(
-            cps, starts[d], ends[d], table, stops, joiners[d],
-            buf, doc_offsets[d], tok_starts, tok_ends, tok_offsets[d], True,
-        )
+        shift = doc_offsets[d] - byte_base[d]
+        buf[doc_offsets[d] : doc_offsets[d + 1]] = wide[byte_base[d] : byte_base[d] + sizes[d]]
+        t0, t1 = tok_offsets[d], tok_base[d]
+        for k in range(counts[d]):
+            tok_starts[t0 + k] = wide_s[t1 + k] + shift
+            tok_ends[t0 + k] = wide_e[t1 + k] + shift
     return buf, doc_offsets, tok_starts, tok_ends, tok_offsets

@@ -4,9 +4,10 @@ Order of the steps, each switchable in :class:`~neardup.config.CanonConfig`:
 
 1. markup: leftover wiki markup, then HTML (with boilerplate removal), only for texts that
    look like markup; NFKC normalization;
-2. case folding, on the whole batch at once; each text's language from its letters' scripts;
+2. each text's language from its letters' scripts (compiled, over the batch);
 3. Chinese word segmentation (jieba), for word shingles of texts containing Han characters;
-4. tokenization with punctuation removed and stop words dropped — compiled, over the batch;
+4. tokenization with punctuation removed, case folded and stop words dropped — compiled,
+   over the batch;
 5. optional lemmatization / stemming / adjective removal, per unique word, then stop words
    dropped again (a lemma may be a stop word).
 
@@ -24,12 +25,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup._kernels.script import script_counts
-from neardup._kernels.tokenize import token_hash, tokenize_batch
+from neardup._kernels.tokenize import stop_set, token_hash, tokenize_batch
 from neardup.config import CanonConfig, Unit
 from neardup.text import chars, clean, morph, segment, stopwords
 from neardup.text.script import langs_from_counts
 
 _DOC_SEPARATOR = "\x00"
+_NO_STOPS = stop_set(np.empty(0, dtype=np.uint64))
+_NO_FOLD = (np.empty(0, dtype=np.uint32), np.zeros((1, 3), dtype=np.uint32))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -82,8 +85,6 @@ def canonicalize_batch(
     """Canonicalize many texts at once; see the module docstring for the steps."""
     config = config or CanonConfig()
     big = _DOC_SEPARATOR.join([_clean(t, config) for t in texts])
-    if config.lowercase:
-        big = big.casefold()
     cps, starts, ends = _split(big)
     langs, han = _languages(cps, starts, ends, config)
     if config.segment and unit == "word":
@@ -107,7 +108,7 @@ def canonicalize_batch(
 def _clean(text: str, config: CanonConfig) -> str:
     """The per-text steps: markup removal and NFKC (both skipped cheaply when not needed)."""
     # wiki first: wikitext may hold <ref> tags that only the wiki parser drops
-    if config.wiki and clean.looks_like_wiki(text):
+    if config.wiki and _may_be_wiki(text, config) and clean.looks_like_wiki(text):
         text = clean.strip_wiki(text)
     if config.html and clean.looks_like_html(text):
         text = clean.strip_html(text, boilerplate=config.boilerplate)
@@ -117,6 +118,12 @@ def _clean(text: str, config: CanonConfig) -> str:
     if _DOC_SEPARATOR in text:
         text = text.replace(_DOC_SEPARATOR, " ")
     return text
+
+
+def _may_be_wiki(text: str, config: CanonConfig) -> bool:
+    """Cheap gate before the wiki check: without ``[ { <`` only markup is left that removing
+    punctuation drops anyway (bold quotes, heading ``=``s)."""
+    return not config.punctuation or "[" in text or "{" in text or "<" in text
 
 
 def _split(big: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -146,8 +153,11 @@ def _tokenize(
     spaced: np.ndarray,
     table: np.ndarray,
 ) -> TokenBatch:
-    stops = _stop_hashes(config) if config.stopwords else np.empty(0, dtype=np.uint64)
-    buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(cps, starts, ends, table, stops, spaced)
+    stops = _stop_hashes(config) if config.stopwords else _NO_STOPS
+    fold, expansions = chars.fold_table() if config.lowercase else _NO_FOLD
+    buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(
+        cps, starts, ends, table, fold, expansions, stops, spaced
+    )
     return TokenBatch(buf, doc_off, tok_s, tok_e, tok_off, spaced)
 
 
@@ -173,7 +183,7 @@ def _stop_hashes_for(
         if lowercase:
             word = word.casefold()
         hashes.append(token_hash(chars.codepoints(word)))
-    out = np.unique(np.array(hashes, dtype=np.uint64))
+    out = stop_set(np.array(hashes, dtype=np.uint64))
     out.setflags(write=False)
     return out
 

@@ -60,3 +60,29 @@ def whitespace_table() -> np.ndarray:
 def codepoints(text: str) -> np.ndarray:
     """The code points of ``text`` as uint32 (lone surrogates kept, they are separators)."""
     return _codepoints(text)
+
+
+FOLD_EXPANDS = np.uint32(0x80000000)  # flag: the fold is several code points, see fold_table
+
+
+@functools.cache
+def fold_table() -> tuple[np.ndarray, np.ndarray]:
+    """Unicode full case folding as tables: ``(fold, expansions)``.
+
+    ``fold[c]`` is the folded code point of ``c``, or ``FOLD_EXPANDS | k`` when ``c`` folds to
+    several code points (ß → ss; 104 such characters), listed in ``expansions[k]`` (zero-padded
+    rows of three). Equal to ``str.casefold`` of the Python running neardup.
+    """
+    folded = [chr(c).casefold() for c in range(sys.maxunicode + 1)]
+    fold = np.arange(sys.maxunicode + 1, dtype=np.uint32)
+    rows: list[list[int]] = []
+    for c, f in enumerate(folded):
+        if len(f) == 1:
+            fold[c] = ord(f)
+        else:
+            fold[c] = FOLD_EXPANDS | np.uint32(len(rows))
+            rows.append([ord(x) for x in f] + [0] * (3 - len(f)))
+    expansions = np.array(rows, dtype=np.uint32).reshape(-1, 3)
+    fold.setflags(write=False)
+    expansions.setflags(write=False)
+    return fold, expansions
