@@ -54,8 +54,11 @@ def main() -> None:
     one = median_seconds(lambda: neardup(texts, config), args.repeat)
     numba.set_num_threads(cores)
     many = median_seconds(lambda: neardup(texts, config), args.repeat)
-    rows = [("plain Python floor", floor), ("neardup, 1 thread", one),
-            (f"neardup, {cores} threads", many)]
+    rows = [
+        ("plain Python floor", floor),
+        ("neardup, 1 thread", one),
+        (f"neardup, {cores} threads", many),
+    ]
     print(f"{'pipeline':<24}{'seconds':>9}{'MB/s':>9}{'× floor':>9}")
     for name, sec in rows:
         print(f"{name:<24}{sec:>9.2f}{mb / sec:>9.1f}{floor / sec:>9.2f}")

@@ -19,15 +19,25 @@ def only(**steps):
 # --- markup ---------------------------------------------------------------------------------
 
 PAGES = {
-    "en": ("<html><body><nav>Home | Sports | Weather</nav><script>var x = 'tracker';</script>"
-           "<article><p>The river flooded the lower town</p><p>Rescuers reached every house"
-           "</p></article><footer>Contact us</footer></body></html>",
-           ["river", "flooded", "rescuers"], ["sports", "tracker", "contact"]),
-    "ru": ("<div class='menu'>Главная Новости</div><main><p>Река затопила нижний город,"
-           "</p><p>спасатели добрались до каждого дома</p></main>",
-           ["река", "затопила", "спасатели"], ["главная", "новости"]),
-    "zh": ("<header>首页 新闻</header><article><p>河水淹没了下城区。</p><p>救援人员到达了每一户人家。"
-           "</p></article>", ["河水", "救援"], ["首页", "新闻"]),
+    "en": (
+        "<html><body><nav>Home | Sports | Weather</nav><script>var x = 'tracker';</script>"
+        "<article><p>The river flooded the lower town</p><p>Rescuers reached every house"
+        "</p></article><footer>Contact us</footer></body></html>",
+        ["river", "flooded", "rescuers"],
+        ["sports", "tracker", "contact"],
+    ),
+    "ru": (
+        "<div class='menu'>Главная Новости</div><main><p>Река затопила нижний город,"
+        "</p><p>спасатели добрались до каждого дома</p></main>",
+        ["река", "затопила", "спасатели"],
+        ["главная", "новости"],
+    ),
+    "zh": (
+        "<header>首页 新闻</header><article><p>河水淹没了下城区。</p><p>救援人员到达了每一户人家。"
+        "</p></article>",
+        ["河水", "救援"],
+        ["首页", "新闻"],
+    ),
 }
 
 
@@ -39,7 +49,8 @@ def test_html_page_keeps_article_and_drops_furniture(lang):
         assert word in text
     for word in dropped:
         assert word not in text
-    assert "<" not in text and "p>" not in text
+    assert "<" not in text
+    assert "p>" not in text
 
 
 def test_html_switch_off_keeps_tags_as_text():
@@ -58,6 +69,7 @@ def test_wiki_markup_is_removed():
 
 
 # --- Unicode normalization, case folding, whitespace ------------------------------------------
+
 
 def test_nfkc_unifies_compatibility_characters():
     # full-width Latin, a ligature and a superscript digit fold into plain letters
@@ -78,6 +90,7 @@ def test_whitespace_is_collapsed():
 
 
 # --- punctuation ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("raw", "words"),
@@ -101,6 +114,7 @@ def test_soft_hyphen_does_not_split_a_word():
 
 
 # --- stop words ----------------------------------------------------------------------------
+
 
 def test_english_stop_words():
     assert "the" not in canonicalize("The cat sat on the mat").split()
@@ -131,6 +145,7 @@ def test_explicit_language_uses_only_its_list():
 
 # --- word forms ----------------------------------------------------------------------------
 
+
 def test_russian_lemmatization():
     config = CanonConfig(lemmatize=True, stopwords=False)
     assert canonicalize("Кошки ловили мышей", config).split() == ["кошка", "ловить", "мышь"]
@@ -157,6 +172,7 @@ def test_lemmatizing_english_explicitly_is_an_error_but_auto_mode_passes_it_thro
 
 # --- Chinese segmentation and character units ----------------------------------------------
 
+
 def test_chinese_is_segmented_into_words():
     words = canonicalize("今天天气很好我们去公园散步", CanonConfig(stopwords=False)).split()
     assert len(words) >= 5
@@ -175,6 +191,7 @@ def test_char_unit_joins_chinese_without_spaces_but_keeps_them_elsewhere():
 
 
 # --- the batch ------------------------------------------------------------------------------
+
 
 def test_batch_keeps_documents_apart_even_with_nul_bytes():
     batch = canonicalize_batch(["alpha\x00beta", "", "gamma"], CanonConfig(stopwords=False))

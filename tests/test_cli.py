@@ -25,7 +25,9 @@ def neardup(*args, input=None):
     """Run the installed entry point in a subprocess, as a user would."""
     return subprocess.run(
         [sys.executable, "-c", "from neardup.cli import main; main()", *args],
-        input=input, capture_output=True, text=True,
+        input=input,
+        capture_output=True,
+        text=True,
     )
 
 
@@ -42,8 +44,16 @@ def test_compare_json_has_the_documented_keys_and_finds_the_quotation(texts):
     result = run("compare", str(a), str(b), "--json", "--no-stopwords", "--size", "3")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    for key in ("resemblance", "containment_a_in_b", "containment_b_in_a", "dice",
-                "shingles_a", "shingles_b", "shared", "method"):
+    for key in (
+        "resemblance",
+        "containment_a_in_b",
+        "containment_b_in_a",
+        "dice",
+        "shingles_a",
+        "shingles_b",
+        "shared",
+        "method",
+    ):
         assert key in data
     assert data["containment_a_in_b"] == 1.0
     assert data["resemblance"] < 0.5
@@ -54,8 +64,16 @@ def test_compare_json_has_the_documented_keys_and_finds_the_quotation(texts):
 
 def test_compare_inline_texts_and_stdin(texts):
     a, _ = texts
-    inline = run("compare", "--text-a", "one two three four", "--text-b", "one two three four",
-                 "--json", "--canon", "none")
+    inline = run(
+        "compare",
+        "--text-a",
+        "one two three four",
+        "--text-b",
+        "one two three four",
+        "--json",
+        "--canon",
+        "none",
+    )
     assert json.loads(inline.output)["resemblance"] == 1.0
     piped = run("compare", "-", str(a), "--json", input=QUOTE)
     assert json.loads(piped.output)["resemblance"] == 1.0
@@ -71,8 +89,18 @@ def test_compare_options_change_the_result(texts):
 
 
 def test_canon_none_with_lowercase():
-    args = ["compare", "--text-a", "Hello World", "--text-b", "hello world", "--json",
-            "--canon", "none", "--size", "1"]
+    args = [
+        "compare",
+        "--text-a",
+        "Hello World",
+        "--text-b",
+        "hello world",
+        "--json",
+        "--canon",
+        "none",
+        "--size",
+        "1",
+    ]
     assert json.loads(run(*args).output)["resemblance"] == 0.0
     assert json.loads(run(*args, "--lowercase").output)["resemblance"] == 1.0
 
@@ -91,8 +119,11 @@ def test_shingles_command_prints_distinct_shingles_with_hashes(tmp_path):
     f.write_text("A rose is a rose is a rose", encoding="utf-8")
     result = run("shingles", str(f), "--canon", "none", "--lowercase", "--hashes")
     lines = result.output.strip().splitlines()
-    assert [line.split("\t")[1] for line in lines] == ["a rose is a", "rose is a rose",
-                                                        "is a rose is"]
+    assert [line.split("\t")[1] for line in lines] == [
+        "a rose is a",
+        "rose is a rose",
+        "is a rose is",
+    ]
     for line in lines:
         digest, shingle = line.split("\t")
         assert int(digest, 16) == xxhash.xxh3_64_intdigest(shingle.encode())
@@ -112,6 +143,7 @@ def test_every_command_has_help():
 
 
 # --- error paths, in a real subprocess: clear message, non-zero exit, no traceback ----------
+
 
 @pytest.mark.parametrize(
     ("content", "message"),

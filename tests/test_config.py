@@ -15,9 +15,16 @@ from neardup.errors import ConfigError
 def test_default_profile_switches_every_step_on_but_word_forms():
     c = CanonConfig.profile("default")
     assert (c.html, c.normalize, c.lowercase, c.punctuation, c.stopwords, c.segment) == (
-        True, True, True, True, True, True,
+        True,
+        True,
+        True,
+        True,
+        True,
+        True,
     )
-    assert not (c.lemmatize or c.stem or c.drop_adjectives)
+    assert not (c.lemmatize)
+    assert not (c.stem)
+    assert not (c.drop_adjectives)
 
 
 def test_none_profile_leaves_text_untouched_and_lowercase_can_be_added():
@@ -36,8 +43,14 @@ def test_profile_ignores_unset_overrides_and_rejects_unknown_ones():
 
 @pytest.mark.parametrize(
     ("kwargs", "name"),
-    [({"unit": "line"}, "unit"), ({"size": 0}, "size"), ({"step": -1}, "step"),
-     ({"hash": "md5"}, "hash"), ({"size": True}, "size"), ({"seed": -1}, "seed")],
+    [
+        ({"unit": "line"}, "unit"),
+        ({"size": 0}, "size"),
+        ({"step": -1}, "step"),
+        ({"hash": "md5"}, "hash"),
+        ({"size": True}, "size"),
+        ({"seed": -1}, "seed"),
+    ],
 )
 def test_shingle_config_names_the_bad_value(kwargs, name):
     with pytest.raises(ConfigError, match=name):

@@ -43,8 +43,15 @@ def test_empty_sets_measure_zero():
 
 def test_as_dict_has_every_key():
     keys = set(overlap(arr(1), arr(1)).as_dict())
-    assert {"resemblance", "containment_a_in_b", "containment_b_in_a", "dice",
-            "shingles_a", "shingles_b", "shared"} <= keys
+    assert {
+        "resemblance",
+        "containment_a_in_b",
+        "containment_b_in_a",
+        "dice",
+        "shingles_a",
+        "shingles_b",
+        "shared",
+    } <= keys
 
 
 sets = st.sets(st.integers(0, 2**64 - 1), max_size=40).map(lambda s: arr(*s))

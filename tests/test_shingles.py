@@ -116,8 +116,11 @@ def test_streaming_batches_equal_one_batch():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.text(alphabet="ab cд北\n", max_size=30), min_size=1, max_size=6),
-       st.integers(1, 5), st.integers(1, 3))
+@given(
+    st.lists(st.text(alphabet="ab cд北\n", max_size=30), min_size=1, max_size=6),
+    st.integers(1, 5),
+    st.integers(1, 3),
+)
 def test_batch_equals_plain_python_reference(texts, size, step):
     """The compiled path agrees with a direct Python definition of word shingle sets."""
     config = cfg(size=size, step=step)
@@ -129,6 +132,8 @@ def test_batch_equals_plain_python_reference(texts, size, step):
         elif len(words) <= size:
             expected = {" ".join(words)}
         else:
-            expected = {" ".join(words[i : i + size]) for i in range(0, len(words) - size + 1, step)}
+            expected = {
+                " ".join(words[i : i + size]) for i in range(0, len(words) - size + 1, step)
+            }
         hashes = {xxhash.xxh3_64_intdigest(s.encode()) for s in expected}
         assert set(batch[d].tolist()) == hashes

@@ -43,19 +43,49 @@ def _switch(name: str, help_text: str) -> Callable[[Callable[..., Any]], Callabl
 
 
 _TEXT_OPTIONS = [
-    click.option("--unit", type=click.Choice(UNITS), default="word", show_default=True,
-                 help="Shingle unit: words, or characters (short texts, Chinese)."),
-    click.option("--size", type=click.IntRange(min=1), default=None,
-                 help=f"Units per shingle [default: {DEFAULT_SIZES['word']} words, "
-                      f"{DEFAULT_SIZES['char']} chars]."),
-    click.option("--step", type=click.IntRange(min=1), default=1, show_default=True,
-                 help="Units between shingle starts (1 = fully overlapping)."),
-    click.option("--hash", "hash_name", type=click.Choice(HASH_NAMES), default="xxh3",
-                 show_default=True, help="Shingle fingerprint function."),
-    click.option("--canon", type=click.Choice(PROFILES), default="default", show_default=True,
-                 help="Canonicalization profile; 'none' leaves the text untouched."),
-    click.option("--lang", type=click.Choice(LANGS), default="auto", show_default=True,
-                 help="Text language; 'auto' picks it from the script of each text."),
+    click.option(
+        "--unit",
+        type=click.Choice(UNITS),
+        default="word",
+        show_default=True,
+        help="Shingle unit: words, or characters (short texts, Chinese).",
+    ),
+    click.option(
+        "--size",
+        type=click.IntRange(min=1),
+        default=None,
+        help=f"Units per shingle [default: {DEFAULT_SIZES['word']} words, "
+        f"{DEFAULT_SIZES['char']} chars].",
+    ),
+    click.option(
+        "--step",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Units between shingle starts (1 = fully overlapping).",
+    ),
+    click.option(
+        "--hash",
+        "hash_name",
+        type=click.Choice(HASH_NAMES),
+        default="xxh3",
+        show_default=True,
+        help="Shingle fingerprint function.",
+    ),
+    click.option(
+        "--canon",
+        type=click.Choice(PROFILES),
+        default="default",
+        show_default=True,
+        help="Canonicalization profile; 'none' leaves the text untouched.",
+    ),
+    click.option(
+        "--lang",
+        type=click.Choice(LANGS),
+        default="auto",
+        show_default=True,
+        help="Text language; 'auto' picks it from the script of each text.",
+    ),
     _switch("html", "Strip HTML tags and entities."),
     _switch("boilerplate", "Drop page menus, headers and footers before stripping HTML."),
     _switch("wiki", "Strip leftover wiki markup."),
@@ -63,18 +93,45 @@ _TEXT_OPTIONS = [
     _switch("lowercase", "Case folding."),
     _switch("punctuation", "Remove punctuation and special characters."),
     _switch("stopwords", "Remove stop words."),
-    click.option("--stopwords-file", type=click.Path(dir_okay=False, path_type=Path),
-                 default=None, help="Your own stop words, one per line."),
+    click.option(
+        "--stopwords-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Your own stop words, one per line.",
+    ),
     _switch("segment", "Segment Chinese into words (jieba)."),
-    click.option("--lemmatize", is_flag=True, default=None,
-                 help="Bring Russian words to their normal form (pymorphy3)."),
-    click.option("--stem", is_flag=True, default=None,
-                 help="Reduce English and Russian words to Snowball stems."),
-    click.option("--drop-adjectives", is_flag=True, default=None,
-                 help="Remove Russian adjectives and participles (pymorphy3)."),
+    click.option(
+        "--lemmatize",
+        is_flag=True,
+        default=None,
+        help="Bring Russian words to their normal form (pymorphy3).",
+    ),
+    click.option(
+        "--stem",
+        is_flag=True,
+        default=None,
+        help="Reduce English and Russian words to Snowball stems.",
+    ),
+    click.option(
+        "--drop-adjectives",
+        is_flag=True,
+        default=None,
+        help="Remove Russian adjectives and participles (pymorphy3).",
+    ),
 ]
-_CANON_SWITCHES = ("html", "boilerplate", "wiki", "normalize", "lowercase", "punctuation",
-                   "stopwords", "segment", "lemmatize", "stem", "drop_adjectives")
+_CANON_SWITCHES = (
+    "html",
+    "boilerplate",
+    "wiki",
+    "normalize",
+    "lowercase",
+    "punctuation",
+    "stopwords",
+    "segment",
+    "lemmatize",
+    "stem",
+    "drop_adjectives",
+)
 
 
 def text_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -162,10 +219,13 @@ def _print_comparison(result: Comparison, name_a: str, name_b: str) -> None:
     table.add_row("shared shingles, % of A", f"{o.shared_percent:.1f}")
     table.add_row("shingles A / B / shared", f"{o.a} / {o.b} / {o.shared}")
     console.print(table)
-    for label, name, passages in (("A", name_a, result.passages_a),
-                                  ("B", name_b, result.passages_b)):
-        console.print(f"\n[bold]{label}[/bold] {name} — shared passages highlighted "
-                      "(canonical form):")
+    for label, name, passages in (
+        ("A", name_a, result.passages_a),
+        ("B", name_b, result.passages_b),
+    ):
+        console.print(
+            f"\n[bold]{label}[/bold] {name} — shared passages highlighted (canonical form):"
+        )
         console.print(_highlighted(passages))
 
 
@@ -198,8 +258,13 @@ def shingles_command(file: str, hashes: bool, config: TextConfig) -> None:
 
 
 @cli.command()
-@click.option("--threshold", type=click.FloatRange(0, 1), default=0.3, show_default=True,
-              help="Show pairs whose resemblance or containment reaches this.")
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 1),
+    default=0.3,
+    show_default=True,
+    help="Show pairs whose resemblance or containment reaches this.",
+)
 def demo(threshold: float) -> None:
     """Compare every pair of the bundled sample corpus (English, Russian, Chinese)."""
     docs = sample_documents()
@@ -210,8 +275,13 @@ def demo(threshold: float) -> None:
     ids = [d["id"] for d in docs]
     for i, j, o in pairwise_overlaps([d["text"] for d in docs]):
         if max(o.resemblance, o.containment_a_in_b, o.containment_b_in_a) >= threshold:
-            table.add_row(ids[i], ids[j], f"{o.resemblance:.3f}",
-                          f"{o.containment_a_in_b:.3f}", f"{o.containment_b_in_a:.3f}")
+            table.add_row(
+                ids[i],
+                ids[j],
+                f"{o.resemblance:.3f}",
+                f"{o.containment_a_in_b:.3f}",
+                f"{o.containment_b_in_a:.3f}",
+            )
     console.print(table)
 
 

@@ -38,7 +38,9 @@ def compare_texts(
     batch = fingerprint_batch([a, b], config)
     for label, text, prints in zip(labels, (a, b), (batch[0], batch[1]), strict=True):
         if prints.size == 0:
-            why = "the text is empty" if not text.strip() else "no words left after canonicalization"
+            why = (
+                "the text is empty" if not text.strip() else "no words left after canonicalization"
+            )
             raise EmptyTextError(f"{label}: {why}")
     passages_a, passages_b = shared_passages(a, b, config)
     return Comparison(overlap(batch[0], batch[1]), passages_a, passages_b)

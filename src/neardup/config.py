@@ -137,9 +137,9 @@ def config_fingerprint(*configs: object) -> str:
 
 def _plain(value: object) -> object:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-        } | {"__type__": type(value).__name__}
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)} | {
+            "__type__": type(value).__name__
+        }
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
     return value

@@ -37,9 +37,7 @@ class MissingDependencyError(NearDupError, ImportError):
     """An optional dependency is not installed."""
 
     def __init__(self, package: str, extra: str, feature: str) -> None:
-        super().__init__(
-            f"{feature} needs the package {package!r}: pip install 'neardup[{extra}]'"
-        )
+        super().__init__(f"{feature} needs the package {package!r}: pip install 'neardup[{extra}]'")
         self.package = package
         self.extra = extra
 

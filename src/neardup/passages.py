@@ -36,8 +36,9 @@ def shared_passages(a: str, b: str, config: TextConfig | None = None) -> tuple[P
     hashes = fingerprint_spans(tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed)
     docs = [slice(offsets[d], offsets[d + 1]) for d in (0, 1)]
     return tuple(  # type: ignore[return-value]
-        _passages(tokens, d, starts[docs[d]], ends[docs[d]],
-                  np.isin(hashes[docs[d]], hashes[docs[1 - d]]))
+        _passages(
+            tokens, d, starts[docs[d]], ends[docs[d]], np.isin(hashes[docs[d]], hashes[docs[1 - d]])
+        )
         for d in (0, 1)
     )
 

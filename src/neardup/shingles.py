@@ -89,9 +89,7 @@ def shingles(text: str, config: TextConfig | None = None) -> list[Shingle]:
     hashes = fingerprint_spans(tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed)
     _, first = np.unique(hashes, return_index=True)
     raw = tokens.buf.tobytes()
-    return [
-        Shingle(raw[starts[i] : ends[i]].decode(), int(hashes[i])) for i in np.sort(first)
-    ]
+    return [Shingle(raw[starts[i] : ends[i]].decode(), int(hashes[i])) for i in np.sort(first)]
 
 
 def shingle_byte_spans(

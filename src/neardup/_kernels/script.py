@@ -34,13 +34,24 @@ def _script(c: np.uint32) -> int:
 
 
 @njit(cache=True, parallel=True)
-def script_counts(cps, starts, ends):  # noqa: ANN001, ANN201
+def script_counts(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """(n_docs, 3) letter counts: Han, Cyrillic, Latin, of cps[starts[d]:ends[d]]."""
     n = starts.size
     out = np.zeros((n, 3), dtype=np.int64)
     for d in prange(n):
+        han = cyrillic = latin = 0
         for i in range(starts[d], ends[d]):
-            s = _script(cps[i])
-            if s >= 0:
-                out[d, s] += 1
+            c = cps[i]
+            if c < 0x80:  # ASCII: a letter or nothing
+                folded = np.int64(c | 0x20) - 0x61
+                latin += 0 <= folded < 26
+                continue
+            s = _script(c)
+            if s == HAN:
+                han += 1
+            elif s == CYRILLIC:
+                cyrillic += 1
+            elif s == LATIN:
+                latin += 1
+        out[d, HAN], out[d, CYRILLIC], out[d, LATIN] = han, cyrillic, latin
     return out

@@ -39,7 +39,16 @@ def _char_starts(buf: np.ndarray, lo: int, hi: int) -> np.ndarray:
 
 
 @njit(cache=True, parallel=True)
-def shingle_spans(buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, size, step):  # noqa: ANN001, ANN201
+def shingle_spans(
+    buf: np.ndarray,
+    doc_offsets: np.ndarray,
+    tok_starts: np.ndarray,
+    tok_ends: np.ndarray,
+    tok_offsets: np.ndarray,
+    by_char: bool,
+    size: int,
+    step: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Byte spans of every shingle, in document order.
 
     Returns ``(starts, ends, offsets)``; document d's shingles are ``offsets[d]:offsets[d+1]``.
@@ -80,7 +89,9 @@ def shingle_spans(buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, 
 
 
 @njit(cache=True, parallel=True)
-def unique_per_doc(values, offsets):  # noqa: ANN001, ANN201
+def unique_per_doc(
+    values: np.ndarray, offsets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sorted distinct values of every document's segment (the shingle SET of each document),
     with how often each occurs (weights for SimHash)."""
     n = offsets.size - 1

@@ -20,6 +20,7 @@ _FNV_PRIME = np.uint64(0x100000001B3)
 _SPACE = np.uint8(0x20)
 _FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
 _FOLD_EXPANDS = np.uint32(0x80000000)
+_MAX_FOLDED_BYTES = 6  # UTF-8 bytes one code point can fold to (ΐ → ΐ: three of two bytes)
 
 
 @njit(cache=True, inline="always")
@@ -104,17 +105,23 @@ def _is_stop(h: np.uint64, stops: np.ndarray, bits: int) -> bool:
     return False
 
 
-@njit(cache=True, inline="always")
-def _emit(c, table, out, p, h):  # noqa: ANN001, ANN202
-    """Write one (folded) code point of a token if it is a token character; update the hash."""
-    if table[c] == TOKEN_CHAR:
-        h = (h ^ np.uint64(c)) * _FNV_PRIME
-        p = _put_utf8(out, p, c)
-    return p, h
-
-
 @njit(cache=True)
-def _scan(cps, lo, hi, table, fold, expansions, stops, bits, joiner, out, pos, tok_s, tok_e, tpos):  # noqa: ANN001, ANN202, E501
+def _scan(
+    cps: np.ndarray,
+    lo: int,
+    hi: int,
+    table: np.ndarray,
+    fold: np.ndarray,
+    expansions: np.ndarray,
+    stops: np.ndarray,
+    bits: int,
+    joiner: bool,
+    out: np.ndarray,
+    pos: int,
+    tok_s: np.ndarray,
+    tok_e: np.ndarray,
+    tpos: int,
+) -> tuple[int, int]:
     """Tokenize cps[lo:hi], writing kept tokens from out[pos] and token slots from tpos.
 
     Token boundaries come from the unfolded characters; a token's characters are case folded
@@ -140,20 +147,23 @@ def _scan(cps, lo, hi, table, fold, expansions, stops, bits, joiner, out, pos, t
         j = i
         while j < hi:
             c = cps[j]
-            if table[c] == SEPARATOR:
+            cls = table[c]
+            if cls == SEPARATOR:
                 break
+            j += 1
+            if cls != TOKEN_CHAR:
+                continue  # ignorable: dropped without ending the token
             if folding:
                 f = fold[c]
-                if f & _FOLD_EXPANDS:
-                    row = expansions[f ^ _FOLD_EXPANDS]
-                    for x in row:
+                if f & _FOLD_EXPANDS:  # folds to several code points (ß → ss), all letters
+                    for x in expansions[f ^ _FOLD_EXPANDS]:
                         if x != 0:
-                            p, h = _emit(x, table, out, p, h)
-                else:
-                    p, h = _emit(f, table, out, p, h)
-            else:
-                p, h = _emit(c, table, out, p, h)
-            j += 1
+                            h = (h ^ np.uint64(x)) * _FNV_PRIME
+                            p = _put_utf8(out, p, x)
+                    continue
+                c = f
+            h = (h ^ np.uint64(c)) * _FNV_PRIME
+            p = _put_utf8(out, p, c)
         if not (check_stops and _is_stop(h, stops, bits)):
             tok_s[tpos + ntok] = first
             tok_e[tpos + ntok] = p
@@ -164,41 +174,73 @@ def _scan(cps, lo, hi, table, fold, expansions, stops, bits, joiner, out, pos, t
 
 
 @njit(cache=True, parallel=True)
-def tokenize_batch(cps, starts, ends, table, fold, expansions, stops, joiners):  # noqa: ANN001, ANN201
+def tokenize_batch(
+    cps: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    table: np.ndarray,
+    fold: np.ndarray,
+    expansions: np.ndarray,
+    stops: np.ndarray,
+    joiners: np.ndarray,
+    parts: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Tokenize documents cps[starts[d]:ends[d]] into one buffer.
 
     ``fold``/``expansions`` are :func:`neardup.text.chars.fold_table` (an empty ``fold``: no
-    case folding); ``stops`` is a :func:`stop_set`. Returns ``(buf, doc_offsets, tok_starts, tok_ends,
-    tok_offsets)``: document d's canonical text is ``buf[doc_offsets[d]:doc_offsets[d + 1]]``
-    and its tokens are the byte spans ``tok_starts[t]:tok_ends[t]`` for t in
-    ``tok_offsets[d]:tok_offsets[d + 1]``.
+    case folding); ``stops`` is a :func:`stop_set`. Returns ``(buf, doc_offsets, tok_starts,
+    tok_ends, tok_offsets)``: document d's canonical text is
+    ``buf[doc_offsets[d]:doc_offsets[d + 1]]`` and its tokens are the byte spans
+    ``tok_starts[t]:tok_ends[t]`` for t in ``tok_offsets[d]:tok_offsets[d + 1]``.
 
-    One pass writes every document into a region big enough for any outcome (4 bytes per
-    code point; a token per two code points), a second one packs the regions together.
+    Documents are cut into about ``parts`` contiguous chunks, one task each. A task writes its
+    documents back to back into a region big enough for any outcome (6 bytes per folded code
+    point, a token per two code points), so only the memory actually written is touched; the
+    regions are
+    then packed together.
     """
     n = starts.size
     bits = 0
     while (1 << bits) < stops.size:
         bits += 1
-    byte_base = np.empty(n + 1, dtype=np.int64)
-    tok_base = np.empty(n + 1, dtype=np.int64)
-    byte_base[0] = 0
-    tok_base[0] = 0
-    growth = 12 if fold.size > 0 else 4  # a folded code point may expand to three
-    for d in range(n):
-        length = ends[d] - starts[d]
-        byte_base[d + 1] = byte_base[d] + growth * length
-        tok_base[d + 1] = tok_base[d] + (length + 1) // 2
-    wide = np.empty(byte_base[n], dtype=np.uint8)
-    wide_s = np.empty(tok_base[n], dtype=np.int64)
-    wide_e = np.empty(tok_base[n], dtype=np.int64)
+    growth = _MAX_FOLDED_BYTES if fold.size > 0 else 4
+    chunks = _chunks(starts, ends, parts)
+    nc = chunks.size - 1
+    byte_base = np.zeros(nc + 1, dtype=np.int64)
+    tok_base = np.zeros(nc + 1, dtype=np.int64)
+    for k in range(nc):
+        length = 0
+        for d in range(chunks[k], chunks[k + 1]):
+            length += ends[d] - starts[d] + 1
+        byte_base[k + 1] = byte_base[k] + growth * length
+        tok_base[k + 1] = tok_base[k] + length // 2 + 1
+    wide = np.empty(byte_base[nc], dtype=np.uint8)
+    wide_s = np.empty(tok_base[nc], dtype=np.int64)
+    wide_e = np.empty(tok_base[nc], dtype=np.int64)
     counts = np.zeros(n, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
-    for d in prange(n):
-        counts[d], sizes[d] = _scan(
-            cps, starts[d], ends[d], table, fold, expansions, stops, bits, joiners[d],
-            wide, byte_base[d], wide_s, wide_e, tok_base[d],
-        )
+    for k in prange(nc):
+        pos, tpos = byte_base[k], tok_base[k]
+        for d in range(chunks[k], chunks[k + 1]):
+            c, s = _scan(
+                cps,
+                starts[d],
+                ends[d],
+                table,
+                fold,
+                expansions,
+                stops,
+                bits,
+                joiners[d],
+                wide,
+                pos,
+                wide_s,
+                wide_e,
+                tpos,
+            )
+            counts[d], sizes[d] = c, s
+            pos += s
+            tpos += c
     doc_offsets = np.zeros(n + 1, dtype=np.int64)
     tok_offsets = np.zeros(n + 1, dtype=np.int64)
     doc_offsets[1:] = np.cumsum(sizes)
@@ -206,11 +248,32 @@ def tokenize_batch(cps, starts, ends, table, fold, expansions, stops, joiners): 
     buf = np.empty(doc_offsets[n], dtype=np.uint8)
     tok_starts = np.empty(tok_offsets[n], dtype=np.int64)
     tok_ends = np.empty(tok_offsets[n], dtype=np.int64)
-    for d in prange(n):
-        shift = doc_offsets[d] - byte_base[d]
-        buf[doc_offsets[d] : doc_offsets[d + 1]] = wide[byte_base[d] : byte_base[d] + sizes[d]]
-        t0, t1 = tok_offsets[d], tok_base[d]
-        for k in range(counts[d]):
-            tok_starts[t0 + k] = wide_s[t1 + k] + shift
-            tok_ends[t0 + k] = wide_e[t1 + k] + shift
+    for k in prange(nc):
+        d0, d1 = chunks[k], chunks[k + 1]
+        b0, t0 = doc_offsets[d0], tok_offsets[d0]
+        nbytes, ntoks = doc_offsets[d1] - b0, tok_offsets[d1] - t0
+        buf[b0 : b0 + nbytes] = wide[byte_base[k] : byte_base[k] + nbytes]
+        shift = b0 - byte_base[k]
+        for i in range(ntoks):
+            tok_starts[t0 + i] = wide_s[tok_base[k] + i] + shift
+            tok_ends[t0 + i] = wide_e[tok_base[k] + i] + shift
     return buf, doc_offsets, tok_starts, tok_ends, tok_offsets
+
+
+@njit(cache=True)
+def _chunks(starts: np.ndarray, ends: np.ndarray, parts: int) -> np.ndarray:
+    """Document indices cutting the batch into about ``parts`` runs of similar length."""
+    n = starts.size
+    total = 0
+    for d in range(n):
+        total += ends[d] - starts[d] + 1
+    target = max(1, total // max(1, parts))
+    cuts = [0]
+    acc = 0
+    for d in range(n):
+        acc += ends[d] - starts[d] + 1
+        if acc >= target and d + 1 < n:
+            cuts.append(d + 1)
+            acc = 0
+    cuts.append(n)
+    return np.array(cuts, dtype=np.int64)

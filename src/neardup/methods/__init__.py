@@ -49,5 +49,12 @@ def get_method(name: str, text: TextConfig | None = None, **params: Any) -> Meth
     return cls(config_cls(**params), text or TextConfig())
 
 
-__all__ = ["METHOD_NAMES", "REGISTRY", "Keys", "Method", "Signatures", "get_method",
-           "method_classes"]
+__all__ = [
+    "METHOD_NAMES",
+    "REGISTRY",
+    "Keys",
+    "Method",
+    "Signatures",
+    "get_method",
+    "method_classes",
+]

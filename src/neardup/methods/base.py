@@ -109,7 +109,9 @@ class Method(Protocol):
         """Estimate for two documents' signature values (see ``estimate``)."""
         ...
 
-    def score_pairs(self, signatures: Signatures, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    def score_pairs(
+        self, signatures: Signatures, left: np.ndarray, right: np.ndarray
+    ) -> np.ndarray:
         """Estimates for many pairs ``(left[i], right[i])`` of documents of one batch."""
         ...
 

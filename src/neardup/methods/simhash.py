@@ -127,7 +127,9 @@ def block_tables(blocks: int, max_distance: int) -> np.ndarray:
     )
 
 
-def block_keys(fingerprints: np.ndarray, blocks: int, max_distance: int | None = None) -> np.ndarray:
+def block_keys(
+    fingerprints: np.ndarray, blocks: int, max_distance: int | None = None
+) -> np.ndarray:
     """An ``(n, tables)`` matrix: key t = hash of (t, the fingerprint's bits under table t).
 
     ``max_distance`` defaults to ``blocks − 1`` (one table per block). The key is the

@@ -22,6 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from neardup._kernels.script import script_counts
@@ -31,6 +32,7 @@ from neardup.text import chars, clean, morph, segment, stopwords
 from neardup.text.script import langs_from_counts
 
 _DOC_SEPARATOR = "\x00"
+_CHUNKS_PER_THREAD = 4  # tasks per thread of the tokenizer: enough to balance uneven texts
 _NO_STOPS = stop_set(np.empty(0, dtype=np.uint64))
 _NO_FOLD = (np.empty(0, dtype=np.uint32), np.zeros((1, 3), dtype=np.uint32))
 
@@ -84,23 +86,25 @@ def canonicalize_batch(
 ) -> TokenBatch:
     """Canonicalize many texts at once; see the module docstring for the steps."""
     config = config or CanonConfig()
-    big = _DOC_SEPARATOR.join([_clean(t, config) for t in texts])
-    cps, starts, ends = _split(big)
+    docs = [_clean(t, config) for t in texts]
+    cps, starts, ends = _split(docs)
     langs, han = _languages(cps, starts, ends, config)
     if config.segment and unit == "word":
-        wanted = [lang == "zh" or (config.lang == "auto" and has) for lang, has in zip(langs, han)]
+        wanted = [
+            lang == "zh" or (config.lang == "auto" and has)
+            for lang, has in zip(langs, han, strict=False)
+        ]
         if any(wanted):
-            docs = big.split(_DOC_SEPARATOR)
-            big = _DOC_SEPARATOR.join(
-                [segment.segment_zh(doc) if w else doc for doc, w in zip(docs, wanted)]
-            )
-            cps, starts, ends = _split(big)
+            docs = [
+                segment.segment_zh(doc) if w else doc for doc, w in zip(docs, wanted, strict=False)
+            ]
+            cps, starts, ends = _split(docs)
     spaced = np.array([not (unit == "char" and lang == "zh") for lang in langs], dtype=np.bool_)
     table = chars.word_table() if config.punctuation else chars.whitespace_table()
     batch = _tokenize(cps, starts, ends, config, spaced, table)
     if config.lemmatize or config.stem or config.drop_adjectives:
         words = [" ".join(_transform(batch.tokens(d), langs[d], config)) for d in range(len(batch))]
-        cps, starts, ends = _split(_DOC_SEPARATOR.join(words))
+        cps, starts, ends = _split(words)
         batch = _tokenize(cps, starts, ends, config, spaced, chars.whitespace_table())
     return batch
 
@@ -126,13 +130,13 @@ def _may_be_wiki(text: str, config: CanonConfig) -> bool:
     return not config.punctuation or "[" in text or "{" in text or "<" in text
 
 
-def _split(big: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Code points of the joined batch and each document's [start, end) in them."""
-    cps = chars.codepoints(big)
-    bounds = np.flatnonzero(cps == 0)
-    starts = np.concatenate(([0], bounds + 1)).astype(np.int64)
-    ends = np.concatenate((bounds, [cps.size])).astype(np.int64)
-    return cps, starts, ends
+def _split(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Code points of the batch (documents joined by NUL) and each one's [start, end)."""
+    cps = chars.codepoints(_DOC_SEPARATOR.join(docs))
+    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+    starts = np.zeros(len(docs), dtype=np.int64)
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+    return cps, starts, starts + lengths
 
 
 def _languages(
@@ -155,17 +159,16 @@ def _tokenize(
 ) -> TokenBatch:
     stops = _stop_hashes(config) if config.stopwords else _NO_STOPS
     fold, expansions = chars.fold_table() if config.lowercase else _NO_FOLD
+    parts = _CHUNKS_PER_THREAD * numba.get_num_threads()
     buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(
-        cps, starts, ends, table, fold, expansions, stops, spaced
+        cps, starts, ends, table, fold, expansions, stops, spaced, parts
     )
     return TokenBatch(buf, doc_off, tok_s, tok_e, tok_off, spaced)
 
 
 def _stop_hashes(config: CanonConfig) -> np.ndarray:
     """Sorted token hashes of the stop words in play, normalized like the texts are."""
-    return _stop_hashes_for(
-        config.lang, config.extra_stopwords, config.normalize, config.lowercase
-    )
+    return _stop_hashes_for(config.lang, config.extra_stopwords, config.normalize, config.lowercase)
 
 
 @functools.cache
