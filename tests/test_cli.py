@@ -179,3 +179,67 @@ def test_bad_option_value_is_a_usage_error():
     out = neardup("compare", "--text-a", "x", "--text-b", "y", "--size", "0")
     assert out.returncode == 2
     assert "--size" in out.stderr
+
+
+def test_compare_with_a_method_prints_its_estimate_beside_the_exact_value(texts):
+    a, b = texts
+    data = json.loads(
+        run(
+            "compare", str(a), str(b), "--json", "--method", "minhash", "--param", "num_perm=64"
+        ).output
+    )
+    assert data["method"] == "minhash"
+    assert 0.0 <= data["estimate"] <= 1.0
+    assert "resemblance" in data
+    human = run("compare", str(a), str(b), "--method", "bottomn")
+    assert "bottomn: estimated resemblance" in human.output
+    assert "exact resemblance" in human.output
+
+
+def test_compare_simhash_reports_hamming(texts):
+    a, b = texts
+    data = json.loads(run("compare", str(a), str(b), "--json", "--method", "simhash").output)
+    assert data["hamming"] == int(data["estimate"])
+
+
+def test_bad_method_parameter_is_a_clear_error(texts):
+    a, b = texts
+    out = neardup("compare", str(a), str(b), "--method", "minhash", "--param", "colour=5")
+    assert out.returncode == 1
+    assert "colour" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert neardup("compare", str(a), str(b), "--param", "num_perm=5").returncode == 2
+
+
+def test_weak_signature_warning_is_one_plain_line():
+    out = neardup(
+        "compare",
+        "--text-a",
+        "short text here",
+        "--text-b",
+        "short text there",
+        "--method",
+        "modm",
+        "--json",
+    )
+    assert out.returncode == 0
+    assert "neardup: warning: mod-m sample" in out.stderr
+    assert "compare.py" not in out.stderr
+
+
+def test_methods_lists_every_method_with_parameters():
+    lines = [json.loads(x) for x in run("methods", "--json").output.splitlines()]
+    assert [m["name"] for m in lines] == [
+        "full",
+        "modm",
+        "bottomn",
+        "minhash",
+        "megashingle",
+        "simhash",
+        "imatch",
+    ]
+    by_name = {m["name"]: m for m in lines}
+    assert by_name["modm"]["params"] == {"m": 25}
+    assert by_name["megashingle"]["params"]["num_perm"] == 84
+    assert all(m["summary"] for m in lines)
+    assert "minhash" in run("methods").output

@@ -1,15 +1,47 @@
-"""Compare two texts: every measure of METHODS §5 and the passages they share."""
+"""Compare two texts: every measure of METHODS §5, the passages they share, and optionally a
+signature method's estimate beside the exact values."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from neardup.config import TextConfig
 from neardup.errors import EmptyTextError
 from neardup.measures import Overlap, overlap
+from neardup.methods.base import Method
 from neardup.passages import Passages, shared_passages
-from neardup.shingles import fingerprint_batch
+from neardup.shingles import FingerprintBatch, fingerprint_batch
+
+
+@dataclass(frozen=True, slots=True)
+class MethodEstimate:
+    """What a signature method says of two texts: its estimate and whether they share a key."""
+
+    method: str
+    kind: str  # resemblance, containment, hamming or equality
+    estimate: float
+    shares_key: bool
+    containment_a_in_b: float | None = None  # methods that estimate containment too
+    fitted_on_pair: bool = False  # the method's IDF model saw only these two texts
+
+    def as_dict(self) -> dict[str, object]:
+        """The ``--json`` keys of a method's estimate."""
+        out: dict[str, object] = {
+            "method": self.method,
+            "estimate": self.estimate,
+            "estimate_kind": self.kind,
+            "shares_key": self.shares_key,
+        }
+        if self.kind == "hamming":
+            out["hamming"] = int(self.estimate)
+        if self.containment_a_in_b is not None:
+            out["estimate_containment_a_in_b"] = self.containment_a_in_b
+        if self.fitted_on_pair:
+            out["idf_fitted_on"] = "these two texts only"
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,21 +51,30 @@ class Comparison:
     overlap: Overlap
     passages_a: Passages
     passages_b: Passages
-    method: str = "full"
+    estimate: MethodEstimate | None = None
 
     def as_dict(self) -> dict[str, object]:
-        """Measures, counts and shared passages (the CLI's ``--json`` object)."""
-        return self.overlap.as_dict() | {
-            "method": self.method,
+        """Measures, counts, shared passages and the method's estimate (``--json``)."""
+        out = self.overlap.as_dict() | {
+            "method": "full",
             "passages_a": self.passages_a.passages(),
             "passages_b": self.passages_b.passages(),
         }
+        return out | (self.estimate.as_dict() if self.estimate else {})
 
 
 def compare_texts(
-    a: str, b: str, config: TextConfig | None = None, labels: tuple[str, str] = ("A", "B")
+    a: str,
+    b: str,
+    config: TextConfig | None = None,
+    labels: tuple[str, str] = ("A", "B"),
+    method: Method | None = None,
 ) -> Comparison:
-    """Compare two texts; a text with no shingles left raises EmptyTextError naming it."""
+    """Compare two texts; a text with no shingles left raises EmptyTextError naming it.
+
+    With ``method`` (built on the same text config), its estimate is given beside the exact
+    measures.
+    """
     config = config or TextConfig()
     batch = fingerprint_batch([a, b], config)
     for label, text, prints in zip(labels, (a, b), (batch[0], batch[1]), strict=True):
@@ -43,7 +84,31 @@ def compare_texts(
             )
             raise EmptyTextError(f"{label}: {why}")
     passages_a, passages_b = shared_passages(a, b, config)
-    return Comparison(overlap(batch[0], batch[1]), passages_a, passages_b)
+    estimate = method_estimate(method, batch) if method is not None else None
+    return Comparison(overlap(batch[0], batch[1]), passages_a, passages_b, estimate)
+
+
+def method_estimate(method: Method, pair: FingerprintBatch) -> MethodEstimate:
+    """A method's estimate for a batch of two documents' fingerprints.
+
+    Methods that need collection statistics (an IDF model) are fitted on the pair itself,
+    which the result says: their answer is then only indicative.
+    """
+    fitted = bool(getattr(method, "needs_idf", False))
+    if fitted:
+        method.fit([pair])  # type: ignore[attr-defined]
+    sigs = method.sketch(pair)
+    keys = method.keys(sigs)
+    shares_key = bool(np.intersect1d(keys.keys[keys.docs == 0], keys.keys[keys.docs == 1]).size)
+    containment = getattr(method, "containment", None)
+    return MethodEstimate(
+        method=method.name,
+        kind=method.estimate,
+        estimate=float(method.score(sigs[0], sigs[1])),
+        shares_key=shares_key,
+        containment_a_in_b=float(containment(sigs[0], sigs[1])) if containment else None,
+        fitted_on_pair=fitted,
+    )
 
 
 def pairwise_overlaps(

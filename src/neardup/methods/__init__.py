@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from neardup.config import TextConfig
@@ -34,6 +37,49 @@ def method_classes(name: str) -> tuple[type, type]:
     module_name, cls_name, config_name = REGISTRY[name]
     module = importlib.import_module(module_name)
     return getattr(module, cls_name), getattr(module, config_name)
+
+
+@dataclass(frozen=True, slots=True)
+class MethodInfo:
+    """What ``neardup methods`` shows of a method."""
+
+    name: str
+    summary: str
+    estimate: str
+    params: dict[str, Any]  # parameter name -> default
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "estimate": self.estimate,
+            "params": self.params,
+        }
+
+
+def describe_methods() -> list[MethodInfo]:
+    """Every method with its parameters' defaults and what it is good for."""
+    infos = []
+    for name in METHOD_NAMES:
+        cls, config_cls = method_classes(name)
+        defaults = config_cls()
+        params = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(config_cls)}
+        infos.append(MethodInfo(name, cls.summary, cls.estimate, params))
+    return infos
+
+
+def parse_params(items: Sequence[str]) -> dict[str, Any]:
+    """``["k=v", ...]`` → ``{k: v}``; values are JSON literals (numbers, true, null) or text."""
+    params: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"method parameter {item!r} is not of the form name=value")
+        try:
+            params[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key.strip()] = raw
+    return params
 
 
 def get_method(name: str, text: TextConfig | None = None, **params: Any) -> Method:

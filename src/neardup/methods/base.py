@@ -11,18 +11,23 @@ config that made it; scoring or mixing signatures of different configs raises.
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from neardup.errors import SignatureError
-from neardup.shingles import FingerprintBatch
+
+if TYPE_CHECKING:
+    from neardup.shingles import FingerprintBatch
 
 FORMAT_VERSION = 1
 _MAGIC = b"ND"
 _HEADER = struct.Struct("<2sBB8s")  # magic, format version, method code, config id (8 bytes)
+
+_CONFIG_ID = re.compile(r"[0-9a-f]{16}")
 
 Estimate = Literal["resemblance", "containment", "hamming", "equality"]
 
@@ -91,6 +96,7 @@ class Method(Protocol):
     name: ClassVar[str]
     code: ClassVar[int]  # one byte in the serialized header; never reused
     estimate: ClassVar[Estimate]
+    summary: ClassVar[str]  # one line: what the method is good for (``neardup methods``)
 
     @property
     def config_id(self) -> str:
@@ -118,6 +124,8 @@ class Method(Protocol):
 
 def serialize(method_code: int, config_id: str, values: np.ndarray) -> bytes:
     """One document's signature as versioned bytes: header + little-endian uint64 values."""
+    if not _CONFIG_ID.fullmatch(config_id):
+        raise SignatureError(f"config id {config_id!r} is not 16 hexadecimal digits")
     header = _HEADER.pack(_MAGIC, FORMAT_VERSION, method_code, bytes.fromhex(config_id))
     return header + np.ascontiguousarray(values, dtype="<u8").tobytes()
 

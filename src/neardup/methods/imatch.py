@@ -107,6 +107,8 @@ class IMatch:
         """Fingerprint of the band and the text config (not of the IDF model)."""
         return self._config_id
 
+    needs_idf: ClassVar[bool] = True  # the IDF band is I-Match's whole point
+
     def fit(self, batches: Iterable[FingerprintBatch]) -> IMatch:
         """Fit the IDF model on a collection (one streaming pass); returns self."""
         model = IdfModel.fit(batches)

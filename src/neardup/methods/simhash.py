@@ -179,6 +179,11 @@ class SimHash:
         """Fingerprint of the SimHash parameters and the text config."""
         return self._config_id
 
+    @property
+    def needs_idf(self) -> bool:
+        """Whether sketching needs collection statistics (an IDF model): tf-idf weights."""
+        return self.config.weighting == "tfidf"
+
     def fit(self, batches: Iterable[FingerprintBatch]) -> SimHash:
         """Fit the IDF model of ``weighting="tfidf"`` on a collection; returns self."""
         self.idf = IdfModel.fit(batches)
