@@ -1,7 +1,10 @@
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup._kernels.script import script_counts
 from neardup.text.chars import codepoints
+from neardup.text import script
 from neardup.text.script import lang_from_counts, langs_from_counts
 
 
@@ -21,3 +24,21 @@ def test_vectorized_rule_equals_the_scalar_rule():
     c = np.array([[0, 0, 0], [5, 0, 20], [1, 0, 20], [0, 7, 3], [0, 3, 3]])
     assert langs_from_counts(c) == [lang_from_counts(*row) for row in c.tolist()]
     assert langs_from_counts(c) == ["en", "zh", "en", "ru", "en"]
+
+
+BOUNDARIES = [0x40, 0x41, 0x5A, 0x5B, 0x60, 0x61, 0x7A, 0x7B, 0xBF, 0xC0, 0xD7, 0xF7, 0x24F,
+              0x250, 0x3FF, 0x400, 0x52F, 0x530, 0x1C80, 0x1C8F, 0x1C90, 0x1DFF, 0x1E00, 0x1EFF,
+              0x1F00, 0x2DDF, 0x2DE0, 0x2DFF, 0x33FF, 0x3400, 0x4DBF, 0x4DC0, 0x4DFF, 0x4E00,
+              0x9FFF, 0xA000, 0xA63F, 0xA640, 0xA69F, 0xA6A0, 0xF8FF, 0xF900, 0xFAFF, 0xFB00,
+              0x1FFFF, 0x20000, 0x2A6DF, 0x2A6E0, 0x2A700, 0x2EE5F, 0x2EE60, 0x2F800, 0x2FA1F,
+              0x2FA20, 0x30000, 0x323AF, 0x323B0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(BOUNDARIES) | st.integers(0, 0x323FF), max_size=40))
+def test_compiled_counts_equal_the_regex_definition(codes):
+    text = "".join(chr(c) for c in codes if not 0xD800 <= c <= 0xDFFF and c != 0)
+    han = sum(map(len, script._RUNS["zh"].findall(text)))
+    cyrillic = sum(map(len, script._RUNS["ru"].findall(text)))
+    latin = sum(map(len, script._LATIN_RUNS.findall(text)))
+    assert counts(text).tolist() == [[han, cyrillic, latin]]

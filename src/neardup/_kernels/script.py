@@ -13,24 +13,40 @@ HAN, CYRILLIC, LATIN = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
-def _script(c: np.uint32) -> int:
-    if c < 0x80:
-        return LATIN if (0x61 <= c <= 0x7A or 0x41 <= c <= 0x5A) else -1
-    if 0xC0 <= c <= 0x24F:
-        return LATIN if c != 0xD7 and c != 0xF7 else -1
-    if 0x1E00 <= c <= 0x1EFF:
-        return LATIN
-    if 0x400 <= c <= 0x52F or 0x1C80 <= c <= 0x1C8F or 0x2DE0 <= c <= 0x2DFF:
-        return CYRILLIC
-    if 0xA640 <= c <= 0xA69F:
-        return CYRILLIC
-    if 0x3400 <= c <= 0x4DBF or 0x4E00 <= c <= 0x9FFF or 0xF900 <= c <= 0xFAFF:
-        return HAN
-    if 0x20000 <= c <= 0x2A6DF or 0x2A700 <= c <= 0x2EE5F:
-        return HAN
-    if 0x2F800 <= c <= 0x2FA1F or 0x30000 <= c <= 0x323AF:
-        return HAN
-    return -1
+def _within(c: np.uint32, lo: int, size: int) -> np.uint32:
+    """1 if lo <= c < lo + size (one unsigned comparison, no branch)."""
+    return np.uint32((c - np.uint32(lo)) < np.uint32(size))
+
+
+@njit(cache=True)
+def _count(cps: np.ndarray, lo: int, hi: int) -> tuple[int, int, int]:
+    """Han, Cyrillic and Latin letters of cps[lo:hi]; branch-free so that it vectorizes."""
+    han = cyrillic = latin = 0
+    for i in range(lo, hi):
+        c = cps[i]
+        latin += (
+            _within(c | np.uint32(0x20), 0x61, 26)
+            + _within(c, 0xC0, 0x190)
+            - _within(c, 0xD7, 1)
+            - _within(c, 0xF7, 1)
+            + _within(c, 0x1E00, 0x100)
+        )
+        cyrillic += (
+            _within(c, 0x400, 0x130)
+            + _within(c, 0x1C80, 0x10)
+            + _within(c, 0x2DE0, 0x20)
+            + _within(c, 0xA640, 0x60)
+        )
+        han += (
+            _within(c, 0x3400, 0x19C0)
+            + _within(c, 0x4E00, 0x5200)
+            + _within(c, 0xF900, 0x200)
+            + _within(c, 0x20000, 0xA6E0)
+            + _within(c, 0x2A700, 0x4760)
+            + _within(c, 0x2F800, 0x220)
+            + _within(c, 0x30000, 0x23B0)
+        )
+    return han, cyrillic, latin
 
 
 @njit(cache=True, parallel=True)
@@ -39,19 +55,5 @@ def script_counts(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
     n = starts.size
     out = np.zeros((n, 3), dtype=np.int64)
     for d in prange(n):
-        han = cyrillic = latin = 0
-        for i in range(starts[d], ends[d]):
-            c = cps[i]
-            if c < 0x80:  # ASCII: a letter or nothing
-                folded = np.int64(c | 0x20) - 0x61
-                latin += 0 <= folded < 26
-                continue
-            s = _script(c)
-            if s == HAN:
-                han += 1
-            elif s == CYRILLIC:
-                cyrillic += 1
-            elif s == LATIN:
-                latin += 1
-        out[d, HAN], out[d, CYRILLIC], out[d, LATIN] = han, cyrillic, latin
+        out[d, HAN], out[d, CYRILLIC], out[d, LATIN] = _count(cps, starts[d], ends[d])
     return out

@@ -90,14 +90,10 @@ def canonicalize_batch(
     cps, starts, ends = _split(docs)
     langs, han = _languages(cps, starts, ends, config)
     if config.segment and unit == "word":
-        wanted = [
-            lang == "zh" or (config.lang == "auto" and has)
-            for lang, has in zip(langs, han, strict=False)
-        ]
+        auto = config.lang == "auto"
+        wanted = [lang == "zh" or (auto and has) for lang, has in zip(langs, han, strict=True)]
         if any(wanted):
-            docs = [
-                segment.segment_zh(doc) if w else doc for doc, w in zip(docs, wanted, strict=False)
-            ]
+            docs = [segment.segment_zh(d) if w else d for d, w in zip(docs, wanted, strict=True)]
             cps, starts, ends = _split(docs)
     spaced = np.array([not (unit == "char" and lang == "zh") for lang in langs], dtype=np.bool_)
     table = chars.word_table() if config.punctuation else chars.whitespace_table()
