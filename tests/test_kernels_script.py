@@ -3,16 +3,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup._kernels.script import script_counts
-from neardup.text.chars import codepoints
 from neardup.text import script
+from neardup.text.canon import _split
 from neardup.text.script import lang_from_counts, langs_from_counts
 
 
 def counts(*texts):
-    cps = codepoints("\x00".join(texts))
-    lengths = np.array([len(t) for t in texts])
-    starts = np.concatenate(([0], np.cumsum(lengths[:-1] + 1)))
-    return script_counts(cps, starts, starts + lengths)
+    return script_counts(*_split(texts))
 
 
 def test_letters_are_counted_per_script_and_nothing_else():

@@ -1,6 +1,6 @@
 """Compiled letter counts per script (Han, Cyrillic, Latin) for every document of a batch.
 
-The ranges are those of :mod:`neardup.text.script`; counting over the batch's code points
+The ranges are those of :mod:`neardup.text.script`; counting over the batch's UTF-8
 in one compiled pass is what lets language detection cost nothing per document.
 """
 
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+
+from neardup._kernels.tokenize import decode_utf8
 
 HAN, CYRILLIC, LATIN = 0, 1, 2
 
@@ -19,11 +21,19 @@ def _within(c: np.uint32, lo: int, size: int) -> np.uint32:
 
 
 @njit(cache=True)
-def _count(cps: np.ndarray, lo: int, hi: int) -> tuple[int, int, int]:
-    """Han, Cyrillic and Latin letters of cps[lo:hi]; branch-free so that it vectorizes."""
+def _count(text: np.ndarray, lo: int, hi: int) -> tuple[int, int, int]:
+    """Han, Cyrillic and Latin letters of the UTF-8 bytes text[lo:hi]."""
     han = cyrillic = latin = 0
-    for i in range(lo, hi):
-        c = cps[i]
+    i = lo
+    while i < hi:
+        b0 = text[i]
+        if b0 < 0x80:  # ASCII: a letter or nothing
+            latin += _within(np.uint32(b0) | np.uint32(0x20), 0x61, 26)
+            i += 1
+            continue
+        code, width = decode_utf8(text, i)
+        i += width
+        c = np.uint32(code)
         latin += (
             _within(c | np.uint32(0x20), 0x61, 26)
             + _within(c, 0xC0, 0x190)
@@ -50,10 +60,10 @@ def _count(cps: np.ndarray, lo: int, hi: int) -> tuple[int, int, int]:
 
 
 @njit(cache=True, parallel=True)
-def script_counts(cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """(n_docs, 3) letter counts: Han, Cyrillic, Latin, of cps[starts[d]:ends[d]]."""
+def script_counts(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """(n_docs, 3) letter counts: Han, Cyrillic, Latin, of the UTF-8 text[starts[d]:ends[d]]."""
     n = starts.size
     out = np.zeros((n, 3), dtype=np.int64)
     for d in prange(n):
-        out[d, HAN], out[d, CYRILLIC], out[d, LATIN] = _count(cps, starts[d], ends[d])
+        out[d, HAN], out[d, CYRILLIC], out[d, LATIN] = _count(text, starts[d], ends[d])
     return out

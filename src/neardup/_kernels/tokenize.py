@@ -1,4 +1,4 @@
-"""Compiled tokenizer: code points of many documents → one UTF-8 buffer of canonical tokens.
+"""Compiled tokenizer: UTF-8 of many documents → one UTF-8 buffer of canonical tokens.
 
 Each document's tokens are written to the buffer joined by one space (or by nothing, for
 character shingles of Chinese), stop words dropped on the way. Token boundaries come from a
@@ -20,7 +20,7 @@ _FNV_PRIME = np.uint64(0x100000001B3)
 _SPACE = np.uint8(0x20)
 _FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
 _FOLD_EXPANDS = np.uint32(0x80000000)
-_MAX_FOLDED_BYTES = 6  # UTF-8 bytes one code point can fold to (ΐ → ΐ: three of two bytes)
+_MAX_FOLD_GROWTH = 3  # UTF-8 bytes out per byte in, at most, when folding (ΰ: 2 → 6)
 
 
 @njit(cache=True, inline="always")
@@ -105,9 +105,31 @@ def _is_stop(h: np.uint64, stops: np.ndarray, bits: int) -> bool:
     return False
 
 
+@njit(cache=True, inline="always")
+def decode_utf8(text: np.ndarray, i: int) -> tuple[int, int]:
+    """The code point starting at byte i of valid UTF-8, and its length in bytes."""
+    b0 = np.int64(text[i])
+    if b0 < 0x80:
+        return b0, 1
+    if b0 < 0xE0:
+        return ((b0 & 0x1F) << 6) | (np.int64(text[i + 1]) & 0x3F), 2
+    if b0 < 0xF0:
+        return (
+            ((b0 & 0x0F) << 12)
+            | ((np.int64(text[i + 1]) & 0x3F) << 6)
+            | (np.int64(text[i + 2]) & 0x3F)
+        ), 3
+    return (
+        ((b0 & 0x07) << 18)
+        | ((np.int64(text[i + 1]) & 0x3F) << 12)
+        | ((np.int64(text[i + 2]) & 0x3F) << 6)
+        | (np.int64(text[i + 3]) & 0x3F)
+    ), 4
+
+
 @njit(cache=True)
 def _scan(
-    cps: np.ndarray,
+    text: np.ndarray,
     lo: int,
     hi: int,
     table: np.ndarray,
@@ -122,7 +144,8 @@ def _scan(
     tok_e: np.ndarray,
     tpos: int,
 ) -> tuple[int, int]:
-    """Tokenize cps[lo:hi], writing kept tokens from out[pos] and token slots from tpos.
+    """Tokenize the UTF-8 bytes text[lo:hi], writing kept tokens from out[pos] and token
+    slots from tpos.
 
     Token boundaries come from the unfolded characters; a token's characters are case folded
     (when ``fold`` is not empty) as they are written. Returns (tokens kept, bytes written).
@@ -133,8 +156,9 @@ def _scan(
     start_pos = pos
     i = lo
     while i < hi:
-        if table[cps[i]] != TOKEN_CHAR:
-            i += 1
+        c, width = decode_utf8(text, i)
+        if table[c] != TOKEN_CHAR:
+            i += width
             continue
         # a token starts at i: write it (tentatively), hashing its kept code points
         if ntok > 0 and joiner:
@@ -146,11 +170,11 @@ def _scan(
         h = _FNV_OFFSET
         j = i
         while j < hi:
-            c = cps[j]
+            c, width = decode_utf8(text, j)
             cls = table[c]
             if cls == SEPARATOR:
                 break
-            j += 1
+            j += width
             if cls != TOKEN_CHAR:
                 continue  # ignorable: dropped without ending the token
             if folding:
@@ -175,7 +199,7 @@ def _scan(
 
 @njit(cache=True, parallel=True)
 def tokenize_batch(
-    cps: np.ndarray,
+    text: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
     table: np.ndarray,
@@ -185,7 +209,7 @@ def tokenize_batch(
     joiners: np.ndarray,
     parts: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Tokenize documents cps[starts[d]:ends[d]] into one buffer.
+    """Tokenize documents, the UTF-8 bytes text[starts[d]:ends[d]], into one buffer.
 
     ``fold``/``expansions`` are :func:`neardup.text.chars.fold_table` (an empty ``fold``: no
     case folding); ``stops`` is a :func:`stop_set`. Returns ``(buf, doc_offsets, tok_starts,
@@ -195,7 +219,7 @@ def tokenize_batch(
 
     Documents are cut into about ``parts`` contiguous chunks, one task each. A task writes its
     documents back to back into a region big enough for any outcome (6 bytes per folded code
-    point, a token per two code points), so only the memory actually written is touched; the
+    byte, a token per two bytes), so only the memory actually written is touched; the
     regions are
     then packed together.
     """
@@ -203,7 +227,7 @@ def tokenize_batch(
     bits = 0
     while (1 << bits) < stops.size:
         bits += 1
-    growth = _MAX_FOLDED_BYTES if fold.size > 0 else 4
+    growth = _MAX_FOLD_GROWTH if fold.size > 0 else 1
     chunks = _chunks(starts, ends, parts)
     nc = chunks.size - 1
     byte_base = np.zeros(nc + 1, dtype=np.int64)
@@ -223,7 +247,7 @@ def tokenize_batch(
         pos, tpos = byte_base[k], tok_base[k]
         for d in range(chunks[k], chunks[k + 1]):
             c, s = _scan(
-                cps,
+                text,
                 starts[d],
                 ends[d],
                 table,

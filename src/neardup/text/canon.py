@@ -87,21 +87,21 @@ def canonicalize_batch(
     """Canonicalize many texts at once; see the module docstring for the steps."""
     config = config or CanonConfig()
     docs = [_clean(t, config) for t in texts]
-    cps, starts, ends = _split(docs)
-    langs, han = _languages(cps, starts, ends, config)
+    text, starts, ends = _split(docs)
+    langs, han = _languages(text, starts, ends, config)
     if config.segment and unit == "word":
         auto = config.lang == "auto"
         wanted = [lang == "zh" or (auto and has) for lang, has in zip(langs, han, strict=True)]
         if any(wanted):
             docs = [segment.segment_zh(d) if w else d for d, w in zip(docs, wanted, strict=True)]
-            cps, starts, ends = _split(docs)
+            text, starts, ends = _split(docs)
     spaced = np.array([not (unit == "char" and lang == "zh") for lang in langs], dtype=np.bool_)
     table = chars.word_table() if config.punctuation else chars.whitespace_table()
-    batch = _tokenize(cps, starts, ends, config, spaced, table)
+    batch = _tokenize(text, starts, ends, config, spaced, table)
     if config.lemmatize or config.stem or config.drop_adjectives:
         words = [" ".join(_transform(batch.tokens(d), langs[d], config)) for d in range(len(batch))]
-        cps, starts, ends = _split(words)
-        batch = _tokenize(cps, starts, ends, config, spaced, chars.whitespace_table())
+        text, starts, ends = _split(words)
+        batch = _tokenize(text, starts, ends, config, spaced, chars.whitespace_table())
     return batch
 
 
@@ -127,26 +127,27 @@ def _may_be_wiki(text: str, config: CanonConfig) -> bool:
 
 
 def _split(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Code points of the batch (documents joined by NUL) and each one's [start, end)."""
-    cps = chars.codepoints(_DOC_SEPARATOR.join(docs))
-    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
-    starts = np.zeros(len(docs), dtype=np.int64)
-    np.cumsum(lengths[:-1] + 1, out=starts[1:])
-    return cps, starts, starts + lengths
+    """UTF-8 bytes of the batch (documents joined by NUL) and each one's [start, end)."""
+    joined = _DOC_SEPARATOR.join(docs).encode("utf-8", "surrogatepass")
+    text = np.frombuffer(joined, dtype=np.uint8)
+    bounds = np.flatnonzero(text == 0)  # texts hold no NUL (cleaned), so these separate them
+    starts = np.concatenate(([0], bounds + 1)).astype(np.int64)
+    ends = np.concatenate((bounds, [text.size])).astype(np.int64)
+    return (text, starts, ends) if docs else (text, starts[:0], ends[:0])
 
 
 def _languages(
-    cps: np.ndarray, starts: np.ndarray, ends: np.ndarray, config: CanonConfig
+    text: np.ndarray, starts: np.ndarray, ends: np.ndarray, config: CanonConfig
 ) -> tuple[list[str], list[bool]]:
     """Each document's language (named, or from its letters' scripts) and whether it has Han."""
     if config.lang != "auto":
         return [config.lang] * starts.size, [False] * starts.size
-    counts = script_counts(cps, starts, ends)
+    counts = script_counts(text, starts, ends)
     return langs_from_counts(counts), (counts[:, 0] > 0).tolist()
 
 
 def _tokenize(
-    cps: np.ndarray,
+    text: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
     config: CanonConfig,
@@ -157,7 +158,7 @@ def _tokenize(
     fold, expansions = chars.fold_table() if config.lowercase else _NO_FOLD
     parts = _CHUNKS_PER_THREAD * numba.get_num_threads()
     buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(
-        cps, starts, ends, table, fold, expansions, stops, spaced, parts
+        text, starts, ends, table, fold, expansions, stops, spaced, parts
     )
     return TokenBatch(buf, doc_off, tok_s, tok_e, tok_off, spaced)
 

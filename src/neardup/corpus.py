@@ -1,0 +1,744 @@
+"""Streaming corpus I/O: documents in from JSONL / CSV / Parquet / a directory, records out.
+
+:func:`read_documents` turns any mix of inputs into one stream of :class:`Document`\\ s without
+ever loading a whole file, so a corpus larger than RAM can be deduplicated. Inputs, chosen by
+extension (case-insensitive):
+
+- JSONL: ``.jsonl`` / ``.ndjson``, plain, ``.gz`` or ``.zst`` (extra ``zstd``); one JSON object
+  per line, blank lines skipped;
+- CSV: ``.csv`` / ``.csv.gz`` / ``.csv.zst`` with a header row;
+- Parquet: ``.parquet`` (extra ``parquet``), read in record batches;
+- a directory: every ``.txt`` / ``.html`` / ``.htm`` file below it, in sorted order; the id is
+  the relative POSIX path, HTML goes through :func:`neardup.text.clean.strip_html`, and the
+  record is ``{"id", "path"}``.
+
+Bad records (malformed JSON, not an object, missing or non-string text, invalid UTF-8, a CSV row
+with the wrong number of fields, a text over ``max_text_bytes``, a duplicate id, an unreadable
+file) raise :class:`~neardup.errors.InputError` naming the file and line, or with ``skip_bad``
+are handed to ``on_bad`` as a :class:`BadRecord` and skipped. Empty or whitespace-only texts are
+*not* bad records here: they are yielded, and dedup reports them on its own.
+
+:class:`RecordWriter` writes records as JSONL (optionally ``.gz`` / ``.zst``) or Parquet to a
+temporary file that is renamed into place only when the writer closes without an error.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import csv
+import gzip
+import io
+import json
+import os
+import tempfile
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from neardup.errors import ConfigError, InputError, MissingDependencyError
+from neardup.io import decode_text
+
+__all__ = [
+    "DEFAULT_MAX_TEXT_BYTES",
+    "BadRecord",
+    "Document",
+    "RecordWriter",
+    "count_lines",
+    "read_documents",
+]
+
+DEFAULT_MAX_TEXT_BYTES = 64 * 2**20
+_BUFFER = 1 << 20
+_PARQUET_READ_BATCH = 1024  # rows per batch: bounded memory even with long texts
+_PARQUET_ROW_GROUP = 10_000
+_COUNT_EXACT_BYTES = 64 * 2**20  # plain files up to this size are counted exactly
+_DIR_SUFFIXES = (".txt", ".html", ".htm")
+_HTML_SUFFIXES = (".html", ".htm")
+_SUPPORTED = (
+    "a directory of .txt/.html files, .jsonl/.ndjson (plain, .gz, .zst), "
+    ".csv (plain, .gz, .zst), .parquet"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One input document; ``record`` is the original record with every field (for kept.jsonl).
+
+    ``line`` is the 1-based line (JSONL, CSV: the line where the record starts) or row number
+    (Parquet); 0 for a file of a directory input, whose ``source`` is the file itself.
+    """
+
+    id: str
+    text: str
+    record: dict[str, Any]
+    source: str
+    line: int
+
+    @property
+    def where(self) -> str:
+        """``file:line`` (or the file alone), for messages."""
+        return _where(self.source, self.line)
+
+
+@dataclass(frozen=True, slots=True)
+class BadRecord:
+    """A record that was skipped: where it is and why (``line`` 0: the whole file)."""
+
+    source: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{_where(self.source, self.line)}: {self.reason}"
+
+
+def _where(source: str, line: int) -> str:
+    return f"{source}:{line}" if line else source
+
+
+@dataclass(frozen=True, slots=True)
+class _Input:
+    """One input path and how to read it."""
+
+    path: Path
+    kind: Literal["jsonl", "csv", "parquet", "dir"]
+    compression: Literal["gz", "zst"] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    id_field: str
+    text_field: str
+    max_text_bytes: int
+    several: bool  # several inputs: a missing id becomes "path:line", not "line"
+
+
+# A reader yields, per record, a Document or a BadRecord (never raises for bad data).
+_Item = Document | BadRecord
+
+
+# --------------------------------------------------------------------------------------------
+# reading
+
+
+def read_documents(
+    paths: Sequence[str | Path],
+    *,
+    id_field: str = "id",
+    text_field: str = "text",
+    skip_bad: bool = False,
+    on_bad: Callable[[BadRecord], None] | None = None,
+    max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
+) -> Iterator[Document]:
+    """Stream the documents of ``paths`` (files or directories) in order.
+
+    The id is the ``id_field`` value (a string or a number) as a string; a record without one
+    (missing, null or "") gets its line number: ``"17"`` with one input, ``"data.jsonl:17"``
+    with several. Ids must be unique across all inputs: the seen ids are kept in a dict (id →
+    place, about 125 bytes per document for 12-character ids; never the texts).
+
+    Unknown extensions and missing optional packages raise at once, before anything is read.
+    Bad records raise :class:`InputError` (``data.jsonl:17: not valid JSON (...)``) unless
+    ``skip_bad`` is set; then ``on_bad`` (if given) gets each :class:`BadRecord`.
+    """
+    if max_text_bytes <= 0:
+        raise ConfigError(f"max_text_bytes must be positive, got {max_text_bytes}")
+    inputs = [_classify(Path(p)) for p in paths]
+    opts = _Options(id_field, text_field, max_text_bytes, several=len(inputs) > 1)
+    return _stream(inputs, opts, skip_bad, on_bad)
+
+
+def _stream(
+    inputs: list[_Input],
+    opts: _Options,
+    skip_bad: bool,
+    on_bad: Callable[[BadRecord], None] | None,
+) -> Iterator[Document]:
+    """Documents of every input; bad ones and duplicate ids raised or reported."""
+    seen: dict[str, int] = {}  # id -> line * len(inputs) + input index
+    for index, inp in enumerate(inputs):
+        for item in _READERS[inp.kind](inp, opts):
+            if isinstance(item, Document):
+                first = seen.setdefault(item.id, item.line * len(inputs) + index)
+                if first == item.line * len(inputs) + index:
+                    yield item
+                    continue
+                place = _place(inputs, first, item.id)
+                item = BadRecord(
+                    item.source, item.line, f"duplicate id {item.id!r} (first at {place})"
+                )
+            if not skip_bad:
+                raise InputError(str(item))
+            if on_bad is not None:
+                on_bad(item)
+
+
+def _place(inputs: list[_Input], packed: int, doc_id: str) -> str:
+    """``file:line`` of the place packed in the seen-ids dict."""
+    line, index = divmod(packed, len(inputs))
+    inp = inputs[index]
+    if inp.kind == "dir":
+        return str(inp.path / doc_id)
+    return _where(str(inp.path), line)
+
+
+def _classify(path: Path) -> _Input:
+    """The kind of input ``path`` is, from its extension; unknown → InputError."""
+    if path.is_dir():
+        return _Input(path, "dir")
+    suffixes = [s.lower() for s in path.suffixes[-2:]]
+    compression: Literal["gz", "zst"] | None = None
+    if suffixes and suffixes[-1] in (".gz", ".zst"):
+        compression = "gz" if suffixes.pop() == ".gz" else "zst"
+    base = suffixes[-1] if suffixes else ""
+    if base in (".jsonl", ".ndjson"):
+        kind: Literal["jsonl", "csv", "parquet"] = "jsonl"
+    elif base == ".csv":
+        kind = "csv"
+    elif base == ".parquet" and compression is None:
+        kind = "parquet"
+        _pyarrow("reading .parquet files")
+    else:
+        raise InputError(
+            f"{path}: not a directory nor a known kind of file (supported: {_SUPPORTED})"
+        )
+    if compression == "zst":
+        _zstandard("reading .zst files")
+    return _Input(path, kind, compression)
+
+
+def _zstandard(feature: str) -> Any:
+    try:
+        import zstandard
+    except ImportError:
+        raise MissingDependencyError("zstandard", "zstd", feature) from None
+    return zstandard
+
+
+def _pyarrow(feature: str) -> Any:
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise MissingDependencyError("pyarrow", "parquet", feature) from None
+    return pyarrow
+
+
+def _open_binary(inp: _Input) -> IO[bytes]:
+    """``inp`` opened for reading bytes, decompressed."""
+    if inp.compression == "gz":
+        return gzip.open(inp.path, "rb")  # type: ignore[return-value]
+    if inp.compression == "zst":
+        raw = open(inp.path, "rb")  # noqa: SIM115 - closed by the stream reader (closefd)
+        reader = (
+            _zstandard("reading .zst files")
+            .ZstdDecompressor()
+            .stream_reader(raw, read_across_frames=True, closefd=True)
+        )
+        return io.BufferedReader(reader, _BUFFER)
+    return open(inp.path, "rb", buffering=_BUFFER)
+
+
+def _read_error(exc: BaseException) -> str:
+    """A short reason for an exception raised while reading a file."""
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"cannot read: {exc.strerror}"
+    return f"cannot read: {exc}"
+
+
+def _read_errors(inp: _Input) -> tuple[type[BaseException], ...]:
+    """What a missing, broken or truncated (compressed) file raises while being read."""
+    errors: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError, zlib.error)
+    if inp.compression == "zst":
+        errors += (_zstandard("reading .zst files").ZstdError,)
+    if inp.kind == "parquet":
+        errors += (_pyarrow("reading .parquet files").ArrowException,)
+    return errors
+
+
+def _read_jsonl(inp: _Input, opts: _Options) -> Iterator[_Item]:
+    """JSONL: one object per line; blank lines skipped; the file read line by line."""
+    source, lineno = str(inp.path), 0
+    try:
+        with _open_binary(inp) as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if raw.isspace():
+                    continue
+                yield _jsonl_item(raw, source, lineno, opts)
+    except _read_errors(inp) as exc:
+        yield BadRecord(source, lineno + 1 if lineno else 0, _read_error(exc))
+
+
+def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
+    """One JSONL line → a Document, or a BadRecord saying what is wrong with it."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return BadRecord(source, lineno, f"invalid UTF-8 at byte {exc.start} ({exc.reason})")
+    if lineno == 1:
+        line = line.removeprefix("\ufeff")
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return BadRecord(source, lineno, f"not valid JSON ({exc.msg} at column {exc.colno})")
+    except RecursionError:
+        return BadRecord(source, lineno, "not valid JSON (nested too deeply)")
+    if not isinstance(record, dict):
+        return BadRecord(source, lineno, f"not a JSON object but {_type_name(record)}")
+    return _document(record, source, lineno, opts)
+
+
+def _document(record: dict[str, Any], source: str, lineno: int, opts: _Options) -> _Item:
+    """The Document of a parsed ``record`` (id and text taken out and checked)."""
+    text = record.get(opts.text_field)
+    if not isinstance(text, str):
+        if opts.text_field not in record:
+            return BadRecord(source, lineno, f"no field {opts.text_field!r}")
+        why = f"field {opts.text_field!r} is {_type_name(text)}, not a string"
+        return BadRecord(source, lineno, why)
+    reason = _check_text(text, opts.max_text_bytes)
+    if reason:
+        return BadRecord(source, lineno, reason)
+    raw_id = record.get(opts.id_field)
+    if raw_id is None or raw_id == "":
+        doc_id = f"{source}:{lineno}" if opts.several else str(lineno)
+    elif isinstance(raw_id, str | int | float) and not isinstance(raw_id, bool):
+        doc_id = str(raw_id)
+    else:
+        return BadRecord(
+            source, lineno, f"id field {opts.id_field!r} is {_type_name(raw_id)}, not a string"
+        )
+    return Document(doc_id, text, record, source, lineno)
+
+
+def _check_text(text: str, max_bytes: int) -> str | None:
+    """Why ``text`` cannot be used (too large, lone surrogates), or None."""
+    if len(text) <= max_bytes:  # else its UTF-8 is too long whatever it holds
+        try:
+            if len(text.encode("utf-8")) <= max_bytes:
+                return None
+        except UnicodeEncodeError as exc:
+            return f"text has an unpaired surrogate at character {exc.start} (invalid UTF-8)"
+    return f"text larger than the limit of {max_bytes / 2**20:g} MiB (max_text_bytes)"
+
+
+def _type_name(value: Any) -> str:
+    names = {dict: "an object", list: "an array", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+def _read_csv(inp: _Input, opts: _Options) -> Iterator[_Item]:
+    """CSV with a header row; a record's line is the line where it starts."""
+    source, lineno = str(inp.path), 0
+    _raise_csv_field_limit()
+    try:
+        with io.TextIOWrapper(
+            _open_binary(inp), encoding="utf-8-sig", errors="surrogateescape", newline=""
+        ) as fh:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            problem = _header_problem(header, opts.text_field)
+            if problem or header is None:
+                yield BadRecord(source, 1, problem or "empty CSV file")
+                return
+            while True:
+                lineno = reader.line_num + 1
+                try:
+                    row = next(reader)
+                except StopIteration:
+                    break
+                except csv.Error as exc:
+                    yield BadRecord(source, lineno, f"malformed CSV ({exc})")
+                    continue
+                if row:
+                    yield _csv_item(header, row, source, lineno, opts)
+    except _read_errors(inp) as exc:
+        yield BadRecord(source, lineno, _read_error(exc))
+
+
+def _raise_csv_field_limit() -> None:
+    """Let the csv module read long texts (its default field limit is 128 KiB)."""
+    if csv.field_size_limit() < 2**31 - 1:
+        csv.field_size_limit(2**31 - 1)
+
+
+def _header_problem(header: list[str] | None, text_field: str) -> str | None:
+    if header is None:
+        return "empty CSV file (no header row)"
+    if len(set(header)) != len(header):
+        return f"CSV header has repeated column names: {header}"
+    if text_field not in header:
+        return f"CSV header has no column {text_field!r} (columns: {', '.join(header)})"
+    return None
+
+
+def _csv_item(header: list[str], row: list[str], source: str, lineno: int, opts: _Options) -> _Item:
+    if len(row) != len(header):
+        return BadRecord(source, lineno, f"{len(row)} fields, the header has {len(header)}")
+    try:
+        "\x1f".join(row).encode("utf-8")
+    except UnicodeEncodeError:
+        return BadRecord(source, lineno, "invalid UTF-8")
+    return _document(dict(zip(header, row, strict=True)), source, lineno, opts)
+
+
+def _read_parquet(inp: _Input, opts: _Options) -> Iterator[_Item]:
+    """Parquet, batch by batch; ``line`` is the 1-based row number."""
+    pq = _pyarrow("reading .parquet files").parquet
+    source, row = str(inp.path), 0
+    try:
+        pfile = pq.ParquetFile(inp.path)
+        names = pfile.schema_arrow.names
+        if opts.text_field not in names:
+            if pfile.metadata.num_rows == 0:
+                return  # an empty file (written with no record, so no columns) is fine
+            yield BadRecord(
+                source, 0, f"no column {opts.text_field!r} (columns: {', '.join(names)})"
+            )
+            return
+        for batch in pfile.iter_batches(batch_size=_PARQUET_READ_BATCH):
+            for record in batch.to_pylist():
+                row += 1
+                yield _document(record, source, row, opts)
+    except _read_errors(inp) as exc:
+        yield BadRecord(source, row + 1 if row else 0, _read_error(exc))
+
+
+def _read_dir(inp: _Input, opts: _Options) -> Iterator[_Item]:
+    """Every .txt/.html/.htm file below a directory, sorted; HTML stripped to plain text."""
+    for path, rel in _dir_files(inp.path):
+        yield _file_item(path, rel, opts)
+
+
+def _dir_files(root: Path) -> Iterator[tuple[Path, str]]:
+    """(path, relative POSIX path) of the text files below ``root``, each directory sorted."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        base = Path(dirpath)
+        for name in sorted(filenames):
+            if name.lower().endswith(_DIR_SUFFIXES):
+                path = base / name
+                yield path, path.relative_to(root).as_posix()
+
+
+def _file_item(path: Path, rel: str, opts: _Options) -> _Item:
+    source = str(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(opts.max_text_bytes + 1)
+    except OSError as exc:
+        return BadRecord(source, 0, _read_error(exc))
+    if len(data) > opts.max_text_bytes:
+        return BadRecord(source, 0, f"file over the limit of {opts.max_text_bytes / 2**20:g} MiB")
+    try:
+        text = decode_text(data, source)
+    except InputError as exc:
+        return BadRecord(source, 0, str(exc).removeprefix(f"{source}: "))
+    if path.suffix.lower() in _HTML_SUFFIXES:
+        from neardup.text.clean import strip_html
+
+        text = strip_html(text)
+    return Document(rel, text, {"id": rel, "path": source}, source, 0)
+
+
+_READERS: dict[str, Callable[[_Input, _Options], Iterator[_Item]]] = {
+    "jsonl": _read_jsonl,
+    "csv": _read_csv,
+    "parquet": _read_parquet,
+    "dir": _read_dir,
+}
+
+
+def count_lines(path: str | Path) -> int | None:
+    """A cheap estimate of the number of records in ``path``, for a progress bar.
+
+    Parquet: the row count of its metadata; a directory: the number of text files; plain
+    JSONL/CSV: the number of lines (exact up to 64 MiB, else estimated from the first 64 MiB;
+    CSV minus the header); compressed or unreadable files: None (unknown).
+    """
+    inp = _classify(Path(path))
+    if inp.kind == "dir":
+        return sum(1 for _ in _dir_files(inp.path))
+    if inp.compression is not None:
+        return None
+    try:
+        if inp.kind == "parquet":
+            pq = _pyarrow("reading .parquet files").parquet
+            return int(pq.ParquetFile(inp.path).metadata.num_rows)
+        lines = _estimate_lines(inp.path)
+    except _read_errors(inp):
+        return None
+    return max(lines - 1, 0) if inp.kind == "csv" else lines
+
+
+def _estimate_lines(path: Path) -> int:
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(_COUNT_EXACT_BYTES)
+    lines = head.count(b"\n") + (1 if head and not head.endswith(b"\n") else 0)
+    if size <= len(head) or not lines:
+        return lines
+    return round(lines * size / len(head))
+
+
+# --------------------------------------------------------------------------------------------
+# writing
+
+
+class RecordWriter:
+    """Write records (dicts) to ``path`` as JSONL or Parquet; the file appears only on success.
+
+    Records go to a temporary file beside ``path``, renamed into place by :meth:`close`; an
+    exception inside ``with RecordWriter(...)`` (or :meth:`abort`) deletes it, so a crashed run
+    leaves no half-written file. JSONL is UTF-8 (``ensure_ascii=False``), compressed when
+    ``path`` ends in ``.gz`` or ``.zst``; values JSON cannot hold are written as text (dates
+    ISO 8601, decimals as strings, bytes base64).
+
+    Parquet is written in row groups of 10,000 records. The columns are the union of all keys
+    (a missing key is null); a column's type is the one pyarrow infers, and a column pyarrow
+    cannot type consistently (e.g. objects in some records and numbers in others) is written
+    as strings, non-string values JSON-encoded. The schema is taken from the first row group;
+    if a later group adds keys or changes a type, each schema's groups are kept in a part file
+    and all are rewritten into the unified schema at close.
+    """
+
+    def __init__(self, path: str | Path, format: Literal["jsonl", "parquet"] = "jsonl") -> None:
+        if format not in ("jsonl", "parquet"):
+            raise ConfigError(f"format must be 'jsonl' or 'parquet', got {format!r}")
+        self.path = Path(path)
+        self.format = format
+        self.count = 0
+        self._sink: _JsonlSink | _ParquetSink = (
+            _JsonlSink(self.path) if format == "jsonl" else _ParquetSink(self.path)
+        )
+        self._open = True
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Add one record."""
+        if not self._open:
+            raise ValueError(f"{self.path}: writer is closed")
+        self._sink.write(record)
+        self.count += 1
+
+    def close(self) -> None:
+        """Finish the file and move it into place."""
+        if self._open:
+            self._open = False
+            try:
+                self._sink.finish()
+            except BaseException:
+                self._sink.discard()
+                raise
+
+    def abort(self) -> None:
+        """Drop everything written: no file appears."""
+        if self._open:
+            self._open = False
+            self._sink.discard()
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+def _temp_path(path: Path, tag: str = "") -> Path:
+    """A new, empty temporary file beside ``path`` (same file system: rename is atomic)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}{tag}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _commit(tmp: Path, path: Path) -> None:
+    """Flush ``tmp`` to disk and rename it to ``path``."""
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+class _JsonlSink:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tmp = _temp_path(path)
+        name = path.name.lower()
+        raw = open(self.tmp, "wb")  # noqa: SIM115 - closed in finish/discard
+        self.fh: IO[bytes]
+        if name.endswith(".gz"):
+            self.fh = gzip.GzipFile(path.name[:-3], "wb", 6, raw, mtime=0)
+        elif name.endswith(".zst"):
+            self.fh = _zstandard("writing .zst files").ZstdCompressor().stream_writer(raw)
+        else:
+            self.fh = io.BufferedWriter(raw, _BUFFER)
+        self.raw = raw
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=_json_default)
+        self.fh.write(line.encode("utf-8") + b"\n")
+
+    def finish(self) -> None:
+        self.fh.close()
+        self.raw.close()
+        _commit(self.tmp, self.path)
+
+    def discard(self) -> None:
+        with contextlib.suppress(Exception):
+            self.fh.close()
+        self.raw.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+def _json_default(value: Any) -> Any:
+    """JSON for values json cannot encode (from Parquet inputs): dates, decimals, bytes, numpy."""
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if hasattr(value, "item") and hasattr(value, "dtype"):
+        return value.item()
+    raise TypeError(f"cannot write a value of type {type(value).__name__} as JSON")
+
+
+class _ParquetSink:
+    """Buffered rows → row groups; a schema change starts a new part (unified at close)."""
+
+    def __init__(self, path: Path) -> None:
+        self.pa = _pyarrow("writing .parquet files")
+        self.path = path
+        self.rows: list[dict[str, Any]] = []
+        self.parts: list[Path] = []
+        self.schema: Any = None
+        self.writer: Any = None
+
+    def write(self, record: dict[str, Any]) -> None:
+        self.rows.append(record)
+        if len(self.rows) >= _PARQUET_ROW_GROUP:
+            self._flush()
+
+    def _flush(self) -> None:
+        rows, self.rows = self.rows, []
+        if not rows:
+            return
+        table = self._table(rows)
+        if self.writer is None or not table.schema.equals(self.schema):
+            self._new_part(table.schema)
+        self.writer.write_table(table, row_group_size=_PARQUET_ROW_GROUP)
+
+    def _table(self, rows: list[dict[str, Any]]) -> Any:
+        """``rows`` as a table in the current schema, widened by new keys or types if needed."""
+        keys = list(dict.fromkeys(k for row in rows for k in row))
+        known = self.schema.names if self.schema is not None else []
+        names = [*known, *(k for k in keys if k not in known)]
+        arrays = []
+        for name in names:
+            hint = self.schema.field(name).type if name in known else None
+            arrays.append(_column(self.pa, [row.get(name) for row in rows], hint))
+        return self.pa.Table.from_arrays(arrays, names=names)
+
+    def _new_part(self, schema: Any) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.parts.append(_temp_path(self.path, f".part{len(self.parts)}"))
+        self.schema = schema
+        self.writer = self.pa.parquet.ParquetWriter(self.parts[-1], schema)
+
+    def finish(self) -> None:
+        self._flush()
+        if self.writer is None:  # no record at all: an empty file with no columns
+            self._new_part(self.pa.schema([]))
+        self.writer.close()
+        self.writer = None
+        if len(self.parts) > 1:
+            target = _temp_path(self.path)
+            self.parts.append(target)
+            _merge_parts(self.pa, self.parts[:-1], target)
+        _commit(self.parts[-1], self.path)
+        for part in self.parts[:-1]:
+            part.unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        if self.writer is not None:
+            with contextlib.suppress(Exception):
+                self.writer.close()
+        for part in self.parts:
+            part.unlink(missing_ok=True)
+
+
+def _column(pa: Any, values: list[Any], hint: Any) -> Any:
+    """An Arrow array of ``values``: as ``hint`` if they convert losslessly, else as inferred.
+
+    Values pyarrow cannot type consistently become strings (:func:`_json_strings`).
+    """
+    try:
+        array = pa.array(values)
+    except pa.ArrowException:
+        return _json_strings(pa, values)
+    if hint is None or array.type.equals(hint):
+        return array
+    try:
+        return array.cast(hint, safe=True)  # nulls, ints as floats; never 1.5 -> 1
+    except pa.ArrowException:
+        return _json_strings(pa, values) if hint.equals(pa.string()) else array
+
+
+def _json_strings(pa: Any, values: list[Any]) -> Any:
+    """Strings as they are, other values JSON-encoded, None as null."""
+    return pa.array(
+        [
+            v
+            if v is None or isinstance(v, str)
+            else json.dumps(v, ensure_ascii=False, default=_json_default)
+            for v in values
+        ],
+        type=pa.string(),
+    )
+
+
+def _merge_parts(pa: Any, parts: list[Path], target: Path) -> None:
+    """Rewrite part files of differing schemas into ``target`` with one unified schema."""
+    schemas = [pa.parquet.read_schema(p) for p in parts]
+    schema = _unified_schema(pa, schemas)
+    with pa.parquet.ParquetWriter(target, schema) as writer:
+        for part in parts:
+            for batch in pa.parquet.ParquetFile(part).iter_batches(batch_size=_PARQUET_ROW_GROUP):
+                columns = [_conform(pa, batch, field) for field in schema]
+                table = pa.Table.from_arrays(columns, schema=schema)
+                writer.write_table(table, row_group_size=_PARQUET_ROW_GROUP)
+
+
+def _unified_schema(pa: Any, schemas: list[Any]) -> Any:
+    """Union of fields; a field whose types cannot be unified becomes a string (JSON) column."""
+    names = list(dict.fromkeys(n for s in schemas for n in s.names))
+    fields = []
+    for name in names:
+        types = [pa.schema([s.field(name)]) for s in schemas if name in s.names]
+        try:
+            fields.append(pa.unify_schemas(types, promote_options="permissive").field(name))
+        except pa.ArrowException:
+            fields.append(pa.field(name, pa.string()))
+    return pa.schema(fields)
+
+
+def _conform(pa: Any, batch: Any, field: Any) -> Any:
+    """Column ``field`` of ``batch`` in the field's type (nulls if the batch lacks it)."""
+    if field.name not in batch.schema.names:
+        return pa.nulls(batch.num_rows, field.type)
+    column = batch.column(field.name)
+    if column.type.equals(field.type):
+        return column
+    try:
+        return column.cast(field.type)
+    except pa.ArrowException:
+        return _json_strings(pa, column.to_pylist())
