@@ -31,7 +31,7 @@ import gzip
 import io
 import json
 import os
-import tempfile
+import secrets
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -53,6 +53,7 @@ __all__ = [
 
 DEFAULT_MAX_TEXT_BYTES = 64 * 2**20
 _BUFFER = 1 << 20
+_GZIP_READ = 1 << 18  # compressed bytes read at a time
 _PARQUET_READ_BATCH = 1024  # rows per batch: bounded memory even with long texts
 _PARQUET_ROW_GROUP = 10_000
 _COUNT_EXACT_BYTES = 64 * 2**20  # plain files up to this size are counted exactly
@@ -134,7 +135,7 @@ def read_documents(
     on_bad: Callable[[BadRecord], None] | None = None,
     max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
 ) -> Iterator[Document]:
-    """Stream the documents of ``paths`` (files or directories) in order.
+    """Stream the documents of ``paths`` (files or directories; or one path) in order.
 
     The id is the ``id_field`` value (a string or a number) as a string; a record without one
     (missing, null or "") gets its line number: ``"17"`` with one input, ``"data.jsonl:17"``
@@ -147,6 +148,8 @@ def read_documents(
     """
     if max_text_bytes <= 0:
         raise ConfigError(f"max_text_bytes must be positive, got {max_text_bytes}")
+    if isinstance(paths, str | Path):  # one path, not its characters
+        paths = [paths]
     inputs = [_classify(Path(p)) for p in paths]
     opts = _Options(id_field, text_field, max_text_bytes, several=len(inputs) > 1)
     return _stream(inputs, opts, skip_bad, on_bad)
@@ -163,8 +166,9 @@ def _stream(
     for index, inp in enumerate(inputs):
         for item in _READERS[inp.kind](inp, opts):
             if isinstance(item, Document):
-                first = seen.setdefault(item.id, item.line * len(inputs) + index)
-                if first == item.line * len(inputs) + index:
+                here = item.line * len(inputs) + index
+                first = seen.setdefault(item.id, here)
+                if first == here:
                     yield item
                     continue
                 place = _place(inputs, first, item.id)
@@ -266,13 +270,61 @@ def _read_jsonl(inp: _Input, opts: _Options) -> Iterator[_Item]:
     """JSONL: one object per line; blank lines skipped; the file read line by line."""
     source, lineno = str(inp.path), 0
     try:
-        with _open_binary(inp) as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if raw.isspace():
-                    continue
-                yield _jsonl_item(raw, source, lineno, opts)
+        with _chunks(inp) as chunks:
+            for lineno, raw in enumerate(_lines(chunks), 1):
+                if raw and not raw.isspace():
+                    yield _jsonl_item(raw, source, lineno, opts)
     except _read_errors(inp) as exc:
         yield BadRecord(source, lineno + 1 if lineno else 0, _read_error(exc))
+
+
+@contextlib.contextmanager
+def _chunks(inp: _Input) -> Iterator[Iterator[bytes]]:
+    """The decompressed bytes of ``inp`` in chunks of up to 1 MiB, as they come."""
+    if inp.compression == "gz":
+        with open(inp.path, "rb") as raw:
+            yield _gunzip(raw)
+    else:
+        with _open_binary(inp) as fh:
+            yield iter(lambda: fh.read1(_BUFFER), b"")
+
+
+def _gunzip(raw: IO[bytes]) -> Iterator[bytes]:
+    """Gzip decompression in 1 MiB pieces (gzip.GzipFile gives 20 KiB ones: 40% slower).
+
+    Handles concatenated members and zero padding like :mod:`gzip`; a truncated stream raises
+    EOFError only after everything before the cut was delivered.
+    """
+    inflate = zlib.decompressobj(wbits=31)
+    data = b""
+    while data or (data := raw.read(_GZIP_READ)):
+        if inflate.eof:  # another member follows, or zero padding
+            data = data.lstrip(b"\x00")
+            if not data:
+                continue
+            inflate = zlib.decompressobj(wbits=31)
+        out = inflate.decompress(data, _BUFFER)
+        data = inflate.unused_data if inflate.eof else inflate.unconsumed_tail
+        if out:
+            yield out
+    if not inflate.eof:
+        raise EOFError("compressed file ended before the end-of-stream marker was reached")
+
+
+def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The lines (without b"\\n") in a stream of byte chunks; a line may span many chunks."""
+    pending: list[bytes] = []  # pieces of a line longer than a chunk
+    for chunk in chunks:
+        parts = chunk.split(b"\n")
+        if len(parts) == 1:
+            pending.append(chunk)
+            continue
+        pending.append(parts[0])
+        yield b"".join(pending)
+        yield from parts[1:-1]
+        pending = [parts[-1]] if parts[-1] else []
+    if pending:
+        yield b"".join(pending)
 
 
 def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
@@ -497,8 +549,8 @@ class RecordWriter:
     Records go to a temporary file beside ``path``, renamed into place by :meth:`close`; an
     exception inside ``with RecordWriter(...)`` (or :meth:`abort`) deletes it, so a crashed run
     leaves no half-written file. JSONL is UTF-8 (``ensure_ascii=False``), compressed when
-    ``path`` ends in ``.gz`` or ``.zst``; values JSON cannot hold are written as text (dates
-    ISO 8601, decimals as strings, bytes base64).
+    ``path`` ends in ``.gz`` (level 1, for speed) or ``.zst``; values JSON cannot hold are
+    written as text (dates ISO 8601, decimals as strings, bytes base64).
 
     Parquet is written in row groups of 10,000 records. The columns are the union of all keys
     (a missing key is null); a column's type is the one pyarrow infers, and a column pyarrow
@@ -553,11 +605,15 @@ class RecordWriter:
 
 
 def _temp_path(path: Path, tag: str = "") -> Path:
-    """A new, empty temporary file beside ``path`` (same file system: rename is atomic)."""
+    """A new, empty temporary file beside ``path`` (same file system: rename is atomic).
+
+    Made with the umask's permissions (not mkstemp's 0600): it becomes the output file.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}{tag}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    return Path(name)
+    while True:
+        tmp = path.parent / f".{path.name}{tag}.{secrets.token_hex(4)}.tmp"
+        with contextlib.suppress(FileExistsError), open(tmp, "xb"):
+            return tmp
 
 
 def _commit(tmp: Path, path: Path) -> None:
@@ -574,8 +630,9 @@ class _JsonlSink:
         name = path.name.lower()
         raw = open(self.tmp, "wb")  # noqa: SIM115 - closed in finish/discard
         self.fh: IO[bytes]
-        if name.endswith(".gz"):
-            self.fh = gzip.GzipFile(path.name[:-3], "wb", 6, raw, mtime=0)
+        if name.endswith(".gz"):  # level 1: 3x faster than 6, 15% larger (.zst for small)
+            gz = gzip.GzipFile(path.name[:-3], "wb", 1, raw, mtime=0)
+            self.fh = io.BufferedWriter(gz, _BUFFER)  # type: ignore[arg-type]
         elif name.endswith(".zst"):
             self.fh = _zstandard("writing .zst files").ZstdCompressor().stream_writer(raw)
         else:
