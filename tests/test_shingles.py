@@ -137,3 +137,10 @@ def test_batch_equals_plain_python_reference(texts, size, step):
             }
         hashes = {xxhash.xxh3_64_intdigest(s.encode()) for s in expected}
         assert set(batch[d].tolist()) == hashes
+
+
+def test_auto_unit_takes_words_for_spaced_languages_and_characters_for_chinese():
+    config = TextConfig(CanonConfig(stopwords=False), ShingleConfig(unit="auto", size=2))
+    batch_words = [s.text for s in shingles("red fox runs", config)]
+    assert batch_words == ["red fox", "fox runs"]
+    assert [s.text for s in shingles("春眠不觉", config)] == ["春眠", "眠不", "不觉"]

@@ -30,7 +30,7 @@ from neardup.cluster import (
     removed_mask,
     star_clusters,
 )
-from neardup.config import TextConfig
+from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.errors import ConfigError
 from neardup.methods import get_method
 from neardup.methods.base import Method, Signatures
@@ -41,6 +41,7 @@ MEASURES: tuple[str, ...] = get_args(Measure)
 DEFAULT_METHOD = "full"
 DEFAULT_THRESHOLD = 0.5
 DEFAULT_MEASURE: Measure = "containment"
+DEFAULT_TEXT = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +49,21 @@ class DedupConfig:
     """Everything that decides which documents are near-duplicates and which are kept.
 
     The defaults are the paper's conclusion, measured again on the shared benchmark: exact
-    containment of 3-shingles at t = 0.5, candidates from an inverted index of fingerprints.
+    containment of 3-shingles (words; characters for Chinese) at t = 0.5, candidates from an
+    inverted index of fingerprints, and no chaining: a document is removed only when its own
+    verified pair with the kept document reaches ``guard`` (default: the threshold). With
+    ``chain=True`` clusters are plain connected components of the verified pairs instead.
     """
 
-    text: TextConfig = field(default_factory=TextConfig)
+    text: TextConfig = field(default_factory=lambda: DEFAULT_TEXT)
     method: str = DEFAULT_METHOD
     params: tuple[tuple[str, Any], ...] = ()
     threshold: float = DEFAULT_THRESHOLD
     measure: Measure = DEFAULT_MEASURE
     verify: bool = True
     keep: KeepPolicy = field(default_factory=lambda: KeepPolicy.parse("first"))
-    guard: float | None = None  # chaining guard: members must reach this with the keeper
+    guard: float | None = None  # members must reach this with the keeper (None: threshold)
+    chain: bool = False  # clusters are connected components: A~B~C may join A and C
     max_bucket: int = DEFAULT_MAX_BUCKET
     batch_size: int = 4096
 
@@ -205,13 +210,17 @@ def deduplicate(
     n = len(ids)
     length_array = np.array(lengths, dtype=np.int64)
     rank = preference_rank(
-        config.keep, n, np.arange(n), length_array,
+        config.keep,
+        n,
+        np.arange(n),
+        length_array,
         field_values() if config.keep.kind == "field" and field_values else None,
     )
-    if config.guard is None:
+    if config.chain:
         labels = connected_components(n, pairs.left, pairs.right)
     else:
-        labels = star_clusters(n, pairs.left, pairs.right, pairs.score, rank, config.guard)
+        guard = config.threshold if config.guard is None else config.guard
+        labels = star_clusters(n, pairs.left, pairs.right, pairs.score, rank, guard)
     keepers = keepers_by_rank(labels, rank)
     timings["clusters"] = time.perf_counter() - clock
     return DedupResult(

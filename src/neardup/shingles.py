@@ -102,7 +102,7 @@ def shingle_byte_spans(
         tokens.tok_starts,
         tokens.tok_ends,
         tokens.tok_offsets,
-        config.unit == "char",
+        tokens.by_char(config.unit),
         config.size,
         config.step,
     )

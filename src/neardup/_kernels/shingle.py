@@ -45,18 +45,18 @@ def shingle_spans(
     tok_starts: np.ndarray,
     tok_ends: np.ndarray,
     tok_offsets: np.ndarray,
-    by_char: bool,
+    by_char: np.ndarray,
     size: int,
     step: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Byte spans of every shingle, in document order.
+    """Byte spans of every shingle, in document order; ``by_char[d]``: character shingles.
 
     Returns ``(starts, ends, offsets)``; document d's shingles are ``offsets[d]:offsets[d+1]``.
     """
     n = doc_offsets.size - 1
     counts = np.zeros(n, dtype=np.int64)
     for d in prange(n):
-        if by_char:
+        if by_char[d]:
             lo, hi = doc_offsets[d], doc_offsets[d + 1]
             units = 0
             for i in range(lo, hi):
@@ -71,7 +71,7 @@ def shingle_spans(
     ends = np.empty(offsets[n], dtype=np.int64)
     for d in prange(n):
         out = offsets[d]
-        if by_char:
+        if by_char[d]:
             cs = _char_starts(buf, doc_offsets[d], doc_offsets[d + 1])
             units = cs.size - 1
             for k in range(counts[d]):

@@ -71,6 +71,13 @@ class TokenBatch:
             out.append(chunk.decode())
         return out
 
+    def by_char(self, unit: Unit) -> np.ndarray:
+        """Per document: shingles of characters (else of words). ``auto``: characters for the
+        documents in Chinese (those joined without spaces), words for the others."""
+        if unit == "auto":
+            return ~self.spaced
+        return np.full(len(self), unit == "char", dtype=np.bool_)
+
     def token_counts(self) -> np.ndarray:
         """Number of tokens of every document."""
         return np.diff(self.tok_offsets)
@@ -89,13 +96,16 @@ def canonicalize_batch(
     docs = [_clean(t, config) for t in texts]
     text, starts, ends = _split(docs)
     langs, han = _languages(text, starts, ends, config)
-    if config.segment and unit == "word":
+    if config.segment and unit != "char":
         auto = config.lang == "auto"
-        wanted = [lang == "zh" or (auto and has) for lang, has in zip(langs, han, strict=True)]
+        wanted = [
+            unit == "word" and (lang == "zh" or (auto and has))
+            for lang, has in zip(langs, han, strict=True)
+        ]
         if any(wanted):
             docs = [segment.segment_zh(d) if w else d for d, w in zip(docs, wanted, strict=True)]
             text, starts, ends = _split(docs)
-    spaced = np.array([not (unit == "char" and lang == "zh") for lang in langs], dtype=np.bool_)
+    spaced = np.array([unit == "word" or lang != "zh" for lang in langs], dtype=np.bool_)
     table = chars.word_table() if config.punctuation else chars.whitespace_table()
     batch = _tokenize(text, starts, ends, config, spaced, table)
     if config.lemmatize or config.stem or config.drop_adjectives:

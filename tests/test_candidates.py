@@ -1,0 +1,46 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.candidates import candidate_pairs
+from neardup.errors import ConfigError
+
+
+def pairs_of(c):
+    return set(zip(c.left.tolist(), c.right.tolist(), strict=True))
+
+
+def test_documents_sharing_a_key_become_one_pair_each():
+    docs = np.array([0, 1, 2, 0, 1, 3])
+    keys = np.array([7, 7, 7, 9, 9, 5], dtype=np.uint64)
+    c = candidate_pairs(docs, keys)
+    assert pairs_of(c) == {(0, 1), (0, 2), (1, 2)}
+    assert c.capped_buckets == 0
+
+
+def test_a_document_repeating_a_key_is_not_paired_with_itself():
+    c = candidate_pairs(np.array([4, 4, 2]), np.array([1, 1, 1], dtype=np.uint64))
+    assert pairs_of(c) == {(2, 4)}
+
+
+def test_oversized_buckets_pair_with_their_first_document_only():
+    docs = np.arange(10)
+    c = candidate_pairs(docs, np.zeros(10, dtype=np.uint64), max_bucket=4)
+    assert pairs_of(c) == {(0, d) for d in range(1, 10)}
+    assert c.capped_buckets == 1
+    with pytest.raises(ConfigError):
+        candidate_pairs(docs, np.zeros(10, dtype=np.uint64), max_bucket=1)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 8)), max_size=120))
+def test_equals_brute_force(entries):
+    docs = np.array([d for d, _ in entries], dtype=np.int64)
+    keys = np.array([k for _, k in entries], dtype=np.uint64)
+    expected = set()
+    for i, (a, ka) in enumerate(entries):
+        for b, kb in entries[i + 1 :]:
+            if ka == kb and a != b:
+                expected.add((min(a, b), max(a, b)))
+    assert pairs_of(candidate_pairs(docs, keys)) == expected

@@ -1,0 +1,109 @@
+"""Dedup end to end on texts written for the test: copies, rewrites, quotations, negatives."""
+
+import numpy as np
+import pytest
+
+from neardup.cluster import KeepPolicy
+from neardup.config import CanonConfig, ShingleConfig, TextConfig
+from neardup.dedup import DedupConfig, deduplicate
+from neardup.errors import ConfigError
+from neardup.methods import METHOD_NAMES
+from neardup.sample import sample_documents
+
+STORY = (
+    "The night ferry left the harbour an hour late because a storm had closed the northern "
+    "channel. Passengers waited in the terminal drinking tea while the crew checked the "
+    "engines, and the captain walked along the benches explaining the delay to every family. "
+    "When the ship finally sailed, the sea was calm and the lights of the town slowly faded "
+    "behind the breakwater."
+)
+REWRITE = STORY.replace("an hour late", "sixty minutes late").replace("slowly", "gradually")
+QUOTE = "the captain walked along the benches explaining the delay to every family"
+ESSAY = (
+    "Good service is mostly about attention. I remember one trip when "
+    f"{QUOTE}, which nobody had asked him to do, and it changed the mood of the whole room."
+)
+OTHER = (
+    "Bees collect nectar from clover and lime trees in early summer; the beekeeper lifts the "
+    "frames slowly, checks the brood and adds another box when the colony grows crowded."
+)
+DOCS = [
+    ("story", STORY),
+    ("other", OTHER),
+    ("rewrite", REWRITE),
+    ("essay", ESSAY),
+    ("copy", STORY),
+    ("empty", "   "),
+    ("quote", QUOTE),
+]
+
+
+def clusters(result):
+    groups = {}
+    for i, label in enumerate(result.labels):
+        groups.setdefault(int(label), []).append(result.ids[i])
+    return sorted(sorted(g) for g in groups.values() if len(g) > 1)
+
+
+def test_defaults_find_copy_rewrite_and_quoted_text_but_not_the_others():
+    result = deduplicate(DOCS)
+    assert clusters(result) == [["copy", "quote", "rewrite", "story"]]
+    kept = [result.ids[i] for i in np.flatnonzero(~result.removed)]
+    assert kept == ["story", "other", "essay", "empty"]  # the essay only cites one sentence
+    assert result.empty.tolist() == [5]
+    quote = result.ids.index("quote")
+    row = np.flatnonzero((result.pairs.left == 0) & (result.pairs.right == quote))
+    assert result.pairs.containment_rl[row[0]] == 1.0  # all of the quote is in the story
+    assert result.pairs.resemblance[row[0]] < 0.5
+
+
+def test_resemblance_misses_the_quoted_text():
+    result = deduplicate(DOCS, DedupConfig(measure="resemblance", threshold=0.5))
+    assert clusters(result) == [["copy", "rewrite", "story"]]
+
+
+def test_guard_stops_chaining_and_chain_allows_it():
+    a = " ".join(f"alpha{i}" for i in range(30))
+    b = " ".join(f"beta{i}" for i in range(30))
+    docs = [("ab", a + " " + b), ("a", a), ("b", b)]  # a ⊂ ab ⊃ b, a and b unrelated
+    words = TextConfig(CanonConfig(stopwords=False), ShingleConfig(size=3))
+    guarded = deduplicate(docs, DedupConfig(text=words, keep=KeepPolicy.parse("shortest")))
+    assert clusters(guarded) == [["ab", "b"]]  # keeper "b" (shortest) takes only what it verifies
+    chained = deduplicate(docs, DedupConfig(text=words, chain=True))
+    assert clusters(chained) == [["a", "ab", "b"]]
+
+
+@pytest.mark.parametrize("method", METHOD_NAMES)
+def test_every_method_finds_the_exact_copy(method):
+    config = DedupConfig(method=method, measure="resemblance", threshold=0.9)
+    result = deduplicate(DOCS, config)
+    assert ["copy", "story"] in clusters(result)
+
+
+def test_no_verify_uses_the_methods_estimate():
+    config = DedupConfig(method="minhash", measure="resemblance", threshold=0.8, verify=False)
+    result = deduplicate(DOCS, config)
+    assert any({"copy", "story"} <= set(c) for c in clusters(result))
+    with pytest.raises(ConfigError, match="containment"):
+        deduplicate(DOCS, DedupConfig(method="minhash", verify=False))
+
+
+def test_sample_corpus_clusters_by_language():
+    docs = [(d["id"], d["text"]) for d in sample_documents()]
+    found = [set(c) for c in clusters(deduplicate(docs))]
+    assert any({"en-harbour", "en-harbour-page", "en-harbour-rewrite"} <= c for c in found)
+    assert {"zh-tea", "zh-tea-rewrite"} in found
+    assert any({"ru-bridge", "ru-bridge-rewrite"} <= c for c in found)
+    assert not any("en-garden" in c or "zh-market" in c for c in found)
+
+
+def test_bad_settings():
+    for kwargs in ({"threshold": 0}, {"measure": "cosine"}, {"guard": 2.0}, {"batch_size": 0}):
+        with pytest.raises(ConfigError):
+            DedupConfig(**kwargs)
+
+
+def test_batches_do_not_change_the_answer():
+    one = deduplicate(DOCS, DedupConfig(batch_size=1))
+    all_ = deduplicate(DOCS)
+    assert clusters(one) == clusters(all_)
