@@ -33,6 +33,7 @@ def main() -> None:
     parser.add_argument("--unit", default=None)
     parser.add_argument("--size", type=int, default=None)
     parser.add_argument("--param", action="append", default=[])
+    parser.add_argument("--max-bucket", type=int, default=None)
     args = parser.parse_args()
     for lang in args.langs.split(","):
         docs = read_jsonl(BENCH / f"{lang}-bench.jsonl.gz")
@@ -41,7 +42,7 @@ def main() -> None:
         if args.size:
             shingle["size"] = args.size
         overrides = {k: v for k, v in (("method", args.method), ("threshold", args.threshold),
-                                        ("measure", args.measure)) if v is not None}
+                                        ("measure", args.measure), ("max_bucket", args.max_bucket)) if v is not None}
         params = tuple((k, json.loads(v)) for k, v in (p.split("=", 1) for p in args.param))
         base = DedupConfig()
         text = TextConfig(CanonConfig(), ShingleConfig(**shingle)) if shingle else base.text

@@ -19,7 +19,7 @@ from numba import njit
 
 from neardup.errors import ConfigError
 
-DEFAULT_MAX_BUCKET = 1000
+DEFAULT_MAX_BUCKET = 50  # measured: the bench loses nothing at 30; real clusters chain via stars
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
+import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
+import numba
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
 from neardup import __version__
+from neardup.candidates import DEFAULT_MAX_BUCKET
+from neardup.cluster import KeepPolicy
 from neardup.compare import Comparison, MethodEstimate, compare_texts, pairwise_overlaps
 from neardup.config import (
     DEFAULT_SIZES,
@@ -27,11 +40,20 @@ from neardup.config import (
     ShingleConfig,
     TextConfig,
 )
+from neardup.corpus import count_lines
+from neardup.dedup import (
+    DEFAULT_MEASURE,
+    DEFAULT_METHOD,
+    DEFAULT_THRESHOLD,
+    MEASURES,
+    DedupConfig,
+)
 from neardup.errors import InputError, NearDupError
 from neardup.io import read_text
 from neardup.measures import Overlap
 from neardup.methods import METHOD_NAMES, describe_methods, get_method, parse_params
 from neardup.passages import Passages
+from neardup.pipeline import Inputs, run_dedup
 from neardup.sample import sample_documents
 from neardup.shingles import shingles
 from neardup.text.stopwords import load_stopword_file
@@ -47,18 +69,11 @@ def _switch(name: str, help_text: str) -> Callable[[Callable[..., Any]], Callabl
 
 _TEXT_OPTIONS = [
     click.option(
-        "--unit",
-        type=click.Choice(UNITS),
-        default="word",
-        show_default=True,
-        help="Shingle unit: words, or characters (short texts, Chinese).",
-    ),
-    click.option(
         "--size",
         type=click.IntRange(min=1),
         default=None,
         help=f"Units per shingle [default: {DEFAULT_SIZES['word']} words, "
-        f"{DEFAULT_SIZES['char']} chars].",
+        f"{DEFAULT_SIZES['char']} chars, {DEFAULT_SIZES['auto']} for auto].",
     ),
     click.option(
         "--step",
@@ -137,9 +152,24 @@ _CANON_SWITCHES = (
 )
 
 
-def text_options(func: Callable[..., Any]) -> Callable[..., Any]:
+def text_options(default_unit: str = "word") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Add the canonicalization and shingle options; pass them on as one ``config``."""
+    unit_option = click.option(
+        "--unit",
+        type=click.Choice(UNITS),
+        default=default_unit,
+        show_default=True,
+        help="Shingle unit: words, characters (short texts), or auto: words, and characters "
+        "for Chinese.",
+    )
 
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        return _with_text_options(func, [unit_option, *_TEXT_OPTIONS])
+
+    return decorate
+
+
+def _with_text_options(func: Callable[..., Any], options: list[Any]) -> Callable[..., Any]:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         switches = {name: kwargs.pop(name) for name in _CANON_SWITCHES}
@@ -159,7 +189,7 @@ def text_options(func: Callable[..., Any]) -> Callable[..., Any]:
         )
         return func(*args, config=TextConfig(canon, shingle), **kwargs)
 
-    for option in reversed(_TEXT_OPTIONS):
+    for option in reversed(options):
         wrapper = option(wrapper)
     return wrapper
 
@@ -190,7 +220,7 @@ def cli() -> None:
     metavar="NAME=VALUE",
     help="A parameter of --method, e.g. --param num_perm=84 (repeatable).",
 )
-@text_options
+@text_options()
 def compare(
     file_a: str | None,
     file_b: str | None,
@@ -311,7 +341,7 @@ def _highlighted(passages: Passages) -> Text:
 @cli.command(name="shingles")
 @click.argument("file")
 @click.option("--hashes", is_flag=True, help="Print each shingle's fingerprint too.")
-@text_options
+@text_options()
 def shingles_command(file: str, hashes: bool, config: TextConfig) -> None:
     """Print the distinct shingles of a text, one per line, in order of first appearance.
 
@@ -352,6 +382,207 @@ def demo(threshold: float) -> None:
                 f"{o.containment_b_in_a:.3f}",
             )
     console.print(table)
+
+
+@cli.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Directory for pairs, clusters, kept, removed, summary.json, report.html.",
+)
+@click.option(
+    "--method",
+    "method_name",
+    type=click.Choice(METHOD_NAMES),
+    default=DEFAULT_METHOD,
+    show_default=True,
+    help="How candidates are found (see: neardup methods).",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A parameter of --method, e.g. --param num_perm=84 (repeatable).",
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=DEFAULT_THRESHOLD,
+    show_default=True,
+    help="Pairs scoring at least this are near-duplicates.",
+)
+@click.option(
+    "--measure",
+    type=click.Choice(MEASURES),
+    default=DEFAULT_MEASURE,
+    show_default=True,
+    help="containment also finds a short text quoted whole in a long one.",
+)
+@click.option(
+    "--verify/--no-verify",
+    default=True,
+    show_default=True,
+    help="Score candidates exactly from shingles, or by the method's estimate.",
+)
+@click.option(
+    "--keep",
+    "keep_text",
+    default="first",
+    show_default=True,
+    help="Which document of a cluster to keep: first | longest | shortest | field:NAME[:min|max].",
+)
+@click.option(
+    "--guard",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=None,
+    help="A member stays in a cluster only if its pair with the kept document "
+    "scores this much [default: the threshold].",
+)
+@click.option(
+    "--chain",
+    is_flag=True,
+    help="Clusters are connected components of all pairs (A~B~C joins A and C).",
+)
+@click.option(
+    "--max-bucket",
+    type=click.IntRange(min=2),
+    default=DEFAULT_MAX_BUCKET,
+    show_default=True,
+    help="Keys shared by more documents pair only with the first.",
+)
+@click.option("--id-field", default="id", show_default=True, help="Id field of records.")
+@click.option("--text-field", default="text", show_default=True, help="Text field of records.")
+@click.option(
+    "--skip-bad",
+    is_flag=True,
+    help="Skip malformed records (counted in summary.json) instead of stopping.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "parquet"]),
+    default="jsonl",
+    show_default=True,
+    help="Format of the output files.",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Threads for sketching [default: all cores].",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=4096,
+    show_default=True,
+    help="Documents per batch (memory per batch).",
+)
+@text_options(default_unit="auto")
+def dedup(
+    inputs: tuple[str, ...],
+    out_dir: str,
+    method_name: str,
+    params: tuple[str, ...],
+    threshold: float,
+    measure: str,
+    verify: bool,
+    keep_text: str,
+    guard: float | None,
+    chain: bool,
+    max_bucket: int,
+    id_field: str,
+    text_field: str,
+    skip_bad: bool,
+    fmt: str,
+    jobs: int | None,
+    batch_size: int,
+    config: TextConfig,
+) -> None:
+    """Deduplicate a corpus: near-duplicate pairs, clusters, what to keep, and a report.
+
+    INPUTS are JSONL (.gz, .zst), CSV or Parquet files, or directories of .txt/.html files.
+    """
+    if chain and guard is not None:
+        raise click.UsageError("--chain and --guard exclude each other")
+    if jobs is not None:
+        numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
+    dedup_config = DedupConfig(
+        text=config,
+        method=method_name,
+        params=tuple(parse_params(params).items()),
+        threshold=threshold,
+        measure=measure,
+        verify=verify,
+        keep=KeepPolicy.parse(keep_text),
+        guard=guard,
+        chain=chain,
+        max_bucket=max_bucket,
+        batch_size=batch_size,
+    )
+    get_method(method_name, config, **dict(dedup_config.params))  # fail before reading
+    source = Inputs(tuple(inputs), id_field, text_field, skip_bad)
+    with _progress_bar(inputs) as advance:
+        summary = run_dedup(source, out_dir, dedup_config, fmt, progress=advance)
+    _print_summary(summary, out_dir)
+
+
+@contextlib.contextmanager
+def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar over documents read (rate and ETA when the total is known)."""
+    counts = [count_lines(p) for p in inputs]
+    total = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
+    columns = [
+        TextColumn("reading and sketching"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+    ]
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("docs", total=total, rate="")
+        started = time.perf_counter()
+        done = 0
+
+        def advance(n: int) -> None:
+            nonlocal done
+            done += n
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            bar.update(task, advance=n, rate=f"{rate:,.0f} docs/s")
+
+        yield advance
+
+
+def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
+    table = Table(title=f"neardup dedup → {out_dir}")
+    table.add_column("")
+    table.add_column("", justify="right")
+    for key in (
+        "documents",
+        "kept",
+        "removed",
+        "clusters",
+        "verified_pairs",
+        "empty_documents",
+        "bad_records",
+    ):
+        table.add_row(key.replace("_", " "), str(summary[key]))
+    table.add_row("seconds", str(summary["timings_seconds"]["total"]))
+    console.print(table)
+    for warning in summary["warnings"]:
+        click.echo(f"neardup: warning: {warning}", err=True)
+    if summary["empty_documents"]:
+        click.echo(
+            f"neardup: warning: {summary['empty_documents']} document(s) have no words "
+            "left after canonicalization; they are kept and never clustered "
+            f"(e.g. {', '.join(summary['empty_ids'][:5])})",
+            err=True,
+        )
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:

@@ -1,0 +1,443 @@
+"""``report.html`` of a dedup run: one self-contained page (inline CSS, inline SVG, no script).
+
+The page shows the run's summary, the number of verified pairs above each threshold (like
+Fig. 3 of Zagorulko et al.), the histogram of pair scores, the cluster-size distribution and
+the top pairs side by side with their shared passages marked. Every chart comes with a small
+table of the same numbers. All text from the corpus or the summary goes through
+:func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from html import escape
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+
+from neardup.dedup import DedupConfig, DedupResult, Pairs
+from neardup.passages import Passages, shared_passages
+
+STEP = 0.05  # threshold and histogram grid
+TEXT_LIMIT = 2000  # characters of canonical text shown per document
+_EPS = 1e-9  # scores are ratios: 0.55 may be stored as 0.5499999999999999
+_W, _H = 560, 260  # chart size
+_ML, _MR, _MT, _MB = 56, 16, 22, 48  # chart margins
+_MAX_BARS = 40
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;
+margin:0;background:#f6f8fa}
+main{max-width:1200px;margin:0 auto;padding:24px}
+h1{margin:0 0 4px;font-size:24px}h2{margin:32px 0 8px;font-size:19px;
+border-bottom:1px solid #d0d7de;padding-bottom:4px}h3{margin:0 0 8px;font-size:15px}
+.sub{color:#59636e;margin:0 0 16px}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(140px,1fr));gap:10px}
+.card{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:8px 12px}
+.card b{display:block;font-size:20px}.card span{color:#59636e;font-size:12px}
+.tables{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start;margin-top:16px}
+table{border-collapse:collapse;background:#fff;font-size:13px}
+th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f0f3f6;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
+caption{text-align:left;font-weight:600;padding:2px 0 4px}
+.chart{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+svg{background:#fff;border:1px solid #d0d7de;border-radius:6px}
+svg text{font:11px system-ui,sans-serif;fill:#1f2328}svg .axis{font-size:12px;fill:#59636e}
+.pair{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:12px;margin:12px 0}
+.side{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin-top:8px}
+.doc h4{margin:0 0 4px;font-size:13px;word-break:break-all}
+.text{white-space:pre-wrap;word-wrap:break-word;font:12px/1.5 ui-monospace,Consolas,monospace;
+background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:8px;
+max-height:420px;overflow:auto}
+mark{background:#ffe08a;padding:0}.note{color:#59636e;font-size:12px;margin:4px 0 0}
+.empty{color:#59636e;font-style:italic}
+"""
+
+
+# --- numbers ----------------------------------------------------------------------------------
+
+
+def threshold_grid(threshold: float, step: float = STEP) -> np.ndarray:
+    """``threshold``, then every multiple of ``step`` above it, up to 1.0."""
+    first = math.floor(threshold / step + _EPS) + 1
+    multiples = [round(k * step, 10) for k in range(first, round(1.0 / step) + 1)]
+    return np.array([threshold, *(t for t in multiples if t > threshold + _EPS)])
+
+
+def threshold_counts(scores: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, n)``: the number ``n`` of pairs with score ≥ ``t`` for each ``t`` of the grid."""
+    grid = threshold_grid(threshold)
+    ordered = np.sort(np.asarray(scores, dtype=np.float64))
+    below = np.searchsorted(ordered, grid - _EPS, side="left")
+    return grid, (ordered.size - below).astype(np.int64)
+
+
+def score_histogram(scores: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(edges, counts)``: pair scores in bins ``[edges[i], edges[i+1])``, the last closed."""
+    edges = threshold_grid(threshold)
+    if edges.size == 1:
+        edges = np.array([edges[0], 1.0])
+    bins = edges.size - 1
+    idx = np.searchsorted(edges, np.asarray(scores, dtype=np.float64) + _EPS, side="right") - 1
+    return edges, np.bincount(np.clip(idx, 0, bins - 1), minlength=bins).astype(np.int64)
+
+
+def cluster_size_counts(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(sizes, clusters)``: how many clusters have each size (clusters of ≥ 2 only)."""
+    sizes = np.bincount(np.asarray(labels, dtype=np.int64), minlength=1)
+    sizes = sizes[sizes >= 2]
+    values, counts = np.unique(sizes, return_counts=True)
+    return values.astype(np.int64), counts.astype(np.int64)
+
+
+def top_pairs(pairs: Pairs, top: int) -> np.ndarray:
+    """Row numbers of the ``top`` pairs: highest score first, ties by ids (left, then right)."""
+    order = np.lexsort((pairs.right, pairs.left, -np.asarray(pairs.score)))
+    return order[: max(top, 0)]
+
+
+def _fmt(value: Any) -> str:
+    """A summary value as plain text (numbers compact, thousands separated)."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"
+    if isinstance(value, float | np.floating):
+        return f"{float(value):,.4g}" if abs(value) < 1e5 else f"{float(value):,.0f}"
+    if isinstance(value, list | tuple):
+        return ", ".join(_fmt(v) for v in value)
+    return str(value)
+
+
+def _fmt_t(t: float) -> str:
+    return f"{t:.2f}" if abs(t * 100 - round(t * 100)) < 1e-6 else f"{t:.4g}"
+
+
+# --- charts -----------------------------------------------------------------------------------
+
+
+def _nice_ticks(top: float) -> list[int]:
+    """0 and about five round integer ticks covering ``top``."""
+    raw = max(top / 5, 1.0)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    return [int(step * k) for k in range(math.ceil(max(top, 1) / step) + 1)]
+
+
+def _frame(title: str, x_label: str, y_label: str, ticks: list[int]) -> list[str]:
+    """Opening tag, axes, horizontal grid lines with y labels, and axis titles."""
+    bottom, left, right = _H - _MB, _ML, _W - _MR
+    parts = [
+        f'<svg width="{_W}" height="{_H}" '
+        f'viewBox="0 0 {_W} {_H}" role="img" aria-label="{escape(title)}">'
+        f"<title>{escape(title)}</title>"
+    ]
+    for tick in ticks:
+        y = bottom - (bottom - _MT) * tick / ticks[-1]
+        parts.append(
+            f'<line x1="{left}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eaeef2"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{tick:,}</text>'
+        )
+    parts.append(
+        f'<line x1="{left}" x2="{right}" y1="{bottom}" y2="{bottom}" stroke="#59636e"/>'
+        f'<line x1="{left}" x2="{left}" y1="{_MT}" y2="{bottom}" stroke="#59636e"/>'
+        f'<text class="axis" x="{(left + right) / 2}" y="{_H - 8}" text-anchor="middle">'
+        f"{escape(x_label)}</text>"
+        f'<text class="axis" transform="translate(14 {(_MT + bottom) / 2}) rotate(-90)" '
+        f'text-anchor="middle">{escape(y_label)}</text>'
+    )
+    return parts
+
+
+def svg_bar_chart(
+    labels: Sequence[str],
+    values: Sequence[int],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    edge_labels: Sequence[str] | None = None,
+) -> str:
+    """Vertical bars with their values on top; labels under the bars, or at the bar edges
+    when ``edge_labels`` (one more than bars, as for a histogram) is given."""
+    ticks = _nice_ticks(max(values, default=0))
+    parts = _frame(title, x_label, y_label, ticks)
+    n, bottom = len(values), _H - _MB
+    slot = (_W - _ML - _MR) / max(n, 1)
+    every = math.ceil(n / 14) if n else 1
+    for i, value in enumerate(values):
+        height = (bottom - _MT) * value / ticks[-1]
+        x = _ML + i * slot
+        parts.append(
+            f'<rect x="{x + slot * 0.1:.1f}" y="{bottom - height:.1f}" width="{slot * 0.8:.1f}" '
+            f'height="{height:.1f}" fill="#4f8fd6"><title>{escape(labels[i])}: {value:,}'
+            "</title></rect>"
+        )
+        if n <= 24 or value:
+            parts.append(
+                f'<text x="{x + slot / 2:.1f}" y="{bottom - height - 4:.1f}" '
+                f'text-anchor="middle">{value:,}</text>'
+            )
+        if edge_labels is None and i % every == 0:
+            parts.append(
+                f'<text x="{x + slot / 2:.1f}" y="{bottom + 15}" text-anchor="middle">'
+                f"{escape(labels[i])}</text>"
+            )
+    for i, label in enumerate(edge_labels or ()):
+        if i % every == 0 or i == n:
+            parts.append(
+                f'<text x="{_ML + i * slot:.1f}" y="{bottom + 15}" text-anchor="middle">'
+                f"{escape(label)}</text>"
+            )
+    return "".join(parts) + "</svg>"
+
+
+def svg_line_chart(
+    xs: Sequence[float], ys: Sequence[int], *, title: str, x_label: str, y_label: str
+) -> str:
+    """Points ``(x, y)`` joined by a line, each labelled with its value; x on a linear axis."""
+    ticks = _nice_ticks(max(ys, default=0))
+    parts = _frame(title, x_label, y_label, ticks)
+    bottom, width = _H - _MB, _W - _ML - _MR - 24
+    lo, hi = (xs[0], xs[-1]) if xs else (0.0, 1.0)
+    span = (hi - lo) or 1.0
+    points = [
+        (
+            _ML + 12 + width * ((x - lo) / span if hi > lo else 0.5),
+            bottom - (bottom - _MT) * y / ticks[-1],
+        )
+        for x, y in zip(xs, ys, strict=True)
+    ]
+    if points:
+        path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="#4f8fd6" stroke-width="2"/>')
+    every = math.ceil(len(xs) / 12) if xs else 1
+    for i, ((px, py), x, y) in enumerate(zip(points, xs, ys, strict=True)):
+        parts.append(
+            f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="#1f5fa8">'
+            f"<title>score ≥ {_fmt_t(x)}: {y:,}</title></circle>"
+            f'<text x="{px:.1f}" y="{py - 8:.1f}" text-anchor="middle">{y:,}</text>'
+        )
+        if i % every == 0 or i == len(xs) - 1:
+            parts.append(
+                f'<text x="{px:.1f}" y="{bottom + 15}" text-anchor="middle">{_fmt_t(x)}</text>'
+            )
+    return "".join(parts) + "</svg>"
+
+
+def html_table(
+    headers: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str = "", cls: str = ""
+) -> str:
+    """A plain table; numbers right-aligned, everything escaped."""
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="n">{escape(_fmt(v))}</td>'
+            if isinstance(v, int | float | np.number) and not isinstance(v, bool)
+            else f"<td>{escape(_fmt(v))}</td>"
+            for v in row
+        )
+        + "</tr>"
+        for row in rows
+    )
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    attr = f' class="{escape(cls)}"' if cls else ""
+    return f"<table{attr}>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+# --- sections ---------------------------------------------------------------------------------
+
+
+def summary_section(result: DedupResult, config: DedupConfig, summary: Mapping[str, Any]) -> str:
+    """Key figures from the result, then the summary's scalars and each nested dict as tables."""
+    n = len(result.ids)
+    removed = int(np.count_nonzero(result.removed))
+    figures = {
+        "documents": n,
+        "empty documents": int(result.empty.size),
+        "candidate pairs": result.candidates,
+        "verified pairs": len(result.pairs),
+        "clusters": int(cluster_size_counts(result.labels)[1].sum()),
+        "removed": removed,
+        "kept": n - removed,
+    }
+    cards = "".join(
+        f"<div class='card'><b>{v:,}</b><span>{escape(k)}</span></div>" for k, v in figures.items()
+    )
+    scalars = [(k, v) for k, v in summary.items() if not isinstance(v, Mapping)]
+    tables = [html_table(["entry", "value"], scalars, caption="Run")] if scalars else []
+    tables += [_nested_table(str(k), v) for k, v in summary.items() if isinstance(v, Mapping)]
+    run = (
+        f"method <b>{escape(config.method)}</b> · {escape(config.measure)} ≥ "
+        f"<b>{_fmt_t(config.threshold)}</b> · {escape(_fmt(config.text.shingle.unit))} "
+        f"{config.text.shingle.size}-shingles · "
+        f"{'exact verification' if config.verify else 'estimated scores'}"
+    )
+    weak = "".join(f"<p class='note'>⚠ {escape(w)}</p>" for w in result.weak)
+    return (
+        f"<p class='sub'>{run}</p><div class='cards'>{cards}</div>{weak}"
+        f"<div class='tables'>{''.join(tables)}</div>"
+    )
+
+
+def _nested_table(name: str, values: Mapping[str, Any]) -> str:
+    """A dict as a table; dicts inside it become tables inside the cell."""
+    rows = "".join(
+        f"<tr><th>{escape(str(k))}</th>"
+        + (
+            f"<td>{_nested_table('', v)}</td>"
+            if isinstance(v, Mapping)
+            else f"<td class='n'>{escape(_fmt(v))}</td>"
+        )
+        + "</tr>"
+        for k, v in values.items()
+    )
+    cap = f"<caption>{escape(name)}</caption>" if name else ""
+    return f"<table>{cap}<tbody>{rows}</tbody></table>"
+
+
+def _figure(heading: str, svg: str, headers: list[str], *columns: list, cls: str) -> str:
+    """A chart and, beside it, a table of the same numbers (one column per header)."""
+    table = html_table(headers, list(zip(*columns, strict=True)), cls=cls)
+    return f"<h2>{escape(heading)}</h2><div class='chart'>{svg}{table}</div>"
+
+
+def charts_section(result: DedupResult, config: DedupConfig) -> str:
+    """Pairs above each threshold, score histogram and cluster sizes, each with its table."""
+    scores, measure = result.pairs.score, config.measure
+    grid, counts = threshold_counts(scores, config.threshold)
+    above = svg_line_chart(
+        grid.tolist(),
+        counts.tolist(),
+        title="Verified pairs with score ≥ t",
+        x_label=f"threshold t ({measure})",
+        y_label="pairs with score ≥ t",
+    )
+    edges, hist = score_histogram(scores, config.threshold)
+    bins = [f"{_fmt_t(lo)}–{_fmt_t(hi)}" for lo, hi in pairwise(edges)]
+    histogram = svg_bar_chart(
+        bins,
+        hist.tolist(),
+        title="Histogram of pair scores",
+        x_label=f"{measure} score (bins of {STEP:g})",
+        y_label="pairs",
+        edge_labels=[_fmt_t(e) for e in edges],
+    )
+    ts = [_fmt_t(t) for t in grid]
+    page = _figure(
+        "Pairs above each threshold",
+        above,
+        ["t", "pairs ≥ t"],
+        ts,
+        counts.tolist(),
+        cls="threshold-counts",
+    ) + _figure(
+        "Pair scores", histogram, ["score", "pairs"], bins, hist.tolist(), cls="score-histogram"
+    )
+    sizes, clusters = cluster_size_counts(result.labels)
+    if not sizes.size:
+        return page + "<h2>Cluster sizes</h2><p class='empty'>No clusters of 2 or more.</p>"
+    labels = [str(s) for s in sizes[:_MAX_BARS]]
+    if sizes.size > _MAX_BARS:  # the long tail in one bar
+        labels[-1] = f"≥{labels[-1]}"
+        clusters = np.r_[clusters[: _MAX_BARS - 1], clusters[_MAX_BARS - 1 :].sum()]
+    chart = svg_bar_chart(
+        labels,
+        clusters.tolist(),
+        title="Clusters by size",
+        x_label="cluster size (documents)",
+        y_label="clusters",
+    )
+    return page + _figure(
+        "Cluster sizes", chart, ["size", "clusters"], labels, clusters.tolist(), cls="cluster-sizes"
+    )
+
+
+def highlight(text: str, spans: Sequence[tuple[int, int]], limit: int = TEXT_LIMIT) -> str:
+    """``text`` escaped, with ``spans`` in ``<mark>``, cut near ``limit`` characters."""
+    cut = len(text)
+    if cut > limit:
+        space = text.rfind(" ", limit - 200, limit)
+        cut = space if space > 0 else limit
+    pieces, pos = [], 0
+    for start, end in spans:
+        start, end = max(start, pos), min(end, cut)
+        if start >= end:
+            continue
+        pieces += [escape(text[pos:start]), f"<mark>{escape(text[start:end])}</mark>"]
+        pos = end
+    pieces.append(escape(text[pos:cut]))
+    if cut < len(text):
+        pieces.append(" …")
+    return "".join(pieces)
+
+
+def _document(doc_id: str, index: int, passages: Passages | None) -> str:
+    """One side of a pair: its canonical text with the shared passages marked."""
+    head = f"<h4>{escape(doc_id)} <span class='note'>(document {index:,})</span></h4>"
+    if passages is None:
+        return f"<div class='doc'>{head}<p class='empty'>text not available</p></div>"
+    size = len(passages.text)
+    shared = sum(e - s for s, e in passages.spans) / max(size, 1)
+    note = f"{size:,} canonical characters, {shared:.0%} shared"
+    if size > TEXT_LIMIT:
+        note += f"; cut to about the first {TEXT_LIMIT:,}"
+    return (
+        f"<div class='doc'>{head}<div class='text'>{highlight(passages.text, passages.spans)}"
+        f"</div><p class='note'>{escape(note)}</p></div>"
+    )
+
+
+def pairs_section(
+    result: DedupResult, texts: Mapping[int, str], config: DedupConfig, top: int
+) -> str:
+    """The top pairs side by side, shared passages of the canonical texts marked."""
+    rows = top_pairs(result.pairs, top)
+    head = f"<h2>Top {len(rows):,} of {len(result.pairs):,} verified pairs</h2>"
+    if not rows.size:
+        return head + "<p class='empty'>No verified pairs.</p>"
+    p, parts = result.pairs, [head]
+    for rank, k in enumerate(rows.tolist(), 1):
+        a, b = int(p.left[k]), int(p.right[k])
+        ta, tb = texts.get(a), texts.get(b)
+        both = ta is not None and tb is not None
+        pa, pb = shared_passages(ta, tb, config.text) if both else (None, None)
+        values = (p.score, p.resemblance, p.containment_lr, p.containment_rl)
+        measures = html_table(
+            ["score", "resemblance", "containment a in b", "containment b in a"],
+            [tuple(float(v[k]) for v in values)],
+        )
+        parts.append(
+            f"<section class='pair' id='pair-{rank}'><h3>#{rank} · a = {escape(result.ids[a])}"
+            f" ↔ b = {escape(result.ids[b])}</h3>{measures}<div class='side'>"
+            f"{_document(result.ids[a], a, pa)}{_document(result.ids[b], b, pb)}</div></section>"
+        )
+    return "".join(parts)
+
+
+def render_report(
+    result: DedupResult,
+    texts: Mapping[int, str],
+    config: DedupConfig,
+    *,
+    summary: dict,
+    top: int = 20,
+) -> str:
+    """The whole ``report.html`` page. ``texts`` needs only the documents of the top pairs."""
+    body = (
+        "<h1>neardup dedup report</h1>"
+        + summary_section(result, config, summary)
+        + charts_section(result, config)
+        + pairs_section(result, texts, config, top)
+    )
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>neardup dedup report</title><style>{_CSS}</style></head>"
+        f"<body><main>{body}</main></body></html>\n"
+    )
