@@ -129,11 +129,14 @@ def test_shingles_command_prints_distinct_shingles_with_hashes(tmp_path):
         assert int(digest, 16) == xxhash.xxh3_64_intdigest(shingle.encode())
 
 
-def test_demo_runs_on_the_bundled_sample():
-    result = run("demo")
+def test_demo_deduplicates_the_bundled_sample(tmp_path):
+    result = run("demo", "--out", str(tmp_path / "demo"))
     assert result.exit_code == 0
     assert "en-harbour-rewrite" in result.output
     assert "zh-tea-rewrite" in result.output
+    removed = (tmp_path / "demo" / "removed.jsonl").read_text(encoding="utf-8")
+    assert "en-harbour-page" in removed
+    assert "en-garden" not in removed
 
 
 def test_every_command_has_help():

@@ -1,6 +1,6 @@
 import pytest
 
-from neardup.compare import compare_texts, pairwise_overlaps
+from neardup.compare import compare_texts
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.errors import EmptyTextError
 from neardup.methods import METHOD_NAMES, get_method
@@ -64,9 +64,3 @@ def test_empty_texts_are_named():
         compare_texts("some words here", "  ", labels=("A", "B"))
     with pytest.raises(EmptyTextError, match="first: no words left"):
         compare_texts("the of and", "words", labels=("first", "second"))
-
-
-def test_pairwise_overlaps_covers_each_pair_once():
-    pairs = list(pairwise_overlaps([ORIGINAL, COPY, OTHER], WORDS))
-    assert [(i, j) for i, j, _ in pairs] == [(0, 1), (0, 2), (1, 2)]
-    assert pairs[0][2].resemblance > pairs[1][2].resemblance

@@ -126,7 +126,8 @@ def test_empty_documents_are_reported_not_clustered(tmp_path):
 def neardup(*args):
     return subprocess.run(
         [sys.executable, "-c", "from neardup.cli import main; main()", *args],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
 
 

@@ -29,7 +29,7 @@ from rich.text import Text
 from neardup import __version__
 from neardup.candidates import DEFAULT_MAX_BUCKET
 from neardup.cluster import KeepPolicy
-from neardup.compare import Comparison, MethodEstimate, compare_texts, pairwise_overlaps
+from neardup.compare import Comparison, MethodEstimate, compare_texts
 from neardup.config import (
     DEFAULT_SIZES,
     HASH_NAMES,
@@ -54,7 +54,7 @@ from neardup.measures import Overlap
 from neardup.methods import METHOD_NAMES, describe_methods, get_method, parse_params
 from neardup.passages import Passages
 from neardup.pipeline import Inputs, run_dedup
-from neardup.sample import sample_documents
+from neardup.sample import sample_documents, sample_path
 from neardup.shingles import shingles
 from neardup.text.stopwords import load_stopword_file
 
@@ -358,30 +358,30 @@ def shingles_command(file: str, hashes: bool, config: TextConfig) -> None:
 
 @cli.command()
 @click.option(
-    "--threshold",
-    type=click.FloatRange(0, 1),
-    default=0.3,
+    "--out",
+    "out_dir",
+    default="neardup-demo",
     show_default=True,
-    help="Show pairs whose resemblance or containment reaches this.",
+    type=click.Path(file_okay=False),
+    help="Where to write the outputs.",
 )
-def demo(threshold: float) -> None:
-    """Compare every pair of the bundled sample corpus (English, Russian, Chinese)."""
-    docs = sample_documents()
-    console.print(f"Sample corpus: {len(docs)} documents written for neardup")
-    table = Table(title=f"Pairs with resemblance or containment ≥ {threshold}")
-    for column in ("a", "b", "resemblance", "A in B", "B in A"):
-        table.add_column(column, justify="left" if column in "ab" else "right")
-    ids = [d["id"] for d in docs]
-    for i, j, o in pairwise_overlaps([d["text"] for d in docs]):
-        if max(o.resemblance, o.containment_a_in_b, o.containment_b_in_a) >= threshold:
-            table.add_row(
-                ids[i],
-                ids[j],
-                f"{o.resemblance:.3f}",
-                f"{o.containment_a_in_b:.3f}",
-                f"{o.containment_b_in_a:.3f}",
-            )
+def demo(out_dir: str) -> None:
+    """Deduplicate the bundled sample corpus (English, Russian, Chinese) with the defaults."""
+    console.print(
+        f"Sample corpus: {len(sample_documents())} documents written for neardup "
+        "(copies, rewrites, an HTML page, quotations)"
+    )
+    with sample_path() as path:
+        summary = run_dedup(Inputs((str(path),)), out_dir, DedupConfig())
+    table = Table(title="Near-duplicate clusters (default settings)")
+    for column in ("kept", "removed as its near-duplicates"):
+        table.add_column(column)
+    for line in Path(out_dir, "clusters.jsonl").read_text(encoding="utf-8").splitlines():
+        cluster = json.loads(line)
+        table.add_row(cluster["keep"], ", ".join(i for i in cluster["ids"] if i != cluster["keep"]))
     console.print(table)
+    _print_summary(summary, out_dir)
+    console.print(f"Open {Path(out_dir, 'report.html')} for the pairs and their shared passages.")
 
 
 @cli.command()

@@ -3,7 +3,6 @@ signature method's estimate beside the exact values."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,13 +108,3 @@ def method_estimate(method: Method, pair: FingerprintBatch) -> MethodEstimate:
         containment_a_in_b=float(containment(sigs[0], sigs[1])) if containment else None,
         fitted_on_pair=fitted,
     )
-
-
-def pairwise_overlaps(
-    texts: Sequence[str], config: TextConfig | None = None
-) -> Iterator[tuple[int, int, Overlap]]:
-    """Every pair ``(i, j, overlap)`` of a handful of texts (quadratic: corpora use dedup)."""
-    batch = fingerprint_batch(texts, config)
-    for i in range(len(texts)):
-        for j in range(i + 1, len(texts)):
-            yield i, j, overlap(batch[i], batch[j])

@@ -28,19 +28,20 @@ _ML, _MR, _MT, _MB = 56, 16, 22, 48  # chart margins
 _MAX_BARS = 40
 
 _CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;
-margin:0;background:#f6f8fa}
-main{max-width:1200px;margin:0 auto;padding:24px}
-h1{margin:0 0 4px;font-size:24px}h2{margin:32px 0 8px;font-size:19px;
-border-bottom:1px solid #d0d7de;padding-bottom:4px}h3{margin:0 0 8px;font-size:15px}
-.sub{color:#59636e;margin:0 0 16px}
+
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;margin:0;
+background:#f6f8fa}
+main{max-width:1200px;margin:0 auto;padding:24px}h1{margin:0 0 4px;font-size:24px}
+h2{margin:32px 0 8px;font-size:19px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
+h3{margin:0 0 8px;font-size:15px}.sub{color:#59636e;margin:0 0 16px}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(140px,1fr));gap:10px}
 .card{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:8px 12px}
 .card b{display:block;font-size:20px}.card span{color:#59636e;font-size:12px}
 .tables{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start;margin-top:16px}
 table{border-collapse:collapse;background:#fff;font-size:13px}
 th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f0f3f6;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th,.kv td:first-child{background:#f0f3f6;font-weight:600}.kv .kv{font-size:12px}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;padding:2px 0 4px}
 .chart{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
 svg{background:#fff;border:1px solid #d0d7de;border-radius:6px}
@@ -49,8 +50,8 @@ svg text{font:11px system-ui,sans-serif;fill:#1f2328}svg .axis{font-size:12px;fi
 .side{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin-top:8px}
 .doc h4{margin:0 0 4px;font-size:13px;word-break:break-all}
 .text{white-space:pre-wrap;word-wrap:break-word;font:12px/1.5 ui-monospace,Consolas,monospace;
-background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:8px;
-max-height:420px;overflow:auto}
+background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:8px;max-height:420px;
+overflow:auto}
 mark{background:#ffe08a;padding:0}.note{color:#59636e;font-size:12px;margin:4px 0 0}
 .empty{color:#59636e;font-style:italic}
 """
@@ -128,6 +129,10 @@ def _nice_ticks(top: float) -> list[int]:
     return [int(step * k) for k in range(math.ceil(max(top, 1) / step) + 1)]
 
 
+def _text(x: float, y: float, label: str) -> str:
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle">{escape(label)}</text>'
+
+
 def _frame(title: str, x_label: str, y_label: str, ticks: list[int]) -> list[str]:
     """Opening tag, axes, horizontal grid lines with y labels, and axis titles."""
     bottom, left, right = _H - _MB, _ML, _W - _MR
@@ -168,31 +173,23 @@ def svg_bar_chart(
     parts = _frame(title, x_label, y_label, ticks)
     n, bottom = len(values), _H - _MB
     slot = (_W - _ML - _MR) / max(n, 1)
+    bar = slot * 0.8 if edge_labels is not None else min(slot * 0.8, 48.0)
     every = math.ceil(n / 14) if n else 1
     for i, value in enumerate(values):
         height = (bottom - _MT) * value / ticks[-1]
         x = _ML + i * slot
         parts.append(
-            f'<rect x="{x + slot * 0.1:.1f}" y="{bottom - height:.1f}" width="{slot * 0.8:.1f}" '
+            f'<rect x="{x + (slot - bar) / 2:.1f}" y="{bottom - height:.1f}" width="{bar:.1f}" '
             f'height="{height:.1f}" fill="#4f8fd6"><title>{escape(labels[i])}: {value:,}'
             "</title></rect>"
         )
         if n <= 24 or value:
-            parts.append(
-                f'<text x="{x + slot / 2:.1f}" y="{bottom - height - 4:.1f}" '
-                f'text-anchor="middle">{value:,}</text>'
-            )
+            parts.append(_text(x + slot / 2, bottom - height - 4, f"{value:,}"))
         if edge_labels is None and i % every == 0:
-            parts.append(
-                f'<text x="{x + slot / 2:.1f}" y="{bottom + 15}" text-anchor="middle">'
-                f"{escape(labels[i])}</text>"
-            )
+            parts.append(_text(x + slot / 2, bottom + 15, labels[i]))
     for i, label in enumerate(edge_labels or ()):
         if i % every == 0 or i == n:
-            parts.append(
-                f'<text x="{_ML + i * slot:.1f}" y="{bottom + 15}" text-anchor="middle">'
-                f"{escape(label)}</text>"
-            )
+            parts.append(_text(_ML + i * slot, bottom + 15, label))
     return "".join(parts) + "</svg>"
 
 
@@ -219,35 +216,31 @@ def svg_line_chart(
     for i, ((px, py), x, y) in enumerate(zip(points, xs, ys, strict=True)):
         parts.append(
             f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3.5" fill="#1f5fa8">'
-            f"<title>score ≥ {_fmt_t(x)}: {y:,}</title></circle>"
-            f'<text x="{px:.1f}" y="{py - 8:.1f}" text-anchor="middle">{y:,}</text>'
+            f"<title>score ≥ {_fmt_t(x)}: {y:,}</title></circle>" + _text(px, py - 8, f"{y:,}")
         )
         if i % every == 0 or i == len(xs) - 1:
-            parts.append(
-                f'<text x="{px:.1f}" y="{bottom + 15}" text-anchor="middle">{_fmt_t(x)}</text>'
-            )
+            parts.append(_text(px, bottom + 15, _fmt_t(x)))
     return "".join(parts) + "</svg>"
+
+
+def _cell(value: Any) -> str:
+    """One ``<td>``: numbers right-aligned, dicts as tables inside, everything escaped."""
+    if isinstance(value, Mapping):
+        return f"<td>{html_table((), list(value.items()), cls='kv')}</td>"
+    number = isinstance(value, int | float | np.number) and not isinstance(value, bool)
+    return f"<td{' class=n' if number else ''}>{escape(_fmt(value))}</td>"
 
 
 def html_table(
     headers: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str = "", cls: str = ""
 ) -> str:
-    """A plain table; numbers right-aligned, everything escaped."""
+    """A plain table (no header row when ``headers`` is empty); see :func:`_cell`."""
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="n">{escape(_fmt(v))}</td>'
-            if isinstance(v, int | float | np.number) and not isinstance(v, bool)
-            else f"<td>{escape(_fmt(v))}</td>"
-            for v in row
-        )
-        + "</tr>"
-        for row in rows
-    )
+    head = f"<thead><tr>{head}</tr></thead>" if head else ""
+    body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in rows)
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
     attr = f' class="{escape(cls)}"' if cls else ""
-    return f"<table{attr}>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<table{attr}>{cap}{head}<tbody>{body}</tbody></table>"
 
 
 # --- sections ---------------------------------------------------------------------------------
@@ -270,8 +263,12 @@ def summary_section(result: DedupResult, config: DedupConfig, summary: Mapping[s
         f"<div class='card'><b>{v:,}</b><span>{escape(k)}</span></div>" for k, v in figures.items()
     )
     scalars = [(k, v) for k, v in summary.items() if not isinstance(v, Mapping)]
-    tables = [html_table(["entry", "value"], scalars, caption="Run")] if scalars else []
-    tables += [_nested_table(str(k), v) for k, v in summary.items() if isinstance(v, Mapping)]
+    tables = [html_table((), scalars, caption="Run", cls="kv")] if scalars else []
+    tables += [
+        html_table((), list(v.items()), caption=str(k), cls="kv")
+        for k, v in summary.items()
+        if isinstance(v, Mapping)
+    ]
     run = (
         f"method <b>{escape(config.method)}</b> · {escape(config.measure)} ≥ "
         f"<b>{_fmt_t(config.threshold)}</b> · {escape(_fmt(config.text.shingle.unit))} "
@@ -283,22 +280,6 @@ def summary_section(result: DedupResult, config: DedupConfig, summary: Mapping[s
         f"<p class='sub'>{run}</p><div class='cards'>{cards}</div>{weak}"
         f"<div class='tables'>{''.join(tables)}</div>"
     )
-
-
-def _nested_table(name: str, values: Mapping[str, Any]) -> str:
-    """A dict as a table; dicts inside it become tables inside the cell."""
-    rows = "".join(
-        f"<tr><th>{escape(str(k))}</th>"
-        + (
-            f"<td>{_nested_table('', v)}</td>"
-            if isinstance(v, Mapping)
-            else f"<td class='n'>{escape(_fmt(v))}</td>"
-        )
-        + "</tr>"
-        for k, v in values.items()
-    )
-    cap = f"<caption>{escape(name)}</caption>" if name else ""
-    return f"<table>{cap}<tbody>{rows}</tbody></table>"
 
 
 def _figure(heading: str, svg: str, headers: list[str], *columns: list, cls: str) -> str:
@@ -362,7 +343,7 @@ def highlight(text: str, spans: Sequence[tuple[int, int]], limit: int = TEXT_LIM
     """``text`` escaped, with ``spans`` in ``<mark>``, cut near ``limit`` characters."""
     cut = len(text)
     if cut > limit:
-        space = text.rfind(" ", limit - 200, limit)
+        space = text.rfind(" ", max(limit - 200, 0), limit)
         cut = space if space > 0 else limit
     pieces, pos = [], 0
     for start, end in spans:
@@ -401,7 +382,8 @@ def pairs_section(
     head = f"<h2>Top {len(rows):,} of {len(result.pairs):,} verified pairs</h2>"
     if not rows.size:
         return head + "<p class='empty'>No verified pairs.</p>"
-    p, parts = result.pairs, [head]
+    note = "Texts in canonical form (as compared); passages shared with the other are marked."
+    p, parts = result.pairs, [head, f"<p class='sub'>{note}</p>"]
     for rank, k in enumerate(rows.tolist(), 1):
         a, b = int(p.left[k]), int(p.right[k])
         ta, tb = texts.get(a), texts.get(b)
