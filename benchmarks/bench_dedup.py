@@ -209,7 +209,7 @@ def measure(name: str, docs: int | None, repeat: int) -> dict:
         "cpu": statistics.median(cpu),
         "peak_rss": peak_rss_mb(),
         "loaded_rss": loaded,
-        "pairs": int(len(left)),
+        "pairs": len(left),
     }
     if name == "neardup":
         result["timings"] = neardup_pairs.timings  # type: ignore[attr-defined]
@@ -338,7 +338,8 @@ def build_million(total: int) -> Path:
         n = write_chunks(chunks.with_suffix(".tmp"))
         chunks.with_suffix(".tmp").rename(chunks)
         print(f"chunks: {n} documents in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    n_chunks = sum(1 for _ in gzip.open(chunks, "rt", encoding="utf-8"))
+    with gzip.open(chunks, "rt", encoding="utf-8") as fh:
+        n_chunks = sum(1 for _ in fh)
     base = int(n_chunks * 0.85)  # the rest is the pool for containment hosts, hard negatives
     tool = SHARED / "tools" / "make_bench.py"
     runs = [("a", 7, "1.0"), ("b", 8, "0.5")]  # variant rate 1.0: 1-3 variants per base doc

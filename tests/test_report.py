@@ -15,6 +15,7 @@ from neardup.report import (
     score_histogram,
     svg_bar_chart,
     svg_line_chart,
+    text_window,
     threshold_counts,
     threshold_grid,
     top_pairs,
@@ -135,7 +136,7 @@ def test_top_pairs_side_by_side_with_marked_passages(page, result):
     quote = next(s for s in sections if "b = quote" in s)
     assert re.search(r"<mark>[^<]*captain walked along benches[^<]*</mark>", quote)
     long_pair = next(s for s in sections if "b = long" in s)
-    assert "cut to about the first 2,000" in long_pair
+    assert re.search(r"cut to characters 0–1,9\d\d", long_pair)
 
 
 def test_top_limits_and_orders_pairs(result):
@@ -193,6 +194,19 @@ def test_highlight_escapes_and_cuts():
     assert out.endswith(" …")
     assert out.endswith("word …")
     assert len(unescape(re.sub("<[^>]+>", "", out))) < 102
+
+
+def test_window_moves_to_a_shared_passage_beyond_the_limit():
+    text = "filler " * 500 + "the shared passage" + " tail" * 50
+    start = text.index("the shared")
+    out = highlight(text, [(start, start + 18)], limit=300)
+    assert out.startswith("… filler")
+    assert "<mark>the shared passage</mark>" in out
+    assert out.endswith(" …")
+    first, last = text_window(text, [(start, start + 18)], 300)
+    assert start - 200 <= first <= start
+    assert last - first <= 300
+    assert text_window("short", [], 300) == (0, 5)
 
 
 def test_charts_escape_labels_and_handle_no_data():

@@ -57,9 +57,6 @@ mark{background:#ffe08a;padding:0}.note{color:#59636e;font-size:12px;margin:4px 
 """
 
 
-# --- numbers ----------------------------------------------------------------------------------
-
-
 def threshold_grid(threshold: float, step: float = STEP) -> np.ndarray:
     """``threshold``, then every multiple of ``step`` above it, up to 1.0."""
     first = math.floor(threshold / step + _EPS) + 1
@@ -116,9 +113,6 @@ def _fmt(value: Any) -> str:
 
 def _fmt_t(t: float) -> str:
     return f"{t:.2f}" if abs(t * 100 - round(t * 100)) < 1e-6 else f"{t:.4g}"
-
-
-# --- charts -----------------------------------------------------------------------------------
 
 
 def _nice_ticks(top: float) -> list[int]:
@@ -243,9 +237,6 @@ def html_table(
     return f"<table{attr}>{cap}{head}<tbody>{body}</tbody></table>"
 
 
-# --- sections ---------------------------------------------------------------------------------
-
-
 def summary_section(result: DedupResult, config: DedupConfig, summary: Mapping[str, Any]) -> str:
     """Key figures from the result, then the summary's scalars and each nested dict as tables."""
     n = len(result.ids)
@@ -262,13 +253,9 @@ def summary_section(result: DedupResult, config: DedupConfig, summary: Mapping[s
     cards = "".join(
         f"<div class='card'><b>{v:,}</b><span>{escape(k)}</span></div>" for k, v in figures.items()
     )
-    scalars = [(k, v) for k, v in summary.items() if not isinstance(v, Mapping)]
-    tables = [html_table((), scalars, caption="Run", cls="kv")] if scalars else []
-    tables += [
-        html_table((), list(v.items()), caption=str(k), cls="kv")
-        for k, v in summary.items()
-        if isinstance(v, Mapping)
-    ]
+    groups = [("Run", [(k, v) for k, v in summary.items() if not isinstance(v, Mapping)])]
+    groups += [(str(k), list(v.items())) for k, v in summary.items() if isinstance(v, Mapping)]
+    tables = [html_table((), rows, caption=name, cls="kv") for name, rows in groups if rows]
     run = (
         f"method <b>{escape(config.method)}</b> · {escape(config.measure)} ≥ "
         f"<b>{_fmt_t(config.threshold)}</b> · {escape(_fmt(config.text.shingle.unit))} "
@@ -339,21 +326,34 @@ def charts_section(result: DedupResult, config: DedupConfig) -> str:
     )
 
 
+def text_window(text: str, spans: Sequence[tuple[int, int]], limit: int) -> tuple[int, int]:
+    """About ``limit`` characters of ``text`` to show, cut at spaces: from the start, or from
+    just before the first shared passage when that lies beyond the limit."""
+    if len(text) <= limit:
+        return 0, len(text)
+    start = 0
+    if spans and spans[0][1] > limit:
+        space = text.find(" ", max(spans[0][0] - 200, 0), spans[0][0])
+        start = space + 1 if space >= 0 else spans[0][0]
+    end = min(start + limit, len(text))
+    if end < len(text):
+        space = text.rfind(" ", max(end - 200, start + 1), end)
+        end = space if space > 0 else end
+    return start, end
+
+
 def highlight(text: str, spans: Sequence[tuple[int, int]], limit: int = TEXT_LIMIT) -> str:
-    """``text`` escaped, with ``spans`` in ``<mark>``, cut near ``limit`` characters."""
-    cut = len(text)
-    if cut > limit:
-        space = text.rfind(" ", max(limit - 200, 0), limit)
-        cut = space if space > 0 else limit
-    pieces, pos = [], 0
+    """``text`` escaped, with ``spans`` in ``<mark>``, cut to :func:`text_window`."""
+    first, last = text_window(text, spans, limit)
+    pieces, pos = ["… " if first else ""], first
     for start, end in spans:
-        start, end = max(start, pos), min(end, cut)
+        start, end = max(start, pos), min(end, last)
         if start >= end:
             continue
         pieces += [escape(text[pos:start]), f"<mark>{escape(text[start:end])}</mark>"]
         pos = end
-    pieces.append(escape(text[pos:cut]))
-    if cut < len(text):
+    pieces.append(escape(text[pos:last]))
+    if last < len(text):
         pieces.append(" …")
     return "".join(pieces)
 
@@ -366,8 +366,9 @@ def _document(doc_id: str, index: int, passages: Passages | None) -> str:
     size = len(passages.text)
     shared = sum(e - s for s, e in passages.spans) / max(size, 1)
     note = f"{size:,} canonical characters, {shared:.0%} shared"
-    if size > TEXT_LIMIT:
-        note += f"; cut to about the first {TEXT_LIMIT:,}"
+    first, last = text_window(passages.text, passages.spans, TEXT_LIMIT)
+    if (first, last) != (0, size):
+        note += f"; cut to characters {first:,}–{last:,}"
     return (
         f"<div class='doc'>{head}<div class='text'>{highlight(passages.text, passages.spans)}"
         f"</div><p class='note'>{escape(note)}</p></div>"
@@ -407,7 +408,7 @@ def render_report(
     texts: Mapping[int, str],
     config: DedupConfig,
     *,
-    summary: dict,
+    summary: Mapping[str, Any],
     top: int = 20,
 ) -> str:
     """The whole ``report.html`` page. ``texts`` needs only the documents of the top pairs."""
