@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from neardup._kernels import threads_for
 from neardup.config import TextConfig
 from neardup.errors import EmptyTextError
 from neardup.measures import Overlap, overlap
@@ -94,10 +95,11 @@ def method_estimate(method: Method, pair: FingerprintBatch) -> MethodEstimate:
     which the result says: their answer is then only indicative.
     """
     fitted = bool(getattr(method, "needs_idf", False))
-    if fitted:
-        method.fit([pair])  # type: ignore[attr-defined]
-    sigs = method.sketch(pair)
-    keys = method.keys(sigs)
+    with threads_for(int(pair.values.size) * 8):
+        if fitted:
+            method.fit([pair])  # type: ignore[attr-defined]
+        sigs = method.sketch(pair)
+        keys = method.keys(sigs)
     shares_key = bool(np.intersect1d(keys.keys[keys.docs == 0], keys.keys[keys.docs == 1]).size)
     containment = getattr(method, "containment", None)
     return MethodEstimate(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from neardup._kernels import threads_for
 from neardup.config import TextConfig
 from neardup.hashing import fingerprint_spans
 from neardup.shingles import shingle_byte_spans
@@ -31,9 +32,12 @@ class Passages:
 def shared_passages(a: str, b: str, config: TextConfig | None = None) -> tuple[Passages, Passages]:
     """The passages of ``a`` found in ``b`` and of ``b`` found in ``a``."""
     config = config or TextConfig()
-    tokens = canonicalize_batch([a, b], config.canon, config.shingle.unit)
-    starts, ends, offsets = shingle_byte_spans(tokens, config.shingle)
-    hashes = fingerprint_spans(tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed)
+    with threads_for(len(a) + len(b)):
+        tokens = canonicalize_batch([a, b], config.canon, config.shingle.unit)
+        starts, ends, offsets = shingle_byte_spans(tokens, config.shingle)
+        hashes = fingerprint_spans(
+            tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed
+        )
     docs = [slice(offsets[d], offsets[d + 1]) for d in (0, 1)]
     return tuple(  # type: ignore[return-value]
         _passages(

@@ -16,6 +16,7 @@ from itertools import islice
 
 import numpy as np
 
+from neardup._kernels import threads_for
 from neardup._kernels.shingle import shingle_spans, unique_per_doc
 from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans
@@ -63,8 +64,9 @@ def fingerprint_tokens(tokens: TokenBatch, config: ShingleConfig) -> Fingerprint
 def fingerprint_batch(texts: Sequence[str], config: TextConfig | None = None) -> FingerprintBatch:
     """Canonicalize, shingle and hash many texts."""
     config = config or TextConfig()
-    tokens = canonicalize_batch(texts, config.canon, config.shingle.unit)
-    return fingerprint_tokens(tokens, config.shingle)
+    with threads_for(sum(map(len, texts))):
+        tokens = canonicalize_batch(texts, config.canon, config.shingle.unit)
+        return fingerprint_tokens(tokens, config.shingle)
 
 
 def fingerprints(text: str, config: TextConfig | None = None) -> np.ndarray:
@@ -84,9 +86,12 @@ def iter_fingerprint_batches(
 def shingles(text: str, config: TextConfig | None = None) -> list[Shingle]:
     """The distinct shingles of one text in order of first appearance, with fingerprints."""
     config = config or TextConfig()
-    tokens = canonicalize_batch([text], config.canon, config.shingle.unit)
-    starts, ends, _ = shingle_byte_spans(tokens, config.shingle)
-    hashes = fingerprint_spans(tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed)
+    with threads_for(len(text)):
+        tokens = canonicalize_batch([text], config.canon, config.shingle.unit)
+        starts, ends, _ = shingle_byte_spans(tokens, config.shingle)
+        hashes = fingerprint_spans(
+            tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed
+        )
     _, first = np.unique(hashes, return_index=True)
     raw = tokens.buf.tobytes()
     return [Shingle(raw[starts[i] : ends[i]].decode(), int(hashes[i])) for i in np.sort(first)]
