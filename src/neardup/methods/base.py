@@ -7,6 +7,9 @@ Signatures of a batch are ragged like fingerprints: one flat uint64 array plus o
 fixed-size sketches (MinHash, SimHash) and growing samples (mod-m, full) share one layout,
 one store and one serialization. Every Signatures value carries the fingerprint of the
 config that made it; scoring or mixing signatures of different configs raises.
+
+:class:`Method` is the typing contract; :class:`MethodBase` is what every built-in method
+derives from: config checking, ``config_id``, ``__repr__`` and the foreign-signature check.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from neardup.errors import SignatureError
+from neardup.config import TextConfig, config_fingerprint
+from neardup.errors import ConfigError, SignatureError
 
 if TYPE_CHECKING:
     from neardup.shingles import FingerprintBatch
@@ -60,13 +64,20 @@ class Signatures:
         offsets = np.arange(n + 1, dtype=np.int64) * width
         return cls(np.ascontiguousarray(matrix, dtype=np.uint64).ravel(), offsets, config_id)
 
-    def matrix(self) -> np.ndarray:
-        """The (n_docs, width) view of equal-width signatures."""
+    def matrix(self, width: int | None = None) -> np.ndarray:
+        """The (n_docs, width) view of equal-width signatures.
+
+        ``width``, if given, is the width the signatures must have (SignatureError otherwise)
+        and the width of an empty batch, which has no row to tell it: ``(0, width)``; without
+        it an empty batch is ``(0, 0)``.
+        """
         sizes = self.sizes()
         if sizes.size and not np.all(sizes == sizes[0]):
             raise SignatureError("signatures have different widths; not a fixed-size method")
-        width = int(sizes[0]) if sizes.size else 0
-        return self.values.reshape(len(self), width)
+        actual = int(sizes[0]) if sizes.size else width or 0
+        if width is not None and actual != width:
+            raise SignatureError(f"signatures have {actual} values, expected {width}")
+        return self.values.reshape(len(self), actual)
 
     def require_same_config(self, other: Signatures) -> None:
         """Raise SignatureError unless both batches were made by the same config."""
@@ -120,6 +131,52 @@ class Method(Protocol):
     ) -> np.ndarray:
         """Estimates for many pairs ``(left[i], right[i])`` of documents of one batch."""
         ...
+
+
+class MethodBase:
+    """What every method class shares: its config, the text config and their fingerprint.
+
+    A subclass declares ``config_type`` (its config dataclass) and the :class:`Method` class
+    attributes, and implements ``sketch``, ``keys``, ``score`` and ``score_pairs``.
+    """
+
+    __slots__ = ("_config_id", "config", "text")
+
+    name: ClassVar[str]
+    config_type: ClassVar[type]
+
+    def __init__(self, config: object | None = None, text: TextConfig | None = None) -> None:
+        config = self.config_type() if config is None else config
+        if not isinstance(config, self.config_type):
+            wanted = self.config_type.__name__
+            article = "an" if wanted[0] in "AEIOU" else "a"
+            raise ConfigError(f"{self.name} needs {article} {wanted}, not {type(config).__name__}")
+        if text is not None and not isinstance(text, TextConfig):
+            raise ConfigError(f"text must be a TextConfig, not {type(text).__name__}")
+        self.config = config
+        self.text = TextConfig() if text is None else text
+        self._config_id = config_fingerprint(self.config, self.text)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config!r})"
+
+    @property
+    def config_id(self) -> str:
+        """Fingerprint of this method's parameters together with the text config."""
+        return self._config_id
+
+    def _require_own(self, signatures: Signatures) -> None:
+        """Raise SignatureError unless ``signatures`` were made by this method and config."""
+        if signatures.config_id != self._config_id:
+            raise SignatureError(
+                f"{self.name} (config {self._config_id}) was given signatures of another "
+                f"config ({signatures.config_id})"
+            )
+
+    def _own_matrix(self, signatures: Signatures, width: int) -> np.ndarray:
+        """The ``(n_docs, width)`` matrix of signatures made by this method and config."""
+        self._require_own(signatures)
+        return signatures.matrix(width)
 
 
 def serialize(method_code: int, config_id: str, values: np.ndarray) -> bytes:

@@ -47,10 +47,10 @@ from typing import ClassVar
 import numpy as np
 
 from neardup._kernels.hashes import HASH_XXH3, hash_spans
-from neardup.config import TextConfig, config_fingerprint
+from neardup.config import TextConfig
 from neardup.errors import ConfigError, InputError, SignatureError, WeakSignatureWarning
 from neardup.idf import IdfModel
-from neardup.methods.base import Estimate, Keys, Signatures
+from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.shingles import FingerprintBatch
 
 
@@ -72,7 +72,7 @@ class IMatchConfig:
             raise ConfigError(f"low={self.low!r} must not exceed high={self.high!r}")
 
 
-class IMatch:
+class IMatch(MethodBase):
     """I-Match signatures over an IDF band (see the module docstring).
 
     Needs an :class:`IdfModel` of the collection: pass ``idf=model`` or call :meth:`fit`.
@@ -85,6 +85,7 @@ class IMatch:
         "one hash of the mid-IDF words per document; equal signatures = duplicates up to "
         "formatting, punctuation and stop words (needs an IDF model of the collection)"
     )
+    config_type: ClassVar[type] = IMatchConfig
 
     def __init__(
         self,
@@ -92,20 +93,11 @@ class IMatch:
         text: TextConfig | None = None,
         idf: IdfModel | None = None,
     ) -> None:
-        if config is not None and not isinstance(config, IMatchConfig):
-            raise ConfigError(f"expected an IMatchConfig, got {type(config).__name__}")
-        self.config = config or IMatchConfig()
-        self.text = text or TextConfig()
+        super().__init__(config, text)
         self.idf = idf
-        self._config_id = config_fingerprint(self.config, self.text)
 
     def __repr__(self) -> str:
         return f"IMatch({self.config!r}, {self.text!r}, idf={self.idf is not None})"
-
-    @property
-    def config_id(self) -> str:
-        """Fingerprint of the band and the text config (not of the IDF model)."""
-        return self._config_id
 
     needs_idf: ClassVar[bool] = True  # the IDF band is I-Match's whole point
 
@@ -141,7 +133,7 @@ class IMatch:
 
     def keys(self, signatures: Signatures) -> Keys:
         """The signature itself, for every document with a non-zero one."""
-        sigs = _signatures(signatures, self._config_id)
+        sigs = self._own_matrix(signatures, 1)[:, 0]
         docs = np.flatnonzero(sigs).astype(np.int64)
         return Keys(docs, sigs[docs])
 
@@ -157,7 +149,7 @@ class IMatch:
         self, signatures: Signatures, left: np.ndarray, right: np.ndarray
     ) -> np.ndarray:
         """1.0 / 0.0 for the pairs ``(left[i], right[i])`` (``float64``)."""
-        sigs = _signatures(signatures, self._config_id)
+        sigs = self._own_matrix(signatures, 1)[:, 0]
         a = sigs[np.asarray(left, dtype=np.int64)]
         b = sigs[np.asarray(right, dtype=np.int64)]
         return ((a == b) & (a != 0)).astype(np.float64)
@@ -184,20 +176,6 @@ def _hash_sets(kept: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     sigs[sigs == 0] = 1
     sigs[offsets[1:] == offsets[:-1]] = 0
     return sigs
-
-
-def _signatures(signatures: Signatures, config_id: str) -> np.ndarray:
-    """The one 64-bit value of every signature made by ``config_id`` (SignatureError if not)."""
-    if signatures.config_id != config_id:
-        raise SignatureError(
-            f"I-Match of config {config_id} was given signatures of config {signatures.config_id}"
-        )
-    if len(signatures) == 0:
-        return np.empty(0, dtype=np.uint64)
-    matrix = signatures.matrix()
-    if matrix.shape[1] != 1:
-        raise SignatureError(f"I-Match signatures are one value, not {matrix.shape[1]}")
-    return matrix[:, 0]
 
 
 def _warn_empty(sigs: np.ndarray) -> None:

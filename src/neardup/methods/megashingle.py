@@ -39,11 +39,10 @@ from neardup._kernels.minhash import (
     pair_hashes,
     run_hashes,
 )
-from neardup.config import TextConfig, config_fingerprint
+from neardup.config import TextConfig
 from neardup.errors import ConfigError
-from neardup.methods.base import Estimate, Keys, Signatures
+from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.methods.minhash import (
-    checked_matrix,
     checked_pair,
     min_hashes,
     pair_indices,
@@ -101,7 +100,7 @@ class MegaShingleConfig:
             )
 
 
-class MegaShingle:
+class MegaShingle(MethodBase):
     """Supershingles/megashingles: exact-key lookup of near-duplicates of high resemblance."""
 
     name: ClassVar[str] = "megashingle"
@@ -111,26 +110,15 @@ class MegaShingle:
         "6 supershingles / 15 megashingles of 84 min-hashes: one shared key ⇒ duplicate; "
         "very precise, fast exact lookup, for resemblance ≥ ~0.95"
     )
+    config_type: ClassVar[type] = MegaShingleConfig
 
     def __init__(
         self, config: MegaShingleConfig | None = None, text: TextConfig | None = None
     ) -> None:
-        if config is not None and not isinstance(config, MegaShingleConfig):
-            raise ConfigError(f"expected a MegaShingleConfig, got {type(config).__name__}")
-        self.config = config or MegaShingleConfig()
-        self.text = text or TextConfig()
-        self._config_id = config_fingerprint(self.config, self.text)
+        super().__init__(config, text)
         g = self.config.groups
         self.n_mega = g * (g - 1) // 2
         self.width = self.config.num_perm + g + self.n_mega
-
-    def __repr__(self) -> str:
-        return f"MegaShingle({self.config!r})"
-
-    @property
-    def config_id(self) -> str:
-        """Fingerprint of the megashingle and text configs."""
-        return self._config_id
 
     @property
     def _super_slice(self) -> slice:
@@ -150,7 +138,7 @@ class MegaShingle:
 
     def keys(self, signatures: Signatures) -> Keys:
         """Megashingles (``min_super ≥ 2``) or supershingles (``min_super = 1``)."""
-        matrix = checked_matrix(signatures, self._config_id, self.width)
+        matrix = self._own_matrix(signatures, self.width)
         part = self._super_slice if self.config.min_super == 1 else self._mega_slice
         return row_keys(matrix[:, part], matrix)
 
@@ -166,7 +154,7 @@ class MegaShingle:
         self, signatures: Signatures, left: np.ndarray, right: np.ndarray
     ) -> np.ndarray:
         """Estimated resemblance of every pair ``(left[i], right[i])``."""
-        matrix = checked_matrix(signatures, self._config_id, self.width)
+        matrix = self._own_matrix(signatures, self.width)
         left, right = pair_indices(left, right, len(signatures))
         return equal_fraction(matrix, left, right, 0, self.config.num_perm)
 
@@ -185,7 +173,7 @@ class MegaShingle:
         self, signatures: Signatures, left: np.ndarray, right: np.ndarray
     ) -> np.ndarray:
         """``is_duplicate`` of every pair ``(left[i], right[i])`` as a bool array."""
-        matrix = checked_matrix(signatures, self._config_id, self.width)
+        matrix = self._own_matrix(signatures, self.width)
         left, right = pair_indices(left, right, len(signatures))
         if self.config.rule == "mega":
             part = self._mega_slice

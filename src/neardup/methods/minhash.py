@@ -32,9 +32,8 @@ from typing import ClassVar
 import numpy as np
 
 from neardup._kernels.minhash import EMPTY, TAG_BAND, equal_fraction, minhash_matrix, run_hashes
-from neardup.config import TextConfig, config_fingerprint
 from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
-from neardup.methods.base import Estimate, Keys, Signatures
+from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.shingles import FingerprintBatch
 
 _GRID_POINTS = 1001  # per side of the threshold; part of the frozen choice of (b, r)
@@ -91,18 +90,6 @@ def min_hashes(prints: FingerprintBatch, num_perm: int, seed: int, method: str) 
             stacklevel=3,
         )
     return matrix
-
-
-def checked_matrix(signatures: Signatures, config_id: str, width: int) -> np.ndarray:
-    """The ``(n, width)`` matrix of signatures made by the config ``config_id``."""
-    if signatures.config_id != config_id:
-        raise SignatureError(
-            f"signatures of config {signatures.config_id} given to a method of config {config_id}"
-        )
-    matrix = signatures.matrix()
-    if len(signatures) and matrix.shape[1] != width:
-        raise SignatureError(f"signatures have {matrix.shape[1]} values, expected {width}")
-    return matrix.reshape(len(signatures), width)
 
 
 def checked_pair(a: np.ndarray, b: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -219,7 +206,7 @@ class MinHashConfig:
         return optimal_bands(self.num_perm, self.threshold, self.fp_weight, self.fn_weight)
 
 
-class MinHash:
+class MinHash(MethodBase):
     """MinHash sketch (k minima), resemblance score, LSH band keys."""
 
     name: ClassVar[str] = "minhash"
@@ -229,21 +216,7 @@ class MinHash:
         "estimated resemblance from k min-hashes; LSH bands find pairs above a tunable "
         "threshold — the general-purpose choice for large corpora"
     )
-
-    def __init__(self, config: MinHashConfig | None = None, text: TextConfig | None = None) -> None:
-        if config is not None and not isinstance(config, MinHashConfig):
-            raise ConfigError(f"expected a MinHashConfig, got {type(config).__name__}")
-        self.config = config or MinHashConfig()
-        self.text = text or TextConfig()
-        self._config_id = config_fingerprint(self.config, self.text)
-
-    def __repr__(self) -> str:
-        return f"MinHash({self.config!r})"
-
-    @property
-    def config_id(self) -> str:
-        """Fingerprint of the MinHash and text configs."""
-        return self._config_id
+    config_type: ClassVar[type] = MinHashConfig
 
     @property
     def bands(self) -> int:
@@ -268,7 +241,7 @@ class MinHash:
 
     def keys(self, signatures: Signatures) -> Keys:
         """One key per band per non-empty document."""
-        matrix = checked_matrix(signatures, self._config_id, self.config.num_perm)
+        matrix = self._own_matrix(signatures, self.config.num_perm)
         return row_keys(run_hashes(matrix, self.bands, self.rows, TAG_BAND), matrix)
 
     def score(self, a: np.ndarray, b: np.ndarray) -> float:
@@ -282,7 +255,7 @@ class MinHash:
         self, signatures: Signatures, left: np.ndarray, right: np.ndarray
     ) -> np.ndarray:
         """Estimated resemblance of every pair ``(left[i], right[i])``."""
-        matrix = checked_matrix(signatures, self._config_id, self.config.num_perm)
+        matrix = self._own_matrix(signatures, self.config.num_perm)
         left, right = pair_indices(left, right, len(signatures))
         return equal_fraction(matrix, left, right, 0, matrix.shape[1])
 

@@ -26,10 +26,9 @@ from neardup._kernels.sample import (
     count_shared,
     shared_counts,
 )
-from neardup.config import TextConfig, config_fingerprint
-from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
+from neardup.errors import ConfigError, WeakSignatureWarning
 from neardup.measures import Overlap
-from neardup.methods.base import Estimate, Keys, Signatures
+from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.shingles import FingerprintBatch
 
 _UINT64_LIMIT = 2**64
@@ -97,41 +96,10 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-class _SampleMethod:
-    """What the three methods share: config handling, config id, keys = the sample's values."""
+class _SampleMethod(MethodBase):
+    """What the three methods share: keys = the sample's values."""
 
-    __slots__ = ("_config_id", "config", "text")
-
-    config_class: ClassVar[type]
-    name: ClassVar[str]
-
-    def __init__(self, config: object | None = None, text: TextConfig | None = None) -> None:
-        config = self.config_class() if config is None else config
-        if not isinstance(config, self.config_class):
-            raise ConfigError(
-                f"{self.name} needs a {self.config_class.__name__}, not {type(config).__name__}"
-            )
-        if text is not None and not isinstance(text, TextConfig):
-            raise ConfigError(f"text must be a TextConfig, not {type(text).__name__}")
-        self.config = config
-        self.text = text or TextConfig()
-        self._config_id = config_fingerprint(self.config, self.text)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.config!r})"
-
-    @property
-    def config_id(self) -> str:
-        """Fingerprint of this method's parameters together with the text config."""
-        return self._config_id
-
-    def _require_own(self, sigs: Signatures) -> None:
-        """Raise SignatureError unless ``sigs`` were made by this method and config."""
-        if sigs.config_id != self._config_id:
-            raise SignatureError(
-                f"{self.name} (config {self._config_id}) was given signatures of another "
-                f"config ({sigs.config_id})"
-            )
+    __slots__ = ()
 
     def _signatures(self, values: np.ndarray, offsets: np.ndarray) -> Signatures:
         return Signatures(values, offsets, self._config_id)
@@ -200,7 +168,7 @@ class Full(_ExactOnSample):
     summary: ClassVar[str] = (
         "exact resemblance and containment over all shingles; the reference, slowest to index"
     )
-    config_class: ClassVar[type] = FullConfig
+    config_type: ClassVar[type] = FullConfig
 
     def sketch(self, prints: FingerprintBatch) -> Signatures:
         """The fingerprint sets themselves (the arrays are shared, not copied)."""
@@ -227,7 +195,7 @@ class ModM(_ExactOnSample):
     summary: ClassVar[str] = (
         "mod-m sample (1/m of shingles): resemblance and containment, e.g. quotes in long texts"
     )
-    config_class: ClassVar[type] = ModMConfig
+    config_type: ClassVar[type] = ModMConfig
 
     def sketch(self, prints: FingerprintBatch) -> Signatures:
         """One boolean mask over the flat array; offsets from its running count."""
@@ -277,7 +245,7 @@ class BottomN(_SampleMethod):
     summary: ClassVar[str] = (
         "bottom-n sample (n smallest shingles): fixed-size resemblance estimate, no containment"
     )
-    config_class: ClassVar[type] = BottomNConfig
+    config_type: ClassVar[type] = BottomNConfig
 
     def sketch(self, prints: FingerprintBatch) -> Signatures:
         """The first min(n, size) values of every (sorted) document, by index arithmetic."""

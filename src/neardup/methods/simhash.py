@@ -57,10 +57,10 @@ from typing import ClassVar, Literal, get_args
 import numpy as np
 
 from neardup._kernels.simhash import mix64_array, simhash_batch
-from neardup.config import TextConfig, config_fingerprint
+from neardup.config import TextConfig
 from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
 from neardup.idf import IdfModel
-from neardup.methods.base import Estimate, Keys, Signatures
+from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.shingles import FingerprintBatch
 
 Weighting = Literal["count", "tfidf", "binary"]
@@ -143,7 +143,7 @@ def block_keys(
     return mix64_array(packed.ravel()).reshape(packed.shape)
 
 
-class SimHash:
+class SimHash(MethodBase):
     """64-bit SimHash with pigeonhole block keys (see the module docstring).
 
     ``idf`` is needed for ``weighting="tfidf"``: pass a fitted :class:`IdfModel`, or call
@@ -157,6 +157,7 @@ class SimHash:
         "64-bit Charikar fingerprint, near-duplicates within a few bits (Hamming); "
         "tiny signatures, for long documents with light edits"
     )
+    config_type: ClassVar[type] = SimHashConfig
 
     def __init__(
         self,
@@ -164,20 +165,11 @@ class SimHash:
         text: TextConfig | None = None,
         idf: IdfModel | None = None,
     ) -> None:
-        if config is not None and not isinstance(config, SimHashConfig):
-            raise ConfigError(f"expected a SimHashConfig, got {type(config).__name__}")
-        self.config = config or SimHashConfig()
-        self.text = text or TextConfig()
+        super().__init__(config, text)
         self.idf = idf
-        self._config_id = config_fingerprint(self.config, self.text)
 
     def __repr__(self) -> str:
         return f"SimHash({self.config!r}, {self.text!r}, idf={self.idf is not None})"
-
-    @property
-    def config_id(self) -> str:
-        """Fingerprint of the SimHash parameters and the text config."""
-        return self._config_id
 
     @property
     def needs_idf(self) -> bool:
@@ -215,7 +207,7 @@ class SimHash:
 
     def keys(self, signatures: Signatures) -> Keys:
         """One key per table; documents with fingerprint 0 (no features) get none."""
-        fps = _fingerprints(signatures, self._config_id)
+        fps = self._own_matrix(signatures, 1)[:, 0]
         keys = block_keys(fps, self.config.blocks, self.config.max_distance)
         docs = np.broadcast_to(np.arange(fps.size, dtype=np.int64)[:, None], keys.shape)
         keep = fps != 0
@@ -233,23 +225,9 @@ class SimHash:
         self, signatures: Signatures, left: np.ndarray, right: np.ndarray
     ) -> np.ndarray:
         """Hamming distances of the pairs ``(left[i], right[i])`` (``float64``)."""
-        fps = _fingerprints(signatures, self._config_id)
+        fps = self._own_matrix(signatures, 1)[:, 0]
         diff = fps[np.asarray(left, dtype=np.int64)] ^ fps[np.asarray(right, dtype=np.int64)]
         return np.bitwise_count(diff).astype(np.float64)
-
-
-def _fingerprints(signatures: Signatures, config_id: str) -> np.ndarray:
-    """The one 64-bit value of every signature made by ``config_id`` (SignatureError if not)."""
-    if signatures.config_id != config_id:
-        raise SignatureError(
-            f"SimHash of config {config_id} was given signatures of config {signatures.config_id}"
-        )
-    if len(signatures) == 0:
-        return np.empty(0, dtype=np.uint64)
-    matrix = signatures.matrix()
-    if matrix.shape[1] != 1:
-        raise SignatureError(f"SimHash signatures are one value, not {matrix.shape[1]}")
-    return matrix[:, 0]
 
 
 def _warn_short(sizes: np.ndarray) -> None:
