@@ -162,6 +162,20 @@ class _Spill:
             )
 
 
+@dataclass(eq=False)
+class Scored:
+    """Every candidate pair with its measures, before any threshold: a threshold sweep (or a
+    run at one threshold) is then only a filter and a clustering."""
+
+    ids: list[str]
+    lengths: np.ndarray
+    sizes: np.ndarray
+    pairs: Pairs  # all candidate pairs, scored
+    capped_buckets: int
+    weak: list[str]
+    timings: dict[str, float]
+
+
 def deduplicate(
     texts: Iterable[tuple[str, str]],
     config: DedupConfig | None = None,
@@ -176,6 +190,19 @@ def deduplicate(
     ``field:NAME`` keep policy; ``progress`` is called with each batch's size.
     """
     config = config or DedupConfig()
+    scored = score_candidates(texts, config, progress=progress, workdir=workdir)
+    values = field_values() if config.keep.kind == "field" and field_values else None
+    return decide(scored, config, values)
+
+
+def score_candidates(
+    texts: Iterable[tuple[str, str]],
+    config: DedupConfig,
+    *,
+    progress: Callable[[int], None] | None = None,
+    workdir: str | Path | None = None,
+) -> Scored:
+    """Fingerprints, signatures, keys, candidate pairs and their scores (no threshold yet)."""
     method = config.build_method()
     timings: dict[str, float] = {}
     with tempfile.TemporaryDirectory(dir=workdir, prefix="neardup-") as tmp:
@@ -203,38 +230,46 @@ def deduplicate(
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
-        pairs = _verify(candidates, values, offsets, method, signatures, config)
+        pairs = _score(candidates, values, offsets, method, signatures, config)
         timings["verify"] = time.perf_counter() - clock
         del values  # release the memory map before the directory goes
-
-    clock = time.perf_counter()
-    n = len(ids)
-    length_array = np.array(lengths, dtype=np.int64)
-    rank = preference_rank(
-        config.keep,
-        n,
-        np.arange(n),
-        length_array,
-        field_values() if config.keep.kind == "field" and field_values else None,
+    return Scored(
+        ids,
+        np.array(lengths, dtype=np.int64),
+        np.diff(offsets),
+        pairs,
+        candidates.capped_buckets,
+        weak,
+        timings,
     )
+
+
+def decide(
+    scored: Scored, config: DedupConfig, field_values: np.ndarray | None = None
+) -> DedupResult:
+    """Pairs reaching the threshold, clusters around kept documents, what is removed."""
+    clock = time.perf_counter()
+    pairs = scored.pairs.take(scored.pairs.score >= config.threshold)
+    n = len(scored.ids)
+    rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
     if config.chain:
         labels = connected_components(n, pairs.left, pairs.right)
     else:
         guard = config.threshold if config.guard is None else config.guard
         labels = star_clusters(n, pairs.left, pairs.right, pairs.score, rank, guard)
     keepers = keepers_by_rank(labels, rank)
-    timings["clusters"] = time.perf_counter() - clock
+    timings = scored.timings | {"clusters": time.perf_counter() - clock}
     return DedupResult(
-        ids=ids,
-        lengths=length_array,
-        sizes=np.diff(offsets),
+        ids=scored.ids,
+        lengths=scored.lengths,
+        sizes=scored.sizes,
         pairs=pairs,
         labels=labels,
         keepers=keepers,
         removed=removed_mask(labels, keepers),
-        candidates=len(candidates),
-        capped_buckets=candidates.capped_buckets,
-        weak=weak,
+        candidates=len(scored.pairs),
+        capped_buckets=scored.capped_buckets,
+        weak=scored.weak,
         timings=timings,
     )
 
@@ -273,7 +308,7 @@ def _sketch_all(
     return signatures, (docs, values), list(weak)
 
 
-def _verify(
+def _score(
     candidates: Candidates,
     values: np.ndarray,
     offsets: np.ndarray,
@@ -281,7 +316,7 @@ def _verify(
     signatures: Signatures | None,
     config: DedupConfig,
 ) -> Pairs:
-    """Measures of every candidate pair; those reaching the threshold are kept."""
+    """Measures of every candidate pair: exact, or the method's estimate as the score."""
     left, right = candidates.left, candidates.right
     shared = shared_counts(values, offsets, left, right).astype(np.float64)
     size_l = (offsets[left + 1] - offsets[left]).astype(np.float64)
@@ -294,8 +329,7 @@ def _verify(
         score = resemblance if config.measure == "resemblance" else np.maximum(c_lr, c_rl)
     else:
         score = _estimates(method, signatures, left, right, config)
-    pairs = Pairs(left, right, score, resemblance, c_lr, c_rl)
-    return pairs.take(score >= config.threshold)
+    return Pairs(left, right, score, resemblance, c_lr, c_rl)
 
 
 def _estimates(
