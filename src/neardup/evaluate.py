@@ -1,16 +1,53 @@
 """Judge near-duplicate detection against expert labels (METHODS §8).
 
-Pair-level counts from two clusterings: a pair of documents is a predicted duplicate when
-both fall in one predicted cluster, a true duplicate when both fall in one labelled cluster.
-Type I errors are false duplicates among those found (the harmful kind: an original is
-lost), type II errors are true duplicates missed.
+Each method runs once (:func:`~neardup.dedup.score_candidates`: every candidate pair scored)
+and is then judged at every threshold t by :func:`~neardup.dedup.decide`, so the pairs
+*found* at t are exactly what ``neardup dedup`` writes to pairs.jsonl with the same settings.
+
+Methods are judged as the paper compares them: ``full`` exactly (verified shingle sets), every
+other method by its own estimate (``verify=False``), with the chosen measure when the method
+estimates containment (full, modm), resemblance otherwise. MinHash's LSH bands are tuned to
+the lowest threshold of the sweep (its ``threshold`` parameter) unless it is given.
+
+SimHash estimates a Hamming distance d of 64 bits; its score is 1 − d/64, so threshold t means
+d ≤ ⌊64(1 − t)⌋ (:func:`simhash_distance`: t = 0.95 ↔ the classic d ≤ 3, 0.9 ↔ 6, 0.8 ↔ 12,
+0.5 ↔ 32). Its key tables only promise the pairs within ``max_distance`` (default 3); farther
+pairs are candidates only when they happen to share a block. I-Match scores 1.0 for equal
+signatures, so it finds the same pairs at every t.
+
+Definitions. Cluster truth: a found pair is a true positive when both documents share a truth
+cluster; the duplicates are all pairs of documents sharing a cluster. Pair truth: a labelled
+pair is *predicted* duplicate when the method's score of it is ≥ t (a pair sharing no key is
+not a candidate and scores 0); true positives are predicted pairs labelled 1, duplicates the
+pairs labelled 1. Then
+
+    precision = TP / predicted       recall = TP / duplicates       F1 = 2PR / (P + R)
+    type I %  = 100 (1 − precision): false duplicates among those found (an original is lost)
+    type II % = 100 (1 − recall):    true duplicates missed
+
+``found`` counts every pair ≥ t; ``predicted`` only the judged ones (the same, except for pairs
+given by id, where only labelled pairs are judged). With cluster truth, the clusters dedup
+forms at t are judged too: adjusted Rand index (``ari``) and co-membership pair scores.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 import numpy as np
+
+from neardup.candidates import DEFAULT_MAX_BUCKET
+from neardup.config import TextConfig
+from neardup.dedup import DedupConfig, Pairs, Scored, decide
+from neardup.errors import ConfigError
+from neardup.methods import get_method
+
+SIMHASH_BITS = 64
+DEFAULT_THRESHOLDS = "0.5:1.0:0.1"
+Form = Literal["clusters", "pairs", "inline pairs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +94,19 @@ class PairScores:
         }
 
 
-def _pairs_within(labels: np.ndarray) -> int:
-    _, sizes = np.unique(labels, return_counts=True)
+def _comb2_sum(sizes: np.ndarray) -> int:
+    """Σ C(s, 2) as an exact Python integer."""
+    sizes = sizes.astype(np.int64)
     return int((sizes * (sizes - 1) // 2).sum())
+
+
+def pairs_within(labels: np.ndarray) -> int:
+    """Pairs of documents sharing a label: Σ C(size, 2) over the labels."""
+    return _comb2_sum(np.unique(labels, return_counts=True)[1])
+
+
+def _codes(labels: Any) -> np.ndarray:
+    return np.unique(np.asarray(labels), return_inverse=True)[1].astype(np.int64).ravel()
 
 
 def cluster_pair_scores(predicted: np.ndarray, truth: np.ndarray) -> PairScores:
@@ -67,10 +114,255 @@ def cluster_pair_scores(predicted: np.ndarray, truth: np.ndarray) -> PairScores:
 
     Both are label arrays over the same documents (any hashable label type for ``truth``).
     """
-    predicted = np.asarray(predicted)
-    _, truth_codes = np.unique(np.asarray(truth), return_inverse=True)
-    if predicted.shape != truth_codes.shape:
+    pred_codes, truth_codes = _codes(predicted), _codes(truth)
+    if pred_codes.shape != truth_codes.shape:
         raise ValueError("predicted and truth labels must cover the same documents")
-    _, pred_codes = np.unique(predicted, return_inverse=True)
-    joint = pred_codes.astype(np.int64) * (truth_codes.max(initial=0) + 1) + truth_codes
-    return PairScores(_pairs_within(joint), _pairs_within(pred_codes), _pairs_within(truth_codes))
+    joint = pred_codes * (truth_codes.max(initial=0) + 1) + truth_codes
+    return PairScores(pairs_within(joint), pairs_within(pred_codes), pairs_within(truth_codes))
+
+
+def adjusted_rand_index(predicted: np.ndarray, truth: np.ndarray) -> float:
+    """Hubert–Arabie adjusted Rand index of two clusterings, from their contingency table.
+
+    With n_ij the contingency cells, a_i and b_j its row and column sums:
+    ARI = (Σ C(n_ij,2) − E) / (½(Σ C(a_i,2) + Σ C(b_j,2)) − E), E = Σ C(a_i,2) Σ C(b_j,2) / C(n,2);
+    1.0 when the denominator is 0 (both clusterings trivial and equal).
+    """
+    p, q = _codes(predicted), _codes(truth)
+    if p.shape != q.shape:
+        raise ValueError("predicted and truth labels must cover the same documents")
+    cells = np.unique(p * (q.max(initial=0) + 1) + q, return_counts=True)[1]
+    index = _comb2_sum(cells)
+    sum_a, sum_b = _comb2_sum(np.bincount(p)), _comb2_sum(np.bincount(q))
+    total = p.size * (p.size - 1) // 2
+    expected = sum_a * sum_b / total if total else 0.0
+    maximum = (sum_a + sum_b) / 2
+    if maximum == expected:
+        return 1.0
+    return (index - expected) / (maximum - expected)
+
+
+# ---------------------------------------------------------------------------- settings
+
+
+def parse_thresholds(spec: str) -> tuple[float, ...]:
+    """``"start:stop:step"`` (stop included) or ``"t1,t2,…"`` → sorted thresholds in (0, 1]."""
+    try:
+        if ":" in spec:
+            start, stop, step = (float(x) for x in spec.split(":"))
+            if step <= 0:
+                raise ValueError
+            values = [start + k * step for k in range(math.floor((stop - start) / step + 1e-9) + 1)]
+        else:
+            values = [float(x) for x in spec.split(",") if x.strip()]
+    except ValueError:
+        raise ConfigError(f"thresholds={spec!r}: give start:stop:step or t1,t2,…") from None
+    values = sorted({round(v, 10) for v in values})
+    if not values or not all(0.0 < v <= 1.0 for v in values):
+        raise ConfigError(f"thresholds={spec!r} must all lie in (0, 1]")
+    return tuple(values)
+
+
+def simhash_distance(threshold: float) -> int:
+    """The largest Hamming distance d whose SimHash score 1 − d/64 reaches t: ⌊64(1 − t)⌋."""
+    return math.floor(SIMHASH_BITS * (1.0 - threshold) + 1e-9)
+
+
+def method_config(
+    name: str,
+    text: TextConfig,
+    measure: str,
+    thresholds: Sequence[float],
+    params: Mapping[str, Any] | None = None,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+) -> DedupConfig:
+    """The dedup settings a method is judged with (see the module docstring)."""
+    params = dict(params or {})
+    if name == "minhash":
+        params.setdefault("threshold", min(thresholds))
+    method = get_method(name, text, **params)  # unknown method or parameter: ConfigError
+    verify = name == "full"
+    if not verify and not hasattr(method, "containment_pairs"):
+        measure = "resemblance"
+    return DedupConfig(
+        text=text,
+        method=name,
+        params=tuple(params.items()),
+        threshold=min(thresholds),
+        measure=measure,  # type: ignore[arg-type]
+        verify=verify,
+        max_bucket=max_bucket,
+    )
+
+
+def dedup_args(config: DedupConfig) -> list[str]:
+    """The ``neardup dedup`` options (besides the text options) that find the same pairs."""
+    args = ["--method", config.method]
+    for key, value in config.params:
+        args += ["--param", f"{key}={value}"]
+    args += ["--measure", config.measure, "--verify" if config.verify else "--no-verify"]
+    return args
+
+
+def _hamming(config: DedupConfig, threshold: float) -> int | None:
+    return simhash_distance(threshold) if config.method == "simhash" else None
+
+
+# ---------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One method at one threshold."""
+
+    threshold: float
+    found: int  # pairs with score ≥ t: what pairs.jsonl holds
+    scores: PairScores
+    ari: float | None = None  # cluster truth: clusters at t against the truth
+    clusters: PairScores | None = None  # cluster truth: co-membership in dedup's clusters
+    hamming: int | None = None  # simhash: largest distance counted as duplicate
+
+    def as_dict(self) -> dict[str, Any]:
+        scores = self.scores.as_dict()
+        out: dict[str, Any] = {"threshold": self.threshold}
+        if self.hamming is not None:
+            out["hamming_max"] = self.hamming
+        out |= {"found": self.found, "judged": scores.pop("found")} | scores
+        if self.clusters is not None:
+            out |= {
+                "ari": self.ari,
+                "cluster_precision": self.clusters.precision,
+                "cluster_recall": self.clusters.recall,
+                "cluster_f1": self.clusters.f1,
+            }
+        return out
+
+
+@dataclass(eq=False)
+class MethodEvaluation:
+    """One method's rows over the thresholds, with every candidate pair it scored."""
+
+    config: DedupConfig
+    rows: list[Row]
+    seconds: float
+    pairs: Pairs  # every candidate pair, scored (empty when not kept)
+    warnings: list[str]
+    candidates: int = 0
+
+    @property
+    def method(self) -> str:
+        return self.config.method
+
+    def best(self) -> Row:
+        """The row of highest F1 (then precision, then the higher threshold)."""
+        return max(self.rows, key=lambda r: (r.scores.f1, r.scores.precision, r.threshold))
+
+    def found_pairs(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """Document indices ``(left, right)`` of the pairs found at ``threshold``."""
+        keep = self.pairs.score >= threshold
+        return self.pairs.left[keep], self.pairs.right[keep]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "measure": self.config.measure,
+            "verify": self.config.verify,
+            "params": dict(self.config.params),
+            "dedup_args": dedup_args(self.config),
+            "seconds": round(self.seconds, 3),
+            "candidates": self.candidates,
+            "warnings": self.warnings,
+            "best": self.best().threshold,
+            "rows": [row.as_dict() for row in self.rows],
+        }
+
+
+@dataclass(eq=False)
+class Evaluation:
+    """Every method judged at every threshold against one truth."""
+
+    truth: str
+    form: Form
+    ids: list[str]
+    thresholds: tuple[float, ...]
+    methods: list[MethodEvaluation]
+    duplicates: int
+    codes: np.ndarray | None = None  # cluster truth: cluster code per document
+    pair_a: np.ndarray | None = None  # pair truth: document index of every pair's a
+    pair_b: np.ndarray | None = None
+    labels: np.ndarray | None = None  # pair truth: bool per pair
+
+    def as_dict(self) -> dict[str, Any]:
+        labelled = len(self.ids) if self.labels is None else int(self.labels.size)
+        return {
+            "truth": self.truth,
+            "form": self.form,
+            "documents": len(self.ids),
+            "labelled": labelled,  # documents (cluster truth) or pairs
+            "duplicates": self.duplicates,
+            "thresholds": list(self.thresholds),
+            "simhash": "score = 1 - d/64: threshold t counts Hamming distance d <= floor(64(1-t))",
+            "methods": [m.as_dict() for m in self.methods],
+        }
+
+
+# ---------------------------------------------------------------------------- sweeps
+
+
+def sweep_clusters(
+    scored: Scored, config: DedupConfig, thresholds: Sequence[float], codes: np.ndarray
+) -> list[Row]:
+    """Rows against cluster truth: dedup's pairs and clusters at every threshold."""
+    actual = pairs_within(codes)
+    rows = []
+    for t in thresholds:
+        result = decide(scored, replace(config, threshold=t))
+        p = result.pairs
+        tp = int(np.count_nonzero(codes[p.left] == codes[p.right]))
+        rows.append(
+            Row(
+                t,
+                len(p),
+                PairScores(tp, len(p), actual),
+                adjusted_rand_index(result.labels, codes),
+                cluster_pair_scores(result.labels, codes),
+                _hamming(config, t),
+            )
+        )
+    return rows
+
+
+def sweep_pairs(
+    scores: np.ndarray,
+    labels: np.ndarray,
+    thresholds: Sequence[float],
+    found: Sequence[int] | None = None,
+    config: DedupConfig | None = None,
+) -> list[Row]:
+    """Rows against pair truth: a labelled pair is predicted duplicate when its score ≥ t."""
+    actual = int(np.count_nonzero(labels))
+    rows = []
+    for i, t in enumerate(thresholds):
+        predicted = scores >= t
+        judged = int(np.count_nonzero(predicted))
+        tp = int(np.count_nonzero(predicted & labels))
+        hamming = _hamming(config, t) if config is not None else None
+        count = judged if found is None else found[i]
+        rows.append(Row(t, count, PairScores(tp, judged, actual), hamming=hamming))
+    return rows
+
+
+def pair_scores(pairs: Pairs, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(score, candidate)`` of the pairs ``(left[i], right[i])``: 0.0 if not a candidate."""
+    wanted = _pair_code(np.minimum(left, right), np.maximum(left, right))
+    if len(pairs) == 0:
+        return np.zeros(wanted.size), np.zeros(wanted.size, dtype=bool)
+    known = _pair_code(pairs.left, pairs.right)
+    order = np.argsort(known)
+    row = order[np.minimum(np.searchsorted(known, wanted, sorter=order), known.size - 1)]
+    candidate = known[row] == wanted
+    return np.where(candidate, pairs.score[row], 0.0), candidate
+
+
+def _pair_code(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return (np.asarray(lo).astype(np.uint64) << np.uint64(32)) | np.asarray(hi).astype(np.uint64)

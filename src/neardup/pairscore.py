@@ -1,0 +1,83 @@
+"""Many text pairs, each compared on its own as a two-document dedup would compare it.
+
+For labelled pair sets given with their texts: pair i is a candidate when its two texts share
+an index key of the method, and a candidate is scored exactly as
+:func:`~neardup.dedup.score_candidates` scores it (the same scoring code). Texts of different
+pairs are never paired, so a sentence repeated across pairs cannot fill a key bucket. Methods
+that need collection statistics (I-Match, tf-idf SimHash) are fitted on all texts of the set.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from neardup.candidates import Candidates
+from neardup.dedup import DedupConfig, Pairs
+from neardup.dedup import _score as score_candidate_pairs  # the very scoring dedup uses
+from neardup.shingles import FingerprintBatch, fingerprint_batch
+
+
+def score_text_pairs(
+    a: Sequence[str], b: Sequence[str], config: DedupConfig
+) -> tuple[Pairs, list[str]]:
+    """Scored candidate pairs among documents ``2i = a[i]``, ``2i + 1 = b[i]``, and the method's
+    warnings about weak signatures."""
+    if len(a) != len(b):
+        raise ValueError("a and b must hold the same number of texts")
+    texts = [text for pair in zip(a, b, strict=True) for text in pair]
+    step = config.batch_size
+    batches = [
+        fingerprint_batch(texts[i : i + step], config.text) for i in range(0, len(texts), step)
+    ]
+    prints = concat_batches(batches)
+    method = config.build_method()
+    if hasattr(method, "fit") and getattr(method, "needs_idf", False):
+        method.fit(batches)  # type: ignore[attr-defined]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        signatures = method.sketch(prints)
+    keys = method.keys(signatures)
+    shared = pairs_sharing_key(keys.docs, keys.keys)
+    candidates = Candidates(2 * shared, 2 * shared + 1, 0)
+    pairs = score_candidate_pairs(
+        candidates,
+        prints.values,
+        prints.offsets,
+        method,
+        None if config.verify else signatures,
+        config,
+    )
+    return pairs, list(dict.fromkeys(str(w.message) for w in caught))
+
+
+def pairs_sharing_key(docs: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Pair numbers ``i`` whose documents ``2i`` and ``2i + 1`` share at least one key."""
+    pair, side = docs // 2, docs % 2
+    order = np.lexsort((side, keys, pair))
+    p, k, s = pair[order], keys[order], side[order]
+    both = (p[1:] == p[:-1]) & (k[1:] == k[:-1]) & (s[1:] != s[:-1])
+    return np.unique(p[1:][both]).astype(np.int64)
+
+
+def concat_batches(batches: Sequence[FingerprintBatch]) -> FingerprintBatch:
+    """One batch of the documents of several, in order."""
+    if not batches:
+        return FingerprintBatch(
+            np.empty(0, np.uint64), np.zeros(1, np.int64), np.empty(0, np.uint32)
+        )
+    offsets = [np.zeros(1, dtype=np.int64)]
+    total = 0
+    for batch in batches:
+        offsets.append(np.asarray(batch.offsets[1:], dtype=np.int64) + total)
+        total += int(batch.values.size)
+    return FingerprintBatch(
+        np.concatenate([b.values for b in batches]),
+        np.concatenate(offsets),
+        np.concatenate([b.counts for b in batches]),
+    )
+
+
+__all__ = ["concat_batches", "pairs_sharing_key", "score_text_pairs"]
