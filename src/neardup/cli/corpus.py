@@ -1,0 +1,284 @@
+"""Commands on corpora: dedup, and the demo on the bundled sample."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import numba
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from neardup.candidates import DEFAULT_MAX_BUCKET
+from neardup.cli.app import cli, console
+from neardup.cli.options import explicit_settings, text_options
+from neardup.cluster import KeepPolicy
+from neardup.config import (
+    TextConfig,
+)
+from neardup.configfile import merge_config, read_config
+from neardup.corpus import count_lines
+from neardup.dedup import (
+    DEFAULT_MEASURE,
+    DEFAULT_METHOD,
+    DEFAULT_THRESHOLD,
+    MEASURES,
+    DedupConfig,
+)
+from neardup.methods import METHOD_NAMES, parse_params
+from neardup.pipeline import Inputs, run_dedup
+from neardup.sample import sample_documents, sample_path
+
+
+@cli.command()
+@click.option(
+    "--out",
+    "out_dir",
+    default="neardup-demo",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Where to write the outputs.",
+)
+def demo(out_dir: str) -> None:
+    """Deduplicate the bundled sample corpus (English, Russian, Chinese) with the defaults."""
+    console.print(
+        f"Sample corpus: {len(sample_documents())} documents written for neardup "
+        "(copies, rewrites, an HTML page, quotations)"
+    )
+    with sample_path() as path:
+        summary = run_dedup(Inputs((str(path),)), out_dir, DedupConfig())
+    table = Table(title="Near-duplicate clusters (default settings)")
+    for column in ("kept", "removed as its near-duplicates"):
+        table.add_column(column)
+    for line in Path(out_dir, "clusters.jsonl").read_text(encoding="utf-8").splitlines():
+        cluster = json.loads(line)
+        table.add_row(cluster["keep"], ", ".join(i for i in cluster["ids"] if i != cluster["keep"]))
+    console.print(table)
+    _print_summary(summary, out_dir)
+    console.print(f"Open {Path(out_dir, 'report.html')} for the pairs and their shared passages.")
+
+
+@cli.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Directory for pairs, clusters, kept, removed, summary.json, report.html.",
+)
+@click.option(
+    "--method",
+    "method_name",
+    type=click.Choice(METHOD_NAMES),
+    default=DEFAULT_METHOD,
+    show_default=True,
+    help="How candidates are found (see: neardup methods).",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A parameter of --method, e.g. --param num_perm=84 (repeatable).",
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=DEFAULT_THRESHOLD,
+    show_default=True,
+    help="Pairs scoring at least this are near-duplicates.",
+)
+@click.option(
+    "--measure",
+    type=click.Choice(MEASURES),
+    default=DEFAULT_MEASURE,
+    show_default=True,
+    help="containment also finds a short text quoted whole in a long one.",
+)
+@click.option(
+    "--verify/--no-verify",
+    default=True,
+    show_default=True,
+    help="Score candidates exactly from shingles, or by the method's estimate.",
+)
+@click.option(
+    "--keep",
+    "keep_text",
+    default="first",
+    show_default=True,
+    help="Which document of a cluster to keep: first | longest | shortest | field:NAME[:min|max].",
+)
+@click.option(
+    "--guard",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=None,
+    help="A member stays in a cluster only if its pair with the kept document "
+    "scores this much [default: the threshold].",
+)
+@click.option(
+    "--chain",
+    is_flag=True,
+    help="Clusters are connected components of all pairs (A~B~C joins A and C).",
+)
+@click.option(
+    "--max-bucket",
+    type=click.IntRange(min=2),
+    default=DEFAULT_MAX_BUCKET,
+    show_default=True,
+    help="Keys shared by more documents pair only with the first.",
+)
+@click.option("--id-field", default="id", show_default=True, help="Id field of records.")
+@click.option("--text-field", default="text", show_default=True, help="Text field of records.")
+@click.option(
+    "--skip-bad",
+    is_flag=True,
+    help="Skip malformed records (counted in summary.json) instead of stopping.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "parquet"]),
+    default="jsonl",
+    show_default=True,
+    help="Format of the output files.",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Threads for sketching [default: all cores].",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=4096,
+    show_default=True,
+    help="Documents per batch (memory per batch).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Settings file (JSON or TOML; neardup calibrate writes one): its values are the "
+    "defaults, options given explicitly override them.",
+)
+@text_options(default_unit="auto")
+def dedup(
+    inputs: tuple[str, ...],
+    out_dir: str,
+    method_name: str,
+    params: tuple[str, ...],
+    threshold: float,
+    measure: str,
+    verify: bool,
+    keep_text: str,
+    guard: float | None,
+    chain: bool,
+    max_bucket: int,
+    id_field: str,
+    text_field: str,
+    skip_bad: bool,
+    fmt: str,
+    jobs: int | None,
+    batch_size: int,
+    config_file: str | None,
+    config: TextConfig,
+) -> None:
+    """Deduplicate a corpus: near-duplicate pairs, clusters, what to keep, and a report.
+
+    INPUTS are JSONL (.gz, .zst), CSV or Parquet files, or directories of .txt/.html files.
+    With --config FILE the file's settings are the defaults and explicit options override them.
+    """
+    if jobs is not None:
+        numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
+    dedup_config = DedupConfig(
+        text=config,
+        method=method_name,
+        params=tuple(parse_params(params).items()),
+        threshold=threshold,
+        measure=measure,
+        verify=verify,
+        keep=KeepPolicy.parse(keep_text),
+        guard=guard,
+        chain=chain,
+        max_bucket=max_bucket,
+        batch_size=batch_size,
+    )
+    if config_file is not None:
+        dedup_config = merge_config(read_config(config_file), dedup_config, explicit_settings())
+    if dedup_config.chain and dedup_config.guard is not None:
+        raise click.UsageError("--chain and --guard exclude each other")
+    dedup_config.build_method()  # fail before reading
+    source = Inputs(tuple(inputs), id_field, text_field, skip_bad)
+    with _progress_bar(inputs) as advance:
+        summary = run_dedup(source, out_dir, dedup_config, fmt, progress=advance)
+    _print_summary(summary, out_dir)
+
+
+@contextlib.contextmanager
+def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar over documents read (rate and ETA when the total is known)."""
+    counts = [count_lines(p) for p in inputs]
+    total = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
+    columns = [
+        TextColumn("reading and sketching"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+    ]
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("docs", total=total, rate="")
+        started = time.perf_counter()
+        done = 0
+
+        def advance(n: int) -> None:
+            nonlocal done
+            done += n
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            bar.update(task, advance=n, rate=f"{rate:,.0f} docs/s")
+
+        yield advance
+
+
+def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
+    table = Table(title=f"neardup dedup → {out_dir}")
+    table.add_column("")
+    table.add_column("", justify="right")
+    for key in (
+        "documents",
+        "kept",
+        "removed",
+        "clusters",
+        "verified_pairs",
+        "empty_documents",
+        "bad_records",
+    ):
+        table.add_row(key.replace("_", " "), str(summary[key]))
+    table.add_row("seconds", str(summary["timings_seconds"]["total"]))
+    console.print(table)
+    for warning in summary["warnings"]:
+        click.echo(f"neardup: warning: {warning}", err=True)
+    if summary["empty_documents"]:
+        click.echo(
+            f"neardup: warning: {summary['empty_documents']} document(s) have no words "
+            "left after canonicalization; they are kept and never clustered "
+            f"(e.g. {', '.join(summary['empty_ids'][:5])})",
+            err=True,
+        )

@@ -1,0 +1,189 @@
+"""Options shared by the commands that take text: canonicalization and shingles."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from neardup.config import (
+    DEFAULT_SIZES,
+    HASH_NAMES,
+    LANGS,
+    PROFILES,
+    UNITS,
+    CanonConfig,
+    ShingleConfig,
+    TextConfig,
+)
+from neardup.text.stopwords import load_stopword_file
+
+
+def _switch(name: str, help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A ``--name/--no-name`` flag whose absence means "as the profile says"."""
+    return click.option(f"--{name}/--no-{name}", default=None, help=help_text)
+
+
+_TEXT_OPTIONS = [
+    click.option(
+        "--size",
+        type=click.IntRange(min=1),
+        default=None,
+        help=f"Units per shingle [default: {DEFAULT_SIZES['word']} words, "
+        f"{DEFAULT_SIZES['char']} chars, {DEFAULT_SIZES['auto']} for auto].",
+    ),
+    click.option(
+        "--step",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Units between shingle starts (1 = fully overlapping).",
+    ),
+    click.option(
+        "--hash",
+        "hash_name",
+        type=click.Choice(HASH_NAMES),
+        default="xxh3",
+        show_default=True,
+        help="Shingle fingerprint function.",
+    ),
+    click.option(
+        "--canon",
+        type=click.Choice(PROFILES),
+        default="default",
+        show_default=True,
+        help="Canonicalization profile; 'none' leaves the text untouched.",
+    ),
+    click.option(
+        "--lang",
+        type=click.Choice(LANGS),
+        default="auto",
+        show_default=True,
+        help="Text language; 'auto' picks it from the script of each text.",
+    ),
+    _switch("html", "Strip HTML tags and entities."),
+    _switch("boilerplate", "Drop page menus, headers and footers before stripping HTML."),
+    _switch("wiki", "Strip leftover wiki markup."),
+    _switch("normalize", "Unicode NFKC normalization."),
+    _switch("lowercase", "Case folding."),
+    _switch("punctuation", "Remove punctuation and special characters."),
+    _switch("stopwords", "Remove stop words."),
+    click.option(
+        "--stopwords-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Your own stop words, one per line.",
+    ),
+    _switch("segment", "Segment Chinese into words (jieba)."),
+    click.option(
+        "--lemmatize",
+        is_flag=True,
+        default=None,
+        help="Bring Russian words to their normal form (pymorphy3).",
+    ),
+    click.option(
+        "--stem",
+        is_flag=True,
+        default=None,
+        help="Reduce English and Russian words to Snowball stems.",
+    ),
+    click.option(
+        "--drop-adjectives",
+        is_flag=True,
+        default=None,
+        help="Remove Russian adjectives and participles (pymorphy3).",
+    ),
+]
+_CANON_SWITCHES = (
+    "html",
+    "boilerplate",
+    "wiki",
+    "normalize",
+    "lowercase",
+    "punctuation",
+    "stopwords",
+    "segment",
+    "lemmatize",
+    "stem",
+    "drop_adjectives",
+)
+
+
+def text_options(default_unit: str = "word") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add the canonicalization and shingle options; pass them on as one ``config``."""
+    unit_option = click.option(
+        "--unit",
+        type=click.Choice(UNITS),
+        default=default_unit,
+        show_default=True,
+        help="Shingle unit: words, characters (short texts), or auto: words, and characters "
+        "for Chinese.",
+    )
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        return _with_text_options(func, [unit_option, *_TEXT_OPTIONS])
+
+    return decorate
+
+
+def _with_text_options(func: Callable[..., Any], options: list[Any]) -> Callable[..., Any]:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        switches = {name: kwargs.pop(name) for name in _CANON_SWITCHES}
+        extra = kwargs.pop("stopwords_file")
+        canon = CanonConfig.profile(
+            kwargs.pop("canon"),
+            lang=kwargs.pop("lang"),
+            extra_stopwords=tuple(load_stopword_file(extra)) if extra else (),
+            **switches,
+        )
+        unit = kwargs.pop("unit")
+        shingle = ShingleConfig(
+            unit=unit,
+            size=kwargs.pop("size") or DEFAULT_SIZES[unit],
+            step=kwargs.pop("step"),
+            hash=kwargs.pop("hash_name"),
+        )
+        return func(*args, config=TextConfig(canon, shingle), **kwargs)
+
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+# Which DedupConfig setting (as named in config files) each dedup option sets: options given
+# on the command line override the values of a --config file.
+_SETTING_OF_OPTION = {
+    "method_name": "method",
+    "params": "params",
+    "threshold": "threshold",
+    "measure": "measure",
+    "verify": "verify",
+    "keep_text": "keep",
+    "guard": "guard",
+    "chain": "chain",
+    "max_bucket": "max_bucket",
+    "batch_size": "batch_size",
+    "canon": "text.canon",
+    "lang": "text.canon.lang",
+    "stopwords_file": "text.canon.extra_stopwords",
+    "unit": "text.shingle.unit",
+    "size": "text.shingle.size",
+    "step": "text.shingle.step",
+    "hash_name": "text.shingle.hash",
+} | {name: f"text.canon.{name}" for name in _CANON_SWITCHES}
+
+
+def given(name: str) -> bool:
+    """Whether the option ``name`` of the running command was given (not a default)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+
+
+def explicit_settings() -> set[str]:
+    """The DedupConfig settings (configfile names) given explicitly on the command line."""
+    return {setting for option, setting in _SETTING_OF_OPTION.items() if given(option)}
