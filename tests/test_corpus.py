@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from neardup.corpus import (
     BadRecord,
     Document,
-    RecordWriter,
     count_lines,
     read_documents,
 )
 from neardup.errors import ConfigError, InputError, MissingDependencyError
+from neardup.records import RecordWriter
 
 RECORDS = [
     {"id": "a", "text": "Первый текст", "lang": "ru", "n": 1},

@@ -27,9 +27,10 @@ import numpy as np
 
 from neardup.cluster import cluster_table
 from neardup.config import config_fingerprint
-from neardup.corpus import BadRecord, Document, RecordWriter, read_documents
+from neardup.corpus import BadRecord, Document, read_documents
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.errors import InputError
+from neardup.records import RecordWriter
 
 Format = Literal["jsonl", "parquet"]
 SHOWN_IDS = 20  # ids listed in summary.json for empty documents and bad records
