@@ -19,8 +19,8 @@ Pairs are distinct unordered pairs of different documents: for the peers their L
 hits (datasketch and rensa: unverified candidates; gaoya filters by its estimated Jaccard),
 for neardup the verified pairs. Each pipeline runs in a fresh subprocess (``--only NAME``)
 after loading the texts and a warm-up on 500 of them; "seconds" is the median of
-``--repeat`` runs, "peak RSS" the child's peak (texts included), "loaded" its RSS once the
-texts are in memory.
+``--repeat`` runs × ``--rounds`` (rounds interleave the pipelines), "peak RSS" the child's
+peak (texts included), "loaded" its RSS once the texts are in memory.
 
 ``--million`` builds (once) a corpus of 1,000,000 documents of ~1 KB in $TMPDIR (or /tmp):
 the three shared corpora cut into ~1 KB chunks (zh: poems of one poet grouped), then
@@ -28,7 +28,7 @@ the three shared corpora cut into ~1 KB chunks (zh: poems of one poet grouped), 
 two runs with different seeds are concatenated to reach 1M documents. Then neardup dedups
 it with the default ``DedupConfig`` in a subprocess that streams the jsonl.gz line by line.
 
-    python benchmarks/bench_dedup.py [--docs N] [--repeat 3] [--only NAME]
+    python benchmarks/bench_dedup.py [--docs N] [--repeat 3] [--rounds 1] [--only NAME]
     python benchmarks/bench_dedup.py --million [--million-docs 1000000]
 """
 
@@ -217,20 +217,32 @@ def measure(name: str, docs: int | None, repeat: int) -> dict:
 
 
 def compare(args: argparse.Namespace) -> None:
-    rows = []
-    for name in PIPELINES:
-        cmd = [sys.executable, __file__, "--only", name, "--repeat", str(args.repeat)]
-        if args.docs:
-            cmd += ["--docs", str(args.docs)]
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=child_env())
-        if done.returncode:
-            print(f"{name}: failed\n{done.stderr.strip()[-2000:]}", file=sys.stderr)
-            continue
-        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    report(rows, args.repeat)
+    runs: dict[str, list[dict]] = {}
+    for _ in range(args.rounds):  # rounds interleave the pipelines: load from others evens out
+        for name in PIPELINES:
+            cmd = [sys.executable, __file__, "--only", name, "--repeat", str(args.repeat)]
+            if args.docs:
+                cmd += ["--docs", str(args.docs)]
+            env = child_env()
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+            if done.returncode:
+                print(f"{name}: failed\n{done.stderr.strip()[-2000:]}", file=sys.stderr)
+                continue
+            runs.setdefault(name, []).append(json.loads(done.stdout.strip().splitlines()[-1]))
+    report([combine(r) for r in runs.values()], args)
 
 
-def report(rows: list[dict], repeat: int) -> None:
+def combine(results: list[dict]) -> dict:
+    """One row from a pipeline's rounds: median of all timed runs, largest memory."""
+    row = dict(results[0])
+    row["runs"] = [t for r in results for t in r["runs"]]
+    row["seconds"] = statistics.median(row["runs"])
+    row["cpu"] = statistics.median(r["cpu"] for r in results)
+    row["peak_rss"] = max(r["peak_rss"] for r in results)
+    return row
+
+
+def report(rows: list[dict], args: argparse.Namespace) -> None:
     if not rows:
         return
     by = {r["name"]: r for r in rows}
@@ -238,7 +250,8 @@ def report(rows: list[dict], repeat: int) -> None:
     print(
         f"{first['docs']} docs ({first['mb']:.1f} MB) of en-gutenberg-100k, word {W}-shingles, "
         f"{NUM_PERM} permutations, t = {THRESHOLD}, {THREADS} threads; "
-        f"seconds: median of {repeat} (wall), CPU s: all threads"
+        f"seconds: median of {args.repeat} runs × {args.rounds} rounds (wall), "
+        "CPU s: all threads"
     )
     head = f"{'pipeline':<12}{'seconds':>9}{'CPU s':>8}{'MB/s':>8}{'peak RSS':>10}{'loaded':>8}"
     print(head + f"{'pairs':>9}{'neardup faster':>16}")
@@ -431,6 +444,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=None, help="first N documents (all: 100k)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=1, help="runs of every pipeline")
     parser.add_argument("--only", choices=(*PIPELINES, "neardup-million"))
     parser.add_argument("--million", action="store_true", help="time neardup on 1M documents")
     parser.add_argument("--million-docs", type=int, default=1_000_000)

@@ -230,7 +230,7 @@ def score_candidates(
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
-        pairs = _score(candidates, values, offsets, method, signatures, config)
+        pairs = score_pairs(candidates, values, offsets, method, signatures, config)
         timings["verify"] = time.perf_counter() - clock
         del values  # release the memory map before the directory goes
     return Scored(
@@ -308,7 +308,7 @@ def _sketch_all(
     return signatures, (docs, values), list(weak)
 
 
-def _score(
+def score_pairs(
     candidates: Candidates,
     values: np.ndarray,
     offsets: np.ndarray,

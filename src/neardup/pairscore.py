@@ -16,7 +16,7 @@ import numpy as np
 
 from neardup.candidates import Candidates
 from neardup.dedup import DedupConfig, Pairs
-from neardup.dedup import _score as score_candidate_pairs  # the very scoring dedup uses
+from neardup.dedup import score_pairs as score_candidate_pairs  # the very scoring dedup uses
 from neardup.shingles import FingerprintBatch, fingerprint_batch
 
 
