@@ -107,3 +107,11 @@ def test_batches_do_not_change_the_answer():
     one = deduplicate(DOCS, DedupConfig(batch_size=1))
     all_ = deduplicate(DOCS)
     assert clusters(one) == clusters(all_)
+
+
+def test_minhash_bands_follow_the_run_threshold_unless_given():
+    low = DedupConfig(method="minhash", threshold=0.5).build_method()
+    high = DedupConfig(method="minhash", threshold=0.9).build_method()
+    assert low.candidate_probability(0.5) > high.candidate_probability(0.5)
+    fixed = DedupConfig(method="minhash", threshold=0.5, params=(("threshold", 0.9),))
+    assert fixed.build_method().bands == high.bands

@@ -9,6 +9,7 @@ temporary file (memory-mapped for verification), so memory holds only offsets, k
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 import warnings
@@ -32,7 +33,7 @@ from neardup.cluster import (
 )
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.errors import ConfigError
-from neardup.methods import get_method
+from neardup.methods import get_method, method_classes
 from neardup.methods.base import Method, Signatures
 from neardup.shingles import FingerprintBatch, fingerprint_batch
 
@@ -79,8 +80,16 @@ class DedupConfig:
             raise ConfigError(f"batch_size={self.batch_size!r} must be positive")
 
     def build_method(self) -> Method:
-        """The signature method with its parameters, over this config's text config."""
-        return get_method(self.method, self.text, **dict(self.params))
+        """The signature method with its parameters, over this config's text config.
+
+        A method tuned for a threshold (MinHash's LSH bands) is tuned for this run's
+        threshold unless its own ``threshold`` parameter is given.
+        """
+        params = dict(self.params)
+        _, config_type = method_classes(self.method)
+        if "threshold" in {f.name for f in dataclasses.fields(config_type)}:
+            params.setdefault("threshold", self.threshold)
+        return get_method(self.method, self.text, **params)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
