@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from neardup.config import TextConfig, config_fingerprint
 from neardup.errors import ConfigError, SignatureError
+from neardup.idf import IdfModel
 
 if TYPE_CHECKING:
     from neardup.shingles import FingerprintBatch
@@ -200,3 +202,29 @@ def deserialize(blob: bytes) -> tuple[int, str, np.ndarray]:
         )
     values = np.frombuffer(blob, dtype="<u8", offset=_HEADER.size).astype(np.uint64)
     return code, config.hex(), values
+
+
+class IdfMethodBase(MethodBase):
+    """A method that can weigh features by collection statistics: an IDF model, given as
+    ``idf`` or fitted with :meth:`fit`. The model may grow with the collection, so it is not
+    part of ``config_id``."""
+
+    __slots__ = ("idf",)
+
+    def __init__(
+        self, config: object = None, text: TextConfig | None = None, idf: IdfModel | None = None
+    ) -> None:
+        super().__init__(config, text)
+        self.idf = idf
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config!r}, {self.text!r}, idf={self.idf is not None})"
+
+    def fit(self, batches: Iterable[FingerprintBatch]) -> Self:
+        """Fit the IDF model on a collection (one streaming pass); returns self."""
+        self.idf = self._checked_model(IdfModel.fit(batches))
+        return self
+
+    def _checked_model(self, model: IdfModel) -> IdfModel:
+        """A hook to refuse a model the method cannot use (default: any model will do)."""
+        return model

@@ -40,17 +40,15 @@ representative collection and keep it (``IdfModel.to_bytes``) while signatures a
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from neardup._kernels.hashes import HASH_XXH3, hash_spans
-from neardup.config import TextConfig
 from neardup.errors import ConfigError, InputError, SignatureError, WeakSignatureWarning
 from neardup.idf import IdfModel
-from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
+from neardup.methods.base import Estimate, IdfMethodBase, Keys, Signatures
 from neardup.shingles import FingerprintBatch
 
 
@@ -72,7 +70,7 @@ class IMatchConfig:
             raise ConfigError(f"low={self.low!r} must not exceed high={self.high!r}")
 
 
-class IMatch(MethodBase):
+class IMatch(IdfMethodBase):
     """I-Match signatures over an IDF band (see the module docstring).
 
     Needs an :class:`IdfModel` of the collection: pass ``idf=model`` or call :meth:`fit`.
@@ -87,26 +85,11 @@ class IMatch(MethodBase):
     )
     config_type: ClassVar[type] = IMatchConfig
 
-    def __init__(
-        self,
-        config: IMatchConfig | None = None,
-        text: TextConfig | None = None,
-        idf: IdfModel | None = None,
-    ) -> None:
-        super().__init__(config, text)
-        self.idf = idf
-
-    def __repr__(self) -> str:
-        return f"IMatch({self.config!r}, {self.text!r}, idf={self.idf is not None})"
-
     needs_idf: ClassVar[bool] = True  # the IDF band is I-Match's whole point
 
-    def fit(self, batches: Iterable[FingerprintBatch]) -> IMatch:
-        """Fit the IDF model on a collection (one streaming pass); returns self."""
-        model = IdfModel.fit(batches)
+    def _checked_model(self, model: IdfModel) -> IdfModel:
         _require_documents(model)
-        self.idf = model
-        return self
+        return model
 
     def band(self) -> tuple[float, float]:
         """The kept IDF interval ``(low · M, high · M)`` of the current model."""

@@ -50,17 +50,14 @@ import itertools
 import math
 import operator
 import warnings
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar, Literal, get_args
 
 import numpy as np
 
 from neardup._kernels.simhash import mix64_array, simhash_batch
-from neardup.config import TextConfig
 from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
-from neardup.idf import IdfModel
-from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
+from neardup.methods.base import Estimate, IdfMethodBase, Keys, Signatures
 from neardup.shingles import FingerprintBatch
 
 Weighting = Literal["count", "tfidf", "binary"]
@@ -143,7 +140,7 @@ def block_keys(
     return mix64_array(packed.ravel()).reshape(packed.shape)
 
 
-class SimHash(MethodBase):
+class SimHash(IdfMethodBase):
     """64-bit SimHash with pigeonhole block keys (see the module docstring).
 
     ``idf`` is needed for ``weighting="tfidf"``: pass a fitted :class:`IdfModel`, or call
@@ -159,27 +156,10 @@ class SimHash(MethodBase):
     )
     config_type: ClassVar[type] = SimHashConfig
 
-    def __init__(
-        self,
-        config: SimHashConfig | None = None,
-        text: TextConfig | None = None,
-        idf: IdfModel | None = None,
-    ) -> None:
-        super().__init__(config, text)
-        self.idf = idf
-
-    def __repr__(self) -> str:
-        return f"SimHash({self.config!r}, {self.text!r}, idf={self.idf is not None})"
-
     @property
     def needs_idf(self) -> bool:
         """Whether sketching needs collection statistics (an IDF model): tf-idf weights."""
         return self.config.weighting == "tfidf"
-
-    def fit(self, batches: Iterable[FingerprintBatch]) -> SimHash:
-        """Fit the IDF model of ``weighting="tfidf"`` on a collection; returns self."""
-        self.idf = IdfModel.fit(batches)
-        return self
 
     def weights(self, prints: FingerprintBatch) -> np.ndarray:
         """Integer weight of every feature of the batch, per ``weighting``."""
