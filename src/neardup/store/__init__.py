@@ -1,0 +1,20 @@
+"""Persistent homes of a collection (DESIGN "store/"): one narrow :class:`Store` protocol.
+
+``MemoryStore`` is the reference (dicts); ``SQLiteStore`` is the default (one file, WAL,
+transactions). Every store passes the same conformance suite (tests/test_store_conformance.py).
+"""
+
+from __future__ import annotations
+
+from neardup.store.base import CollectionMeta, DuplicateIdError, Store, StoredDoc
+from neardup.store.memory import MemoryStore
+from neardup.store.sqlite import SQLiteStore
+
+__all__ = [
+    "CollectionMeta",
+    "DuplicateIdError",
+    "MemoryStore",
+    "SQLiteStore",
+    "Store",
+    "StoredDoc",
+]

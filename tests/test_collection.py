@@ -1,0 +1,150 @@
+"""The persistent collection: add / query / remove over a store, and agreement with dedup."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup.collection import Collection
+from neardup.dedup import DedupConfig, deduplicate
+from neardup.errors import ConfigError, SignatureError
+from neardup.store import CollectionMeta, DuplicateIdError, MemoryStore, SQLiteStore, Store
+
+WORDS = [f"w{i}" for i in range(400)]
+
+
+def text(seed: int, n: int = 60) -> str:
+    rng = np.random.default_rng(seed)
+    return " ".join(rng.choice(WORDS, n))
+
+
+def edit(body: str, seed: int, changes: int) -> str:
+    rng = np.random.default_rng(seed)
+    words = body.split()
+    for i in rng.choice(len(words), changes, replace=False):
+        words[i] = f"x{seed}_{i}"
+    return " ".join(words)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    return MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "c.db")
+
+
+def test_add_reports_near_copy_with_score(store: Store) -> None:
+    coll = Collection.create(store, DedupConfig(method="full", threshold=0.5))
+    original = text(1)
+    [first] = coll.add([("a", original, {"src": "feed"})])
+    assert first.id == "a"
+    assert first.duplicates == []
+    [second] = coll.add([("b", edit(original, 2, 3), None), ("c", text(3), None)])[:1]
+    assert second.id == "b"
+    assert [d.id for d in second.duplicates] == ["a"]
+    assert 0.5 <= second.duplicates[0].score < 1.0
+    assert coll.stats()["documents"] == 3
+    assert coll.get("a").meta == {"src": "feed"}
+    assert coll.get("zz") is None
+
+
+def test_near_copy_within_one_batch(store: Store) -> None:
+    coll = Collection.create(store, DedupConfig(method="minhash", threshold=0.5))
+    body = text(4)
+    results = coll.add([("a", body, None), ("b", edit(body, 5, 2), None)])
+    assert results[0].duplicates == []
+    assert [d.id for d in results[1].duplicates] == ["a"]
+
+
+def test_query_stores_nothing_and_remove(store: Store) -> None:
+    coll = Collection.create(store, DedupConfig(method="full", threshold=0.5))
+    body = text(6)
+    coll.add([("a", body, None)])
+    [hit, miss] = coll.query([edit(body, 7, 2), text(8)])
+    assert hit.id is None
+    assert [d.id for d in hit.duplicates] == ["a"]
+    assert miss.duplicates == []
+    assert coll.stats()["documents"] == 1
+    assert coll.remove(["a", "nope"]) == ["a"]
+    assert coll.query([body])[0].duplicates == []
+    assert coll.stats()["documents"] == 0
+
+
+def test_duplicate_id_and_upsert(store: Store) -> None:
+    coll = Collection.create(store, DedupConfig(method="full"))
+    body = text(9)
+    coll.add([("a", body, {"v": 1})])
+    with pytest.raises(DuplicateIdError, match="'a'"):
+        coll.add([("new", text(10), None), ("a", body, None)])
+    assert coll.stats()["documents"] == 1
+    [replaced] = coll.add([("a", body, {"v": 2})], upsert=True)
+    assert replaced.duplicates == []  # not its own duplicate
+    assert coll.get("a").meta == {"v": 2}
+    assert coll.stats()["documents"] == 1
+
+
+def test_reopen_with_another_config_is_refused(tmp_path: Path) -> None:
+    config = DedupConfig(method="minhash", threshold=0.7)
+    coll = Collection.create(SQLiteStore(tmp_path / "c.db"), config)
+    coll.add([("a", text(11), None)])
+    coll.store.close()
+    again = Collection.open(SQLiteStore(tmp_path / "c.db"), config)
+    assert again.stats()["documents"] == 1
+    assert Collection.open(SQLiteStore(tmp_path / "c.db")).config.threshold == 0.7
+    for other in (
+        dataclasses.replace(config, threshold=0.8),
+        dataclasses.replace(config, method="full"),
+        dataclasses.replace(config, measure="resemblance"),
+    ):
+        with pytest.raises(ConfigError, match="another config"):
+            Collection.open(SQLiteStore(tmp_path / "c.db"), other)
+
+
+def test_open_refuses_other_format_version_and_empty_store() -> None:
+    with pytest.raises(ConfigError, match="no collection"):
+        Collection.open(MemoryStore())
+    store = MemoryStore()
+    coll = Collection.create(store)
+    meta = store.meta()
+    assert meta is not None
+    old = MemoryStore()
+    old.create(CollectionMeta(meta.config, coll.config_id, meta.format_version + 1))
+    with pytest.raises(SignatureError, match="format version"):
+        Collection.open(old)
+
+
+def test_idf_methods_not_yet_supported() -> None:
+    with pytest.raises(ConfigError, match="not yet supported in collections"):
+        Collection.create(MemoryStore(), DedupConfig(method="imatch"))
+
+
+@pytest.mark.parametrize(
+    ("method", "measure"),
+    [("full", "containment"), ("minhash", "resemblance"), ("bottomn", "containment")],
+)
+def test_query_finds_exactly_the_pairs_dedup_finds(method: str, measure: str) -> None:
+    bases = [text(100 + i) for i in range(8)]
+    corpus = [(f"d{i}", b) for i, b in enumerate(bases)]
+    corpus += [(f"e{i}", edit(b, 200 + i, 1 + i % 4)) for i, b in enumerate(bases)]
+    corpus += [(f"f{i}", edit(b, 300 + i, 6 + 2 * i)) for i, b in enumerate(bases[:4])]
+    config = DedupConfig(method=method, threshold=0.6, measure=measure)
+    result = deduplicate(corpus, config)
+    expected = {
+        frozenset((result.ids[a], result.ids[b])): round(float(s), 9)
+        for a, b, s in zip(result.pairs.left, result.pairs.right, result.pairs.score, strict=True)
+    }
+    assert expected  # the corpus does have near-duplicates
+
+    coll = Collection.create(MemoryStore(), config)
+    added = coll.add([(doc_id, body, None) for doc_id, body in corpus])
+    in_batch = {
+        frozenset((res.id, dup.id)): round(dup.score, 9) for res in added for dup in res.duplicates
+    }
+    assert in_batch == expected  # each pair reported once, by its later document
+    found = {}
+    for (doc_id, _), res in zip(corpus, coll.query([b for _, b in corpus]), strict=True):
+        for dup in res.duplicates:
+            if dup.id != doc_id:
+                found[frozenset((doc_id, dup.id))] = round(dup.score, 9)
+    assert found == expected
