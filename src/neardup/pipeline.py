@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from neardup.cluster import cluster_table
+from neardup.cluster import ClusterTable, cluster_table
 from neardup.config import config_fingerprint
 from neardup.corpus import BadRecord, Document, read_documents
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
@@ -86,10 +86,11 @@ def run_dedup(
         field_values=lambda: np.array(field_values, dtype=object),
     )
     clock = time.perf_counter()
+    clusters = cluster_table(result.labels, result.keepers)
     report_docs = _report_documents(result)
-    shown = _write_outputs(result, inputs, out, fmt, config, report_docs)
+    shown = _write_outputs(result, clusters, inputs, out, fmt, config, report_docs)
     result.timings["outputs"] = time.perf_counter() - clock
-    summary = _summary(result, inputs, config, bad, fmt, time.perf_counter() - started)
+    summary = _summary(result, clusters, inputs, config, bad, fmt, time.perf_counter() - started)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     _write_report(result, shown, config, summary, out)
     return summary
@@ -104,6 +105,7 @@ def _report_documents(result: DedupResult) -> set[int]:
 
 def _write_outputs(
     result: DedupResult,
+    clusters: ClusterTable,
     inputs: Inputs,
     out: Path,
     fmt: Format,
@@ -116,9 +118,8 @@ def _write_outputs(
     with RecordWriter(out / f"pairs.{suffix}", fmt) as writer:
         for record in _pair_records(result, config.threshold):
             writer.write(record)
-    table = cluster_table(result.labels, result.keepers)
     with RecordWriter(out / f"clusters.{suffix}", fmt) as writer:
-        for number, cluster in enumerate(table):
+        for number, cluster in enumerate(clusters):
             writer.write(
                 {
                     "cluster": number,
@@ -162,6 +163,7 @@ def _pair_records(result: DedupResult, threshold: float) -> Iterator[dict[str, A
 
 def _summary(
     result: DedupResult,
+    clusters: ClusterTable,
     inputs: Inputs,
     config: DedupConfig,
     bad: Sequence[BadRecord],
@@ -169,7 +171,6 @@ def _summary(
     seconds: float,
 ) -> dict[str, Any]:
     empty = result.empty
-    clusters = cluster_table(result.labels, result.keepers)
     return {
         "documents": len(result.ids),
         "kept": int((~result.removed).sum()),
