@@ -55,6 +55,27 @@ def chunks(texts: list[str]) -> Iterator[list[str]]:
 
 
 # --- pipelines: each returns a callable doing the whole run, plus an optional split ----------
+def split_pipeline(
+    front: Callable[[list[str]], object], sketch: Callable[[object], list]
+) -> tuple[Callable[[list[str]], object], dict]:
+    """A run over chunks timing the front end (text → shingles) and the sketch apart."""
+    split = {"front": 0.0, "sketch": 0.0}
+
+    def run(texts: list[str]) -> object:
+        split["front"] = split["sketch"] = 0.0
+        out: list = []
+        for chunk in chunks(texts):
+            t0 = time.perf_counter()
+            prepared = front(chunk)
+            t1 = time.perf_counter()
+            out.extend(sketch(prepared))
+            split["front"] += t1 - t0
+            split["sketch"] += time.perf_counter() - t1
+        return out
+
+    return run, split
+
+
 def neardup_pipeline(
     threads: int | None, plain: bool = False
 ) -> tuple[Callable[[list[str]], object], dict]:
@@ -68,67 +89,35 @@ def neardup_pipeline(
     canon = CanonConfig.profile("none", lowercase=True, punctuation=True) if plain else None
     config = TextConfig(canon=canon or CanonConfig(), shingle=ShingleConfig(size=W))
     method = MinHash(MinHashConfig(num_perm=NUM_PERM, seed=SEED), config)
-    split = {"front": 0.0, "sketch": 0.0}
-
-    def run(texts: list[str]) -> object:
-        split["front"] = split["sketch"] = 0.0
-        out = []
-        for chunk in chunks(texts):
-            t0 = time.perf_counter()
-            prints = fingerprint_batch(chunk, config)
-            t1 = time.perf_counter()
-            out.append(method.sketch(prints))
-            split["front"] += t1 - t0
-            split["sketch"] += time.perf_counter() - t1
-        return out
-
-    return run, split
+    return split_pipeline(
+        lambda chunk: fingerprint_batch(chunk, config), lambda prints: [method.sketch(prints)]
+    )
 
 
 def datasketch_pipeline() -> tuple[Callable[[list[str]], object], dict]:
     import xxhash
     from datasketch import MinHash
 
-    split = {"front": 0.0, "sketch": 0.0}
-
-    def run(texts: list[str]) -> object:
-        split["front"] = split["sketch"] = 0.0
-        out = []
-        for chunk in chunks(texts):
-            t0 = time.perf_counter()
-            sets = [[s.encode() for s in python_shingles(t)] for t in chunk]
-            t1 = time.perf_counter()
-            out.extend(
-                MinHash.bulk(sets, num_perm=NUM_PERM, seed=SEED, hashfunc=xxhash.xxh32_intdigest)
-            )
-            split["front"] += t1 - t0
-            split["sketch"] += time.perf_counter() - t1
-        return out
-
-    return run, split
+    return split_pipeline(
+        lambda chunk: [[s.encode() for s in python_shingles(t)] for t in chunk],
+        lambda sets: MinHash.bulk(
+            sets, num_perm=NUM_PERM, seed=SEED, hashfunc=xxhash.xxh32_intdigest
+        ),
+    )
 
 
 def rensa_pipeline() -> tuple[Callable[[list[str]], object], dict]:
     from rensa import RMinHash
 
-    split = {"front": 0.0, "sketch": 0.0}
-
-    def run(texts: list[str]) -> object:
-        split["front"] = split["sketch"] = 0.0
+    def sketch(lists: list[list[str]]) -> list:
         out = []
-        for chunk in chunks(texts):
-            t0 = time.perf_counter()
-            lists = [python_shingles(text) for text in chunk]
-            t1 = time.perf_counter()
-            for shingles in lists:
-                m = RMinHash(num_perm=NUM_PERM, seed=SEED)
-                m.update(shingles)
-                out.append(m)
-            split["front"] += t1 - t0
-            split["sketch"] += time.perf_counter() - t1
+        for shingles in lists:
+            m = RMinHash(num_perm=NUM_PERM, seed=SEED)
+            m.update(shingles)
+            out.append(m)
         return out
 
-    return run, split
+    return split_pipeline(lambda chunk: [python_shingles(text) for text in chunk], sketch)
 
 
 def gaoya_pipeline() -> tuple[Callable[[list[str]], object], dict]:
