@@ -140,10 +140,11 @@ class _Spill:
 
     def __init__(self, directory: Path) -> None:
         self.path = directory / "fingerprints.u64"
-        self._file = open(self.path, "wb")  # noqa: SIM115 - closed in values()
+        self._file = open(self.path, "wb")  # noqa: SIM115 - closed in finish()
         self._offsets = [np.zeros(1, dtype=np.int64)]
         self._counts: list[np.ndarray] = []
         self._total = 0
+        self._finished: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def add(self, batch: FingerprintBatch) -> None:
         batch.values.tofile(self._file)
@@ -152,17 +153,25 @@ class _Spill:
         self._total += int(batch.values.size)
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(values, offsets)``: the values memory-mapped read-only."""
-        self._file.close()
-        offsets = np.concatenate(self._offsets)
-        if self._total == 0:
-            return np.empty(0, dtype=np.uint64), offsets
-        return np.memmap(self.path, dtype=np.uint64, mode="r"), offsets
+        """``(values, offsets)``: the values memory-mapped read-only (built once)."""
+        values, offsets, _ = self._done()
+        return values, offsets
+
+    def _done(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._finished is None:
+            self._file.close()
+            values = (
+                np.memmap(self.path, dtype=np.uint64, mode="r")
+                if self._total
+                else np.empty(0, dtype=np.uint64)
+            )
+            counts = np.concatenate(self._counts) if self._counts else np.empty(0, np.uint32)
+            self._finished = (values, np.concatenate(self._offsets), counts)
+        return self._finished
 
     def batches(self, size: int) -> Iterator[FingerprintBatch]:
         """The stored fingerprints again, in batches (for methods sketched after fitting)."""
-        values, offsets = self.finish()
-        counts = np.concatenate(self._counts) if self._counts else np.empty(0, np.uint32)
+        values, offsets, counts = self._done()
         for start in range(0, offsets.size - 1, size):
             stop = min(start + size, offsets.size - 1)
             lo, hi = offsets[start], offsets[stop]
@@ -241,7 +250,7 @@ def score_candidates(
         clock = time.perf_counter()
         pairs = score_pairs(candidates, values, offsets, method, signatures, config)
         timings["verify"] = time.perf_counter() - clock
-        del values  # release the memory map before the directory goes
+        del values, spill  # release the memory map before the directory goes
     return Scored(
         ids,
         np.array(lengths, dtype=np.int64),
