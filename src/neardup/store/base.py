@@ -8,6 +8,7 @@ fingerprints (for exact verification) and the uint64 index keys of every documen
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -36,6 +37,15 @@ class CollectionMeta:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class DocFreqs:
+    """Document frequencies of some features in a collection's IDF model (METHODS §6.8–6.9)."""
+
+    df: np.ndarray  # int64, one per feature asked for (0 = never seen)
+    n_docs: int  # documents counted by the model
+    min_df: int  # smallest document frequency of any feature in the model (0 if empty)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class StoredDoc:
     """One stored document: id, metadata, signature bytes, sorted fingerprints, index keys."""
 
@@ -48,7 +58,17 @@ class StoredDoc:
 
 @runtime_checkable
 class Store(Protocol):
-    """Persistent documents and their index keys; every write is all-or-nothing."""
+    """Persistent documents and their index keys; every write is all-or-nothing.
+
+    Any method may be called from several threads. Inside :meth:`transaction`, the calls of
+    the same thread form one atomic unit that no other writer (thread or process) interleaves
+    with: a check-then-insert there sees every document committed before it.
+    """
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """One write transaction, serialised with every other writer; rolled back (nothing
+        kept) when the block raises. Nested calls join the outer transaction."""
+        ...
 
     def create(self, meta: CollectionMeta) -> None:
         """Initialise an empty store with its collection metadata (ConfigError if it has one)."""
@@ -63,8 +83,9 @@ class Store(Protocol):
         unless ``upsert``, and always on an id repeated within the batch."""
         ...
 
-    def candidates(self, keys: np.ndarray) -> list[list[str]]:
-        """Ids of the stored documents having each key, one list per key (in order)."""
+    def candidates(self, keys: np.ndarray, limit: int | None = None) -> list[list[str]]:
+        """Ids of the stored documents having each key, one list per key (in order), oldest
+        first; at most ``limit`` per key when given (the bucket cap of METHODS §7)."""
         ...
 
     def get(self, ids: Sequence[str]) -> list[StoredDoc]:
@@ -77,6 +98,16 @@ class Store(Protocol):
 
     def count(self) -> int:
         """Number of stored documents."""
+        ...
+
+    def update_doc_freqs(self, features: np.ndarray, deltas: np.ndarray, docs: int) -> None:
+        """Add ``deltas`` to the document frequencies of the distinct ``features`` and
+        ``docs`` to the model's document count (negative on removal; a feature reaching 0
+        leaves the model)."""
+        ...
+
+    def doc_freqs(self, features: np.ndarray) -> DocFreqs:
+        """The model's document frequencies of ``features``."""
         ...
 
     def close(self) -> None:
