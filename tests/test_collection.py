@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 from neardup.collection import Collection
+from neardup.config import ShingleConfig, TextConfig
 from neardup.dedup import DedupConfig, deduplicate
 from neardup.errors import ConfigError, SignatureError
+from neardup.idf import IdfModel
+from neardup.shingles import FingerprintBatch, fingerprint_batch
 from neardup.store import CollectionMeta, DuplicateIdError, MemoryStore, SQLiteStore, Store
 
 WORDS = [f"w{i}" for i in range(400)]
@@ -114,9 +117,80 @@ def test_open_refuses_other_format_version_and_empty_store() -> None:
         Collection.open(old)
 
 
-def test_idf_methods_not_yet_supported() -> None:
-    with pytest.raises(ConfigError, match="not yet supported in collections"):
-        Collection.create(MemoryStore(), DedupConfig(method="imatch"))
+WORD_1 = TextConfig(shingle=ShingleConfig(unit="word", size=1))
+
+
+def stored_model(coll: Collection) -> IdfModel:
+    """The IDF model of exactly the documents stored now, fitted from scratch."""
+    ids = [f"d{i}" for i in range(100)] + ["copy", "a", "b", "c"]
+    docs = coll.store.get(ids)
+    values = np.concatenate([d.prints for d in docs])
+    offsets = np.cumsum([0] + [d.prints.size for d in docs])
+    return IdfModel.fit([FingerprintBatch(values, offsets, np.ones(values.size, np.int64))])
+
+
+def test_idf_model_kept_in_store_follows_adds_upserts_removes(store: Store) -> None:
+    config = DedupConfig(method="simhash", params=(("weighting", "tfidf"),), text=WORD_1)
+    coll = Collection.create(store, config)
+    coll.add([("a", text(20), None), ("b", text(21), None), ("c", text(22), None)])
+    coll.add([("b", text(23), None)], upsert=True)
+    with pytest.raises(DuplicateIdError):
+        coll.add([("d9", text(24), None), ("a", text(25), None)])  # rolled back, df too
+    coll.remove(["c", "zz"])
+    model = stored_model(coll)
+    assert model.n_docs == 2
+    freqs = store.doc_freqs(model.features)
+    assert freqs.n_docs == 2
+    assert freqs.df.tolist() == model.df.tolist()
+    assert freqs.min_df == int(model.df.min())
+    gone = np.setdiff1d(_prints(text(22)), model.features)  # c's own words left with it
+    assert gone.size
+    assert not store.doc_freqs(gone).df.any()
+
+
+def _prints(body: str) -> np.ndarray:
+    return fingerprint_batch([body], WORD_1)[0]
+
+
+def test_imatch_collection_finds_copies_with_the_stored_model(store: Store) -> None:
+    # every word seen is in the band: the signature hashes the whole word set, which the
+    # growing model cannot move
+    config = DedupConfig(
+        method="imatch", params=(("low", 0.05), ("high", 1.0)), text=WORD_1, threshold=0.9
+    )
+    coll = Collection.create(store, config)
+    corpus = [(f"d{i}", text(400 + i), None) for i in range(100)]
+    coll.add(corpus[:50])
+    coll.add(corpus[50:])
+    original = corpus[7][1]
+    [res] = coll.add([("copy", original.upper().replace(" ", " ,  "), None)])
+    assert [(d.id, d.score) for d in res.duplicates] == [("d7", 1.0)]
+    assert store.doc_freqs(np.empty(0, np.uint64)).n_docs == 101
+    [hit] = coll.query([original])
+    assert [d.id for d in hit.duplicates] == ["copy", "d7"]
+
+
+def test_idf_collection_query_when_empty() -> None:
+    coll = Collection.create(MemoryStore(), DedupConfig(method="imatch", text=WORD_1))
+    assert coll.query(["anything at all"])[0].duplicates == []
+
+
+def test_bucket_cap_pairs_with_the_oldest_like_dedup(store: Store) -> None:
+    config = DedupConfig(method="full", threshold=0.5, max_bucket=3)
+    corpus = [(f"c{i}", "one two three four five six", None) for i in range(6)]
+    coll = Collection.create(store, config)
+    found = {}
+    for doc in corpus:  # one at a time: each meets the stored documents only
+        [res] = coll.add([doc])
+        found[res.id] = [d.id for d in res.duplicates]
+    capped = {f"c{i}": ["c0"] for i in range(3, 6)}
+    assert found == {"c0": [], "c1": ["c0"], "c2": ["c0", "c1"], **capped}
+    result = deduplicate([(i, t) for i, t, _ in corpus], config)
+    pairs = {
+        (result.ids[a], result.ids[b])
+        for a, b in zip(result.pairs.left, result.pairs.right, strict=True)
+    }
+    assert pairs == {("c0", later) for later in ("c1", "c2", "c3", "c4", "c5")}
 
 
 @pytest.mark.parametrize(

@@ -5,10 +5,15 @@
 The flow is dedup's, one batch at a time: candidates are the stored documents sharing an index
 key (never a scan), and every candidate is verified exactly from the stored shingle
 fingerprints with dedup's measure, so a query reports the pairs ``dedup`` would report.
-The store keeps the config and signature format version; opening it with another is refused.
+A key held by ``max_bucket`` stored documents or more pairs a new document with the oldest of
+them only (dedup's cap). The store keeps the config and signature format version; opening it
+with another is refused.
 
-Not yet supported: methods needing an IDF model of the collection (SimHash tf-idf, I-Match),
-the ``max_bucket`` cap and ``verify=False`` (collections always verify exactly).
+``add`` runs in one store transaction: the check against stored documents and the insert see
+the same state, so two clients adding near-copies at once cannot both miss each other.
+Methods weighing features by the collection (SimHash tf-idf, I-Match) keep the document
+frequencies in the store, updated in the same transaction; a batch is sketched with the model
+that already counts it. Stored signatures are not recomputed as the model grows.
 """
 
 from __future__ import annotations
@@ -25,9 +30,17 @@ from neardup._kernels.sample import count_shared
 from neardup.configfile import config_from_dict, config_to_dict
 from neardup.dedup import DedupConfig
 from neardup.errors import ConfigError, SignatureError
+from neardup.idf import IdfExcerpt
 from neardup.methods.base import FORMAT_VERSION, Method, serialize
-from neardup.shingles import fingerprint_batch
-from neardup.store.base import CollectionMeta, DuplicateIdError, Store, StoredDoc, repeated_ids
+from neardup.shingles import FingerprintBatch, fingerprint_batch
+from neardup.store.base import (
+    CollectionMeta,
+    DocFreqs,
+    DuplicateIdError,
+    Store,
+    StoredDoc,
+    repeated_ids,
+)
 
 DocInput = tuple[str, str, Mapping[str, Any] | None]
 
@@ -55,18 +68,24 @@ class Result:
 
 
 def collection_fingerprint(config: DedupConfig, method: Method) -> str:
-    """16 hex digits over what decides a collection's answers: method, text, threshold, measure."""
-    payload = [method.name, method.config_id, config.threshold, config.measure]
+    """16 hex digits over what decides a collection's answers: method, text, threshold,
+    measure, bucket cap."""
+    payload = [method.name, method.config_id, config.threshold, config.measure, config.max_bucket]
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
 
 
 def _method_for(config: DedupConfig) -> Method:
-    method = config.build_method()
-    if getattr(method, "needs_idf", False):
-        raise ConfigError(
-            f"method {config.method!r} with an IDF model is not yet supported in collections"
-        )
-    return method
+    if not config.verify:
+        raise ConfigError("collections always verify exactly: verify=False is not supported")
+    return config.build_method()
+
+
+def _feature_counts(prints: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct features of some documents' fingerprint sets and how many documents hold each."""
+    if not prints:
+        return np.empty(0, np.uint64), np.empty(0, np.int64)
+    features, counts = np.unique(np.concatenate(prints), return_counts=True)
+    return features.astype(np.uint64), counts.astype(np.int64)
 
 
 class Collection:
@@ -77,6 +96,7 @@ class Collection:
         self.config = config
         self.method = method
         self.config_id = collection_fingerprint(config, method)
+        self.uses_idf = bool(getattr(method, "needs_idf", False))
 
     @classmethod
     def create(cls, store: Store, config: DedupConfig | None = None) -> Collection:
@@ -119,22 +139,43 @@ class Collection:
     def add(self, docs: Sequence[DocInput], *, upsert: bool = False) -> list[Result]:
         """Store a batch (all or nothing) and report, per document, the near-duplicates
         already present: stored before, or earlier in this batch."""
-        items = self._prepare([t for _, t, _ in docs], [i for i, _, _ in docs], docs)
-        if repeated := repeated_ids(items):
+        ids = [doc_id for doc_id, _, _ in docs]
+        if repeated := repeated_ids(ids):
             raise DuplicateIdError(repeated, "repeated within one batch")
-        results = self._match(items, within_batch=True, exclude_self=upsert)
-        self.store.add(items, upsert=upsert)
+        prints = fingerprint_batch([text for _, text, _ in docs], self.config.text)
+        metas = [None if meta is None else dict(meta) for _, _, meta in docs]
+        with self.store.transaction():
+            method = self.method
+            if self.uses_idf:
+                method = self._count_and_weigh(prints, ids if upsert else [])
+            items = self._items(method, prints, ids, metas)
+            results = self._match(items, within_batch=True, exclude_self=upsert)
+            self.store.add(items, upsert=upsert)
         return results
 
     def query(self, texts: Sequence[str]) -> list[Result]:
         """The stored near-duplicates of each text, storing nothing."""
-        items = self._prepare(texts, [f"#{i}" for i in range(len(texts))], None)
+        prints = fingerprint_batch(list(texts), self.config.text)
+        method = self.method
+        if self.uses_idf:
+            freqs = self.store.doc_freqs(np.unique(prints.values))
+            if freqs.n_docs == 0:
+                return [Result(None, []) for _ in texts]
+            method = self._weighed(np.unique(prints.values), freqs)
+        ids = [f"#{i}" for i in range(len(texts))]
+        items = self._items(method, prints, ids, [None] * len(texts))
         results = self._match(items, within_batch=False, exclude_self=False)
         return [Result(None, r.duplicates) for r in results]
 
     def remove(self, ids: Sequence[str]) -> list[str]:
         """Remove documents; the ids that were stored."""
-        return self.store.remove(ids)
+        if not self.uses_idf:
+            return self.store.remove(ids)
+        with self.store.transaction():
+            gone = self.store.get(list(dict.fromkeys(ids)))
+            features, counts = _feature_counts([doc.prints for doc in gone])
+            self.store.update_doc_freqs(features, -counts, -len(gone))
+            return self.store.remove(ids)
 
     def get(self, doc_id: str) -> StoredDoc | None:
         """A stored document, or None."""
@@ -154,28 +195,49 @@ class Collection:
 
     # ----------------------------------------------------------------------------------------
 
-    def _prepare(
-        self, texts: Sequence[str], ids: Sequence[str], docs: Sequence[DocInput] | None
+    def _count_and_weigh(self, prints: FingerprintBatch, replaced: Sequence[str]) -> Method:
+        """Count a batch into the stored IDF model (less the documents it replaces) and return
+        the method weighing with the updated model."""
+        old = [doc.prints for doc in self.store.get(replaced)] if replaced else []
+        new_features, new_counts = _feature_counts([prints[d] for d in range(len(prints))])
+        old_features, old_counts = _feature_counts(old)
+        features, where = np.unique(
+            np.concatenate([new_features, old_features]), return_inverse=True
+        )
+        deltas = np.bincount(
+            where, weights=np.concatenate([new_counts, -old_counts]), minlength=features.size
+        ).astype(np.int64)
+        self.store.update_doc_freqs(features, deltas, len(prints) - len(old))
+        return self._weighed(new_features, self.store.doc_freqs(new_features))
+
+    def _weighed(self, features: np.ndarray, freqs: DocFreqs) -> Method:
+        """A copy of the method weighing with the stored model's view of ``features``."""
+        seen = freqs.df > 0
+        model = IdfExcerpt(features[seen], freqs.df[seen], freqs.n_docs, min_df=freqs.min_df)
+        return type(self.method)(self.method.config, self.method.text, idf=model)
+
+    def _items(
+        self,
+        method: Method,
+        prints: FingerprintBatch,
+        ids: Sequence[str],
+        metas: Sequence[dict[str, Any] | None],
     ) -> list[StoredDoc]:
-        """Fingerprints, signatures and keys of a batch, as StoredDocs."""
-        prints = fingerprint_batch(list(texts), self.config.text)
-        sigs = self.method.sketch(prints)
-        keys = self.method.keys(sigs)
+        """Signatures and keys of a batch, as StoredDocs."""
+        sigs = method.sketch(prints)
+        keys = method.keys(sigs)
         order = np.argsort(keys.docs, kind="stable")
-        bounds = np.searchsorted(keys.docs[order], np.arange(len(texts) + 1))
-        items = []
-        for d, doc_id in enumerate(ids):
-            meta = docs[d][2] if docs is not None else None
-            items.append(
-                StoredDoc(
-                    doc_id,
-                    None if meta is None else dict(meta),
-                    serialize(self.method.code, self.method.config_id, sigs[d]),
-                    np.array(prints[d], dtype=np.uint64),
-                    keys.keys[order[bounds[d] : bounds[d + 1]]].astype(np.uint64),
-                )
+        bounds = np.searchsorted(keys.docs[order], np.arange(len(ids) + 1))
+        return [
+            StoredDoc(
+                doc_id,
+                metas[d],
+                serialize(method.code, method.config_id, sigs[d]),
+                np.array(prints[d], dtype=np.uint64),
+                keys.keys[order[bounds[d] : bounds[d + 1]]].astype(np.uint64),
             )
-        return items
+            for d, doc_id in enumerate(ids)
+        ]
 
     def _match(
         self, items: list[StoredDoc], *, within_batch: bool, exclude_self: bool
@@ -183,13 +245,14 @@ class Collection:
         """Exactly scored near-duplicates of each item among stored (and earlier) documents."""
         all_keys = [item.keys for item in items]
         flat = np.concatenate(all_keys) if all_keys else np.empty(0, np.uint64)
-        found = self.store.candidates(flat)
+        cap = self.config.max_bucket
+        found = self.store.candidates(flat, limit=cap)
         per_doc: list[dict[str, None]] = []
         start = 0
         for keys in all_keys:
             ids: dict[str, None] = {}
             for bucket in found[start : start + keys.size]:
-                ids.update(dict.fromkeys(bucket))
+                ids.update(dict.fromkeys(bucket[:1] if len(bucket) >= cap else bucket))
             per_doc.append(ids)
             start += keys.size
         wanted = list(dict.fromkeys(i for ids in per_doc for i in ids))

@@ -232,6 +232,22 @@ class IdfModel:
         return cls(features, df.astype(np.uint32), n_docs)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class IdfExcerpt(IdfModel):
+    """The features of one batch, cut out of a larger model (a stored collection's): their
+    document frequencies, the model's ``n_docs`` and its smallest df ``min_df``. ``idf`` and
+    ``max_idf`` of those features are exactly the large model's, which is all sketching the
+    batch needs, without loading the whole model."""
+
+    min_df: int = 1
+
+    def max_idf(self) -> float:
+        """The whole model's largest IDF (that of its rarest features)."""
+        if self.min_df <= 0:
+            return 1.0
+        return float(np.log((1.0 + self.n_docs) / (1.0 + self.min_df)) + 1.0)
+
+
 def _validate(features: np.ndarray, df: np.ndarray, n_docs: object) -> None:
     """Raise InputError unless the arrays form a consistent model."""
     if isinstance(n_docs, bool) or not isinstance(n_docs, int | np.integer) or n_docs < 0:
@@ -246,4 +262,4 @@ def _validate(features: np.ndarray, df: np.ndarray, n_docs: object) -> None:
         raise InputError(f"document frequencies must lie in [1, n_docs={n_docs}]")
 
 
-__all__ = ["FORMAT_VERSION", "IdfModel"]
+__all__ = ["FORMAT_VERSION", "IdfExcerpt", "IdfModel"]

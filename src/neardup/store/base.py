@@ -115,20 +115,20 @@ class Store(Protocol):
         ...
 
 
-def repeated_ids(docs: Sequence[StoredDoc]) -> list[str]:
+def repeated_ids(ids: Sequence[str]) -> list[str]:
     """Ids occurring more than once in a batch (each once, in order)."""
     seen: set[str] = set()
     repeated: dict[str, None] = {}
-    for doc in docs:
-        if doc.id in seen:
-            repeated[doc.id] = None
-        seen.add(doc.id)
+    for doc_id in ids:
+        if doc_id in seen:
+            repeated[doc_id] = None
+        seen.add(doc_id)
     return list(repeated)
 
 
 def check_batch(docs: Sequence[StoredDoc], stored: Sequence[str], upsert: bool) -> None:
     """Raise DuplicateIdError for ids repeated in ``docs`` or, unless upsert, ``stored``."""
-    if repeated := repeated_ids(docs):
+    if repeated := repeated_ids([d.id for d in docs]):
         raise DuplicateIdError(repeated, "repeated within one batch")
     if stored and not upsert:
         raise DuplicateIdError(stored)

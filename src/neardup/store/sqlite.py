@@ -1,42 +1,67 @@
 """The default store: one SQLite file (stdlib ``sqlite3``), WAL mode, one transaction per write.
 
-Tables: ``meta(name, value)``; ``docs(n, id, meta, signature, prints)`` and
-``keys(key, doc)`` indexed on ``key``. ``docs.n`` is an explicit INTEGER PRIMARY KEY (not the
-implicit rowid, which VACUUM may renumber) referenced by ``keys.doc``; ``id`` is UNIQUE.
-uint64 keys are stored as the int64 with the same bytes (SQLite integers are signed).
-Writes take ``BEGIN IMMEDIATE`` so concurrent writers queue instead of failing mid-batch;
-a process killed mid-batch leaves the file as it was before the batch.
+Tables: ``meta(name, value)``; ``docs(n, id, meta, signature, prints, keys)``;
+``keys(key, doc)``, a clustered ``WITHOUT ROWID`` index on ``(key, doc)`` that answers "which
+documents have this key" with one range scan; ``idf(feature, df)`` for methods weighing
+features by the collection (SimHash tf-idf, I-Match). ``docs.n`` is an explicit INTEGER PRIMARY
+KEY (VACUUM keeps it) referenced by ``keys.doc``; a document's own keys are kept beside it, so
+removing it deletes exactly its ``(key, doc)`` rows. uint64 values are stored as the int64
+with the same bytes (SQLite integers are signed).
+
+Each thread has its own connection (sqlite3 connections are not to be shared). Writes take
+``BEGIN IMMEDIATE``, so writers — threads or processes — queue instead of failing mid-batch, and
+a process killed mid-batch leaves the file as it was before the batch (WAL rollback).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from neardup.errors import ConfigError
-from neardup.store.base import CollectionMeta, StoredDoc, check_batch
+from neardup.store.base import CollectionMeta, DocFreqs, StoredDoc, check_batch
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, meta TEXT,
-    signature BLOB NOT NULL, prints BLOB NOT NULL
+    signature BLOB NOT NULL, prints BLOB NOT NULL, keys BLOB NOT NULL
 );
-CREATE TABLE IF NOT EXISTS keys (key INTEGER NOT NULL, doc INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS keys_key ON keys (key);
-CREATE INDEX IF NOT EXISTS keys_doc ON keys (doc);
+CREATE TABLE IF NOT EXISTS keys (
+    key INTEGER NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (key, doc)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS idf (feature INTEGER PRIMARY KEY, df INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS idf_df ON idf (df);
+"""
+# Per key, the oldest `limit` documents (LIMIT -1: all), as a JSON array of ids.
+_CANDIDATES = """
+SELECT (SELECT json_group_array(id) FROM (
+          SELECT d.id FROM keys k JOIN docs d ON d.n = k.doc
+          WHERE k.key = j.value ORDER BY k.doc LIMIT ?))
+FROM json_each(?) j ORDER BY j.key
 """
 _CHUNK = 500  # bound parameters per IN (...) query, well under SQLite's limit
+_CACHE_KIB = 64 * 1024  # page cache per connection: the key index of a large collection
 
 
-def _signed(values: np.ndarray) -> list[int]:
+def _signed(values: np.ndarray) -> np.ndarray:
     """uint64 values as the int64 values of the same bytes."""
-    return np.ascontiguousarray(values, dtype=np.uint64).view(np.int64).tolist()
+    return np.ascontiguousarray(values, dtype=np.uint64).view(np.int64)
+
+
+def _blob(values: np.ndarray) -> bytes:
+    return np.ascontiguousarray(values, dtype="<u8").tobytes()
+
+
+def _array(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype="<u8").astype(np.uint64)
 
 
 def _chunks(items: Sequence, size: int = _CHUNK) -> Iterator[Sequence]:
@@ -44,34 +69,86 @@ def _chunks(items: Sequence, size: int = _CHUNK) -> Iterator[Sequence]:
         yield items[start : start + size]
 
 
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
 class SQLiteStore:
     """A :class:`~neardup.store.base.Store` in one SQLite file (created if missing)."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 30.0) -> None:
+    def __init__(self, path: str | Path, *, timeout: float = 60.0) -> None:
         self.path = Path(path)
-        self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        with self._write() as db:
-            for statement in filter(str.strip, _SCHEMA.split(";")):
-                db.execute(statement)
+        self._timeout = timeout
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        try:
+            with self.transaction() as db:
+                for statement in filter(str.strip, _SCHEMA.split(";")):
+                    db.execute(statement)
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise ConfigError(f"{self.path}: not a usable SQLite collection ({exc})") from None
+
+    # -- connections and transactions ----------------------------------------------------
+
+    def _db(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            try:
+                db = sqlite3.connect(
+                    self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+                )
+            except sqlite3.OperationalError as exc:
+                raise ConfigError(f"{self.path}: cannot open ({exc})") from None
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # WAL: a crash loses no committed batch
+            db.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
+            self._local.db = db
+            self._local.depth = 0
+            with self._lock:
+                self._opened.append(db)
+        return db
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back otherwise."""
-        self._db.execute("BEGIN IMMEDIATE")
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction of this thread (nested calls join it)."""
+        db = self._db()
+        if self._local.depth:
+            self._local.depth += 1
+            try:
+                yield db
+            finally:
+                self._local.depth -= 1
+            return
+        db.execute("BEGIN IMMEDIATE")
+        self._local.depth = 1
         try:
-            yield self._db
+            yield db
         except BaseException:
-            self._db.execute("ROLLBACK")
+            db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
+        else:
+            db.execute("COMMIT")
+        finally:
+            self._local.depth = 0
+
+    def close(self) -> None:
+        with self._lock:
+            opened, self._opened = self._opened, []
+        for db in opened:
+            db.close()
+        self._local = threading.local()
+
+    # -- collection metadata ----------------------------------------------------------------
 
     def create(self, meta: CollectionMeta) -> None:
-        with self._write() as db:
-            if db.execute("SELECT 1 FROM meta LIMIT 1").fetchone():
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM meta WHERE name = 'config'").fetchone():
                 raise ConfigError(f"{self.path} already holds a collection")
             db.executemany(
-                "INSERT INTO meta (name, value) VALUES (?, ?)",
+                "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)",
                 [
                     ("config", json.dumps(meta.config, sort_keys=True)),
                     ("config_id", meta.config_id),
@@ -80,87 +157,116 @@ class SQLiteStore:
             )
 
     def meta(self) -> CollectionMeta | None:
-        rows = dict(self._db.execute("SELECT name, value FROM meta").fetchall())
-        if not rows:
+        rows = dict(self._db().execute("SELECT name, value FROM meta").fetchall())
+        if "config" not in rows:
             return None
         return CollectionMeta(
             json.loads(rows["config"]), rows["config_id"], int(rows["format_version"])
         )
 
+    # -- documents ----------------------------------------------------------------------------
+
     def add(self, docs: Sequence[StoredDoc], *, upsert: bool = False) -> None:
-        with self._write() as db:
+        with self.transaction() as db:
             stored = self._existing(db, [d.id for d in docs])
             check_batch(docs, stored, upsert)
             self._delete(db, stored)
             (top,) = db.execute("SELECT COALESCE(MAX(n), 0) FROM docs").fetchone()
-            numbers = range(top + 1, top + 1 + len(docs))
+            numbers = np.arange(top + 1, top + 1 + len(docs), dtype=np.int64)
             db.executemany(
-                "INSERT INTO docs (n, id, meta, signature, prints) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO docs (n, id, meta, signature, prints, keys) VALUES (?,?,?,?,?,?)",
                 [
-                    (
-                        n,
-                        d.id,
-                        None if d.meta is None else json.dumps(d.meta),
-                        d.signature,
-                        np.ascontiguousarray(d.prints, dtype="<u8").tobytes(),
-                    )
-                    for n, d in zip(numbers, docs, strict=True)
+                    (n, d.id, _json(d.meta), d.signature, _blob(d.prints), _blob(d.keys))
+                    for n, d in zip(numbers.tolist(), docs, strict=True)
                 ],
             )
-            db.executemany(
-                "INSERT INTO keys (key, doc) VALUES (?, ?)",
-                (
-                    (key, n)
-                    for n, d in zip(numbers, docs, strict=True)
-                    for key in dict.fromkeys(_signed(d.keys))
-                ),
-            )
+            if docs:
+                keys = np.concatenate([_signed(d.keys) for d in docs])
+                owners = np.repeat(numbers, [d.keys.size for d in docs])
+                db.executemany(
+                    "INSERT OR IGNORE INTO keys (key, doc) VALUES (?, ?)",
+                    zip(keys.tolist(), owners.tolist(), strict=True),
+                )
 
-    def candidates(self, keys: np.ndarray) -> list[list[str]]:
-        signed = _signed(np.asarray(keys))
-        found: dict[int, list[str]] = {}
-        for chunk in _chunks(list(dict.fromkeys(signed))):
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT k.key, d.id FROM keys k JOIN docs d ON d.n = k.doc "
-                f"WHERE k.key IN ({marks}) ORDER BY k.key, d.n",
-                list(chunk),
-            )
-            for key, doc_id in rows:
-                found.setdefault(key, []).append(doc_id)
-        return [list(found.get(key, ())) for key in signed]
+    def candidates(self, keys: np.ndarray, limit: int | None = None) -> list[list[str]]:
+        signed = _signed(np.asarray(keys)).tolist()
+        if not signed:
+            return []
+        distinct = list(dict.fromkeys(signed))
+        cap = -1 if limit is None else limit
+        rows = self._db().execute(_CANDIDATES, (cap, json.dumps(distinct)))
+        found = {key: json.loads(ids) for key, (ids,) in zip(distinct, rows, strict=True)}
+        return [list(found[key]) for key in signed]
 
     def get(self, ids: Sequence[str]) -> list[StoredDoc]:
         by_id: dict[str, StoredDoc] = {}
+        db = self._db()
         for chunk in _chunks(list(dict.fromkeys(ids))):
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT n, id, meta, signature, prints FROM docs WHERE id IN ({marks})",
+            rows = db.execute(
+                f"SELECT id, meta, signature, prints, keys FROM docs WHERE id IN "
+                f"({_marks(len(chunk))})",
                 list(chunk),
-            ).fetchall()
-            for n, doc_id, meta, signature, prints in rows:
-                keys = [k for (k,) in self._db.execute("SELECT key FROM keys WHERE doc = ?", (n,))]
+            )
+            for doc_id, meta, signature, prints, keys in rows:
                 by_id[doc_id] = StoredDoc(
                     doc_id,
                     None if meta is None else json.loads(meta),
                     bytes(signature),
-                    np.frombuffer(prints, dtype="<u8").astype(np.uint64),
-                    np.array(keys, dtype=np.int64).view(np.uint64),
+                    _array(prints),
+                    _array(keys),
                 )
         return [by_id[i] for i in ids if i in by_id]
 
     def remove(self, ids: Sequence[str]) -> list[str]:
-        with self._write() as db:
+        with self.transaction() as db:
             stored = self._existing(db, ids)
             self._delete(db, stored)
         return stored
 
     def count(self) -> int:
-        (n,) = self._db.execute("SELECT COUNT(*) FROM docs").fetchone()
+        (n,) = self._db().execute("SELECT COUNT(*) FROM docs").fetchone()
         return int(n)
 
-    def close(self) -> None:
-        self._db.close()
+    # -- the IDF model --------------------------------------------------------------------
+
+    def update_doc_freqs(self, features: np.ndarray, deltas: np.ndarray, docs: int) -> None:
+        signed = _signed(np.asarray(features)).tolist()
+        changes = np.asarray(deltas, dtype=np.int64).tolist()
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT INTO idf (feature, df) VALUES (?, ?) "
+                "ON CONFLICT (feature) DO UPDATE SET df = df + excluded.df",
+                zip(signed, changes, strict=True),
+            )
+            db.execute("DELETE FROM idf WHERE df <= 0")
+            db.execute(
+                "INSERT INTO meta (name, value) VALUES ('idf_docs', ?) ON CONFLICT (name) "
+                "DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
+                (docs,),
+            )
+
+    def doc_freqs(self, features: np.ndarray) -> DocFreqs:
+        signed = _signed(np.asarray(features))
+        db = self._db()
+        rows = db.execute(
+            "SELECT i.feature, i.df FROM json_each(?) j JOIN idf i ON i.feature = j.value",
+            (json.dumps(np.unique(signed).tolist()),),
+        ).fetchall()
+        df = np.zeros(signed.size, dtype=np.int64)
+        if rows:
+            known, counts = (np.array(col, dtype=np.int64) for col in zip(*rows, strict=True))
+            order = np.argsort(known)
+            known, counts = known[order], counts[order]
+            pos = np.minimum(np.searchsorted(known, signed), known.size - 1)
+            hit = known[pos] == signed
+            df[hit] = counts[pos[hit]]
+        (n_docs,) = db.execute(
+            "SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE name='idf_docs'), 0)"
+        ).fetchone()
+        (min_df,) = db.execute("SELECT COALESCE(MIN(df), 0) FROM idf").fetchone()
+        return DocFreqs(df, int(n_docs), int(min_df))
+
+    # -- helpers ----------------------------------------------------------------------------
 
     @staticmethod
     def _existing(db: sqlite3.Connection, ids: Sequence[str]) -> list[str]:
@@ -168,17 +274,20 @@ class SQLiteStore:
         unique = list(dict.fromkeys(ids))
         present: set[str] = set()
         for chunk in _chunks(unique):
-            marks = ",".join("?" * len(chunk))
-            rows = db.execute(f"SELECT id FROM docs WHERE id IN ({marks})", list(chunk))
+            rows = db.execute(f"SELECT id FROM docs WHERE id IN ({_marks(len(chunk))})", chunk)
             present.update(doc_id for (doc_id,) in rows)
         return [i for i in unique if i in present]
 
     @staticmethod
     def _delete(db: sqlite3.Connection, ids: Sequence[str]) -> None:
+        """Delete documents and exactly their own key rows."""
         for chunk in _chunks(list(ids)):
-            marks = ",".join("?" * len(chunk))
-            db.execute(
-                f"DELETE FROM keys WHERE doc IN (SELECT n FROM docs WHERE id IN ({marks}))",
-                list(chunk),
-            )
-            db.execute(f"DELETE FROM docs WHERE id IN ({marks})", list(chunk))
+            marks = _marks(len(chunk))
+            rows = db.execute(f"SELECT n, keys FROM docs WHERE id IN ({marks})", chunk)
+            pairs = [(key, n) for n, keys in rows for key in _signed(_array(keys)).tolist()]
+            db.executemany("DELETE FROM keys WHERE key = ? AND doc = ?", pairs)
+            db.execute(f"DELETE FROM docs WHERE id IN ({marks})", chunk)
+
+
+def _json(meta: dict[str, Any] | None) -> str | None:
+    return None if meta is None else json.dumps(meta)
