@@ -1,13 +1,11 @@
 """The command line as a user runs it: a real subprocess for the error paths, CliRunner else."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 import xxhash
-from click.testing import CliRunner
 
+from clirun import neardup, run
 from neardup.cli import cli
 
 QUOTE = "the old lighthouse keeper climbed the stairs every night to light the lamp"
@@ -15,20 +13,6 @@ ESSAY = (
     "Everyone in the village knew the story. The old lighthouse keeper climbed the stairs "
     "every night to light the lamp, even in winter storms, and nobody ever saw him tired."
 )
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
-
-
-def neardup(*args, input=None):
-    """Run the installed entry point in a subprocess, as a user would."""
-    return subprocess.run(
-        [sys.executable, "-c", "from neardup.cli import main; main()", *args],
-        input=input,
-        capture_output=True,
-        text=True,
-    )
 
 
 @pytest.fixture

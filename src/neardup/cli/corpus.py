@@ -22,23 +22,16 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from neardup.candidates import DEFAULT_MAX_BUCKET
 from neardup.cli.app import cli, console
-from neardup.cli.options import explicit_settings, text_options
+from neardup.cli.options import dedup_config, input_options, method_options, text_options
 from neardup.cluster import KeepPolicy
 from neardup.config import (
     TextConfig,
 )
-from neardup.configfile import merge_config, read_config
 from neardup.corpus import count_lines
 from neardup.dedup import (
-    DEFAULT_MEASURE,
-    DEFAULT_METHOD,
-    DEFAULT_THRESHOLD,
-    MEASURES,
     DedupConfig,
 )
-from neardup.methods import METHOD_NAMES, parse_params
 from neardup.pipeline import Inputs, run_dedup
 from neardup.sample import sample_documents, sample_path
 
@@ -80,35 +73,7 @@ def demo(out_dir: str) -> None:
     type=click.Path(file_okay=False),
     help="Directory for pairs, clusters, kept, removed, summary.json, report.html.",
 )
-@click.option(
-    "--method",
-    "method_name",
-    type=click.Choice(METHOD_NAMES),
-    default=DEFAULT_METHOD,
-    show_default=True,
-    help="How candidates are found (see: neardup methods).",
-)
-@click.option(
-    "--param",
-    "params",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="A parameter of --method, e.g. --param num_perm=84 (repeatable).",
-)
-@click.option(
-    "--threshold",
-    type=click.FloatRange(0, 1, min_open=True),
-    default=DEFAULT_THRESHOLD,
-    show_default=True,
-    help="Pairs scoring at least this are near-duplicates.",
-)
-@click.option(
-    "--measure",
-    type=click.Choice(MEASURES),
-    default=DEFAULT_MEASURE,
-    show_default=True,
-    help="containment also finds a short text quoted whole in a long one.",
-)
+@method_options
 @click.option(
     "--verify/--no-verify",
     default=True,
@@ -134,20 +99,7 @@ def demo(out_dir: str) -> None:
     is_flag=True,
     help="Clusters are connected components of all pairs (A~B~C joins A and C).",
 )
-@click.option(
-    "--max-bucket",
-    type=click.IntRange(min=2),
-    default=DEFAULT_MAX_BUCKET,
-    show_default=True,
-    help="Keys shared by more documents pair only with the first.",
-)
-@click.option("--id-field", default="id", show_default=True, help="Id field of records.")
-@click.option("--text-field", default="text", show_default=True, help="Text field of records.")
-@click.option(
-    "--skip-bad",
-    is_flag=True,
-    help="Skip malformed records (counted in summary.json) instead of stopping.",
-)
+@input_options
 @click.option(
     "--format",
     "fmt",
@@ -168,14 +120,6 @@ def demo(out_dir: str) -> None:
     default=4096,
     show_default=True,
     help="Documents per batch (memory per batch).",
-)
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="Settings file (JSON or TOML; neardup calibrate writes one): its values are the "
-    "defaults, options given explicitly override them.",
 )
 @text_options(default_unit="auto")
 def dedup(
@@ -206,10 +150,11 @@ def dedup(
     """
     if jobs is not None:
         numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
-    dedup_config = DedupConfig(
-        text=config,
-        method=method_name,
-        params=tuple(parse_params(params).items()),
+    settings = dedup_config(
+        method_name=method_name,
+        params=params,
+        config_file=config_file,
+        config=config,
         threshold=threshold,
         measure=measure,
         verify=verify,
@@ -219,14 +164,11 @@ def dedup(
         max_bucket=max_bucket,
         batch_size=batch_size,
     )
-    if config_file is not None:
-        dedup_config = merge_config(read_config(config_file), dedup_config, explicit_settings())
-    if dedup_config.chain and dedup_config.guard is not None:
+    if settings.chain and settings.guard is not None:
         raise click.UsageError("--chain and --guard exclude each other")
-    dedup_config.build_method()  # fail before reading
     source = Inputs(tuple(inputs), id_field, text_field, skip_bad)
     with _progress_bar(inputs) as advance:
-        summary = run_dedup(source, out_dir, dedup_config, fmt, progress=advance)
+        summary = run_dedup(source, out_dir, settings, fmt, progress=advance)
     _print_summary(summary, out_dir)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from neardup.candidates import DEFAULT_MAX_BUCKET
 from neardup.config import (
     DEFAULT_SIZES,
     HASH_NAMES,
@@ -20,6 +21,9 @@ from neardup.config import (
     ShingleConfig,
     TextConfig,
 )
+from neardup.configfile import merge_config, read_config
+from neardup.dedup import DEFAULT_MEASURE, DEFAULT_METHOD, DEFAULT_THRESHOLD, MEASURES, DedupConfig
+from neardup.methods import METHOD_NAMES, parse_params
 from neardup.text.stopwords import load_stopword_file
 
 
@@ -187,3 +191,92 @@ def given(name: str) -> bool:
 def explicit_settings() -> set[str]:
     """The DedupConfig settings (configfile names) given explicitly on the command line."""
     return {setting for option, setting in _SETTING_OF_OPTION.items() if given(option)}
+
+
+def stack(*options: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Callable[..., Any]:
+    """Several click options as one decorator (listed in the order --help shows them)."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+# What decides which documents are near-duplicates: shared by dedup and index create.
+method_options = stack(
+    click.option(
+        "--method",
+        "method_name",
+        type=click.Choice(METHOD_NAMES),
+        default=DEFAULT_METHOD,
+        show_default=True,
+        help="How candidates are found (see: neardup methods).",
+    ),
+    click.option(
+        "--param",
+        "params",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="A parameter of --method, e.g. --param num_perm=84 (repeatable).",
+    ),
+    click.option(
+        "--threshold",
+        type=click.FloatRange(0, 1, min_open=True),
+        default=DEFAULT_THRESHOLD,
+        show_default=True,
+        help="Pairs scoring at least this are near-duplicates.",
+    ),
+    click.option(
+        "--measure",
+        type=click.Choice(MEASURES),
+        default=DEFAULT_MEASURE,
+        show_default=True,
+        help="containment also finds a short text quoted whole in a long one.",
+    ),
+    click.option(
+        "--max-bucket",
+        type=click.IntRange(min=2),
+        default=DEFAULT_MAX_BUCKET,
+        show_default=True,
+        help="Keys shared by more documents pair only with the first.",
+    ),
+    click.option(
+        "--config",
+        "config_file",
+        type=click.Path(exists=True, dir_okay=False),
+        default=None,
+        help="Settings file (JSON or TOML; neardup calibrate writes one): its values are the "
+        "defaults, options given explicitly override them.",
+    ),
+)
+
+# How records are read: shared by every command taking corpus INPUTS.
+input_options = stack(
+    click.option("--id-field", default="id", show_default=True, help="Id field of records."),
+    click.option("--text-field", default="text", show_default=True, help="Text field of records."),
+    click.option(
+        "--skip-bad",
+        is_flag=True,
+        help="Skip malformed records (and count them) instead of stopping.",
+    ),
+)
+
+
+def dedup_config(
+    *,
+    method_name: str,
+    params: tuple[str, ...],
+    config_file: str | None,
+    config: TextConfig,
+    **settings: Any,
+) -> DedupConfig:
+    """The DedupConfig of the options given, over the --config file's settings if any."""
+    built = DedupConfig(
+        text=config, method=method_name, params=tuple(parse_params(params).items()), **settings
+    )
+    if config_file is not None:
+        built = merge_config(read_config(config_file), built, explicit_settings())
+    built.build_method()  # fail on bad parameters before reading anything
+    return built

@@ -23,7 +23,7 @@ class DuplicateIdError(InputError):
     def __init__(self, ids: Sequence[str], where: str = "already stored") -> None:
         shown = ", ".join(repr(i) for i in list(ids)[:10])
         more = f" (and {len(ids) - 10} more)" if len(ids) > 10 else ""
-        super().__init__(f"document id(s) {shown}{more} {where}; use upsert to replace")
+        super().__init__(f"document id(s) {shown}{more} {where}; upsert (--upsert) replaces them")
         self.ids = list(ids)
 
 
