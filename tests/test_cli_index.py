@@ -137,8 +137,14 @@ def test_malformed_record_names_the_line_and_keeps_earlier_batches(db, tmp_path)
 
 
 def test_store_errors_are_clear(tmp_path):
-    empty = tmp_path / "empty.db"
-    result = neardup("index", "stats", "--db", str(empty))
+    missing = tmp_path / "missing.db"
+    result = neardup("index", "stats", "--db", str(missing))
+    assert result.returncode == 1
+    assert "no such file" in result.stderr
+    assert not missing.exists()  # a mistyped path makes no stray file
+    SQLiteStore(tmp_path / "empty.db").close()
+    data = write_jsonl(tmp_path / "a.jsonl", [{"id": "a", "text": body(1)}])
+    result = neardup("index", "add", "--db", str(tmp_path / "empty.db"), data)
     assert result.returncode == 1
     assert "holds no collection" in result.stderr
     result = neardup("index", "stats", "--db", "mysql://host/db")

@@ -22,6 +22,23 @@ def pyarrow(feature: str) -> ModuleType:
     return module
 
 
+def fastapi(feature: str) -> ModuleType:
+    """fastapi (and the pydantic it brings) for the HTTP service: the ``serve`` extra."""
+    return _require("fastapi", "serve", feature)
+
+
+def uvicorn(feature: str) -> ModuleType:
+    """uvicorn, the server the HTTP service runs in: the ``serve`` extra."""
+    return _require("uvicorn", "serve", feature)
+
+
+def psycopg(feature: str) -> ModuleType:
+    """psycopg 3, checking that psycopg_pool (the same extra) is installed too."""
+    module = _require("psycopg", "postgres", feature)
+    _require("psycopg_pool", "postgres", feature)
+    return module
+
+
 def _require(package: str, extra: str, feature: str) -> ModuleType:
     try:
         return importlib.import_module(package)

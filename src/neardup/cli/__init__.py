@@ -2,7 +2,8 @@
 
 One module per family of commands; importing them registers the commands on the group:
 ``texts`` (compare, shingles, methods), ``corpus`` (dedup, demo), ``judge`` (evaluate,
-calibrate); ``options`` holds the options they share.
+calibrate), ``index`` (a stored collection: create, add, query, remove, stats), ``serve`` (that
+collection over HTTP); ``options`` holds the options they share.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import click
 
-from neardup.cli import corpus, judge, texts  # noqa: F401 - registers the commands
+from neardup.cli import corpus, index, judge, serve, texts  # noqa: F401 - registers the commands
 from neardup.cli.app import cli
 from neardup.errors import NearDupError
 

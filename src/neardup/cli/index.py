@@ -17,7 +17,13 @@ import click
 from rich.table import Table
 
 from neardup.cli.app import cli, console
-from neardup.cli.options import dedup_config, input_options, method_options, text_options
+from neardup.cli.options import (
+    db_option,
+    dedup_config,
+    input_options,
+    method_options,
+    text_options,
+)
 from neardup.collection import Collection, Result
 from neardup.config import TextConfig
 from neardup.corpus import Document, read_documents
@@ -26,14 +32,6 @@ from neardup.store.url import open_store
 
 DEFAULT_BATCH = 1000
 
-db_option = click.option(
-    "--db",
-    "db_url",
-    required=True,
-    envvar="NEARDUP_DB",
-    show_envvar=True,
-    help="The collection: a SQLite file (PATH or sqlite:///PATH) or postgresql://…",
-)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON lines.")
 batch_option = click.option(
     "--batch-size",
@@ -51,7 +49,7 @@ def index() -> None:
 
 @contextlib.contextmanager
 def _opened(db_url: str) -> Iterator[Collection]:
-    store = open_store(db_url)
+    store = open_store(db_url, must_exist=True)
     try:
         yield Collection.open(store)
     finally:

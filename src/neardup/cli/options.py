@@ -280,3 +280,13 @@ def dedup_config(
         built = merge_config(read_config(config_file), built, explicit_settings())
     built.build_method()  # fail on bad parameters before reading anything
     return built
+
+
+db_option = click.option(
+    "--db",
+    "db_url",
+    required=True,
+    envvar="NEARDUP_DB",
+    show_envvar=True,
+    help="The collection: a SQLite file (PATH or sqlite:///PATH) or postgresql://…",
+)

@@ -7,6 +7,8 @@ which needs ``pip install neardup[postgres]``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from neardup.errors import ConfigError
 from neardup.store.base import Store
 
@@ -14,8 +16,9 @@ _SQLITE = "sqlite://"
 _POSTGRES = ("postgresql://", "postgres://")
 
 
-def open_store(url: str) -> Store:
-    """The store that ``url`` names (created empty if it does not exist yet)."""
+def open_store(url: str, *, must_exist: bool = False) -> Store:
+    """The store that ``url`` names; a SQLite file that does not exist is created empty,
+    unless ``must_exist`` (then ConfigError: a mistyped path makes no stray file)."""
     if not url or not url.strip():
         raise ConfigError("--db: empty store URL; give a SQLite path or a postgresql:// URL")
     if url.startswith(_POSTGRES):
@@ -36,6 +39,8 @@ def open_store(url: str) -> Store:
         )
     else:
         path = url
+    if must_exist and not Path(path).is_file():
+        raise ConfigError(f"--db {url}: no such file; create one with 'neardup index create'")
     from neardup.store.sqlite import SQLiteStore
 
     return SQLiteStore(path)
