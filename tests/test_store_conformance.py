@@ -1,8 +1,9 @@
-"""One conformance suite for every Store (memory, SQLite; PostgreSQL: add one fixture param)."""
+"""One conformance suite for every Store: memory, SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,14 +13,16 @@ import pytest
 from neardup.errors import ConfigError
 from neardup.store import CollectionMeta, DuplicateIdError, MemoryStore, SQLiteStore, Store
 from neardup.store.base import StoredDoc
+from neardup.store.postgres import PostgresStore
 
 META = CollectionMeta({"method": "full", "threshold": 0.5}, "0123456789abcdef", 1)
 
-# name -> (factory making the store kept under tmp_path, whether a new store object made by
-# the same factory sees the data again). PostgreSQL is one more line here.
-STORES: dict[str, tuple[Callable[[Path], Store], bool]] = {
-    "memory": (lambda tmp: MemoryStore(), False),
-    "sqlite": (lambda tmp: SQLiteStore(tmp / "collection.db"), True),
+# name -> (factory making the store kept under tmp_path or in the test's fixtures, whether a
+# new store object made by the same factory in the same test sees the data again).
+STORES: dict[str, tuple[Callable[[Path, pytest.FixtureRequest], Store], bool]] = {
+    "memory": (lambda tmp, request: MemoryStore(), False),
+    "sqlite": (lambda tmp, request: SQLiteStore(tmp / "collection.db"), True),
+    "postgres": (lambda tmp, request: PostgresStore(request.getfixturevalue("postgres_url")), True),
 }
 
 
@@ -29,8 +32,14 @@ def kind(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def store(kind: str, tmp_path: Path) -> Iterator[Store]:
-    st = STORES[kind][0](tmp_path)
+def make(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Callable[[], Store]:
+    """Makes a new object of the test's store (the same data for a persistent kind)."""
+    return lambda: STORES[kind][0](tmp_path, request)
+
+
+@pytest.fixture
+def store(make: Callable[[], Store]) -> Iterator[Store]:
+    st = make()
     st.create(META)
     yield st
     st.close()
@@ -65,8 +74,8 @@ def test_meta_round_trip(store: Store) -> None:
         store.create(META)
 
 
-def test_new_store_has_no_meta(kind: str, tmp_path: Path) -> None:
-    st = STORES[kind][0](tmp_path)
+def test_new_store_has_no_meta(make: Callable[[], Store]) -> None:
+    st = make()
     assert st.meta() is None
     assert st.count() == 0
     st.close()
@@ -135,22 +144,165 @@ def test_batch_is_all_or_nothing(store: Store, upsert: bool) -> None:
     assert store.candidates(np.array([5, 6, 7], dtype=np.uint64)) == [[], [], []]
 
 
+def keys(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.uint64)
+
+
+def test_candidates_oldest_first_and_capped(store: Store) -> None:
+    store.add([doc("b", [1])])
+    store.add([doc("a", [1, 2]), doc("c", [1, 2, BIG])])
+    assert store.candidates(keys(1)) == [["b", "a", "c"]]
+    assert store.candidates(keys(1, 2, 7, 1, BIG), limit=2) == [
+        ["b", "a"],
+        ["a", "c"],
+        [],
+        ["b", "a"],
+        ["c"],
+    ]
+    assert store.candidates(keys(1), limit=None) == [["b", "a", "c"]]
+    assert store.candidates(keys(1), limit=1) == [["b"]]
+    store.add([doc("b", [1])], upsert=True)  # a replaced document is the newest
+    assert store.candidates(keys(1), limit=2) == [["a", "c"]]
+
+
+def test_transaction_commits_and_sees_its_writes(store: Store) -> None:
+    with store.transaction():
+        store.add([doc("a", [1])])
+        assert store.count() == 1
+        assert [d.id for d in store.get(["a"])] == ["a"]
+        assert store.candidates(keys(1)) == [["a"]]
+        store.remove(["a"])
+        store.add([doc("b", [2])])
+    assert store.count() == 1
+    assert store.candidates(keys(1, 2)) == [[], ["b"]]
+
+
+def test_transaction_rolls_back_on_error(store: Store) -> None:
+    store.add([doc("a", [1])])
+    store.update_doc_freqs(keys(5), np.array([1]), 1)
+
+    def fail() -> None:
+        with store.transaction():
+            store.add([doc("b", [2])])
+            store.remove(["a"])
+            store.update_doc_freqs(keys(5, 6), np.array([1, 1]), 1)
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        fail()
+    assert store.count() == 1
+    assert [d.id for d in store.get(["a", "b"])] == ["a"]
+    assert store.candidates(keys(1, 2)) == [["a"], []]
+    freqs = store.doc_freqs(keys(5, 6))
+    assert (freqs.df.tolist(), freqs.n_docs) == ([1, 0], 1)
+
+
+def test_nested_transaction_joins_the_outer(store: Store) -> None:
+    with store.transaction():
+        store.add([doc("a", [1])])
+        with store.transaction():
+            store.add([doc("b", [1])])
+        assert store.count() == 2
+    assert store.count() == 2
+
+    def fail_inside() -> None:
+        with store.transaction():
+            store.add([doc("c", [1])])
+            with store.transaction():
+                store.add([doc("d", [1])])
+                raise RuntimeError("inner")
+
+    with pytest.raises(RuntimeError, match="inner"):
+        fail_inside()
+    assert store.candidates(keys(1)) == [["a", "b"]]
+
+
+def test_failed_write_in_a_transaction_keeps_the_rest(store: Store) -> None:
+    with store.transaction():
+        store.add([doc("a", [1])])
+        with pytest.raises(DuplicateIdError):
+            store.add([doc("b", [2]), doc("a", [3])])
+        store.add([doc("c", [4])])
+    assert store.candidates(keys(1, 2, 3, 4)) == [["a"], [], [], ["c"]]
+    assert store.count() == 2
+
+
+def test_doc_freqs(store: Store) -> None:
+    empty = store.doc_freqs(keys())
+    assert (empty.df.dtype, empty.df.size, empty.n_docs, empty.min_df) == (np.int64, 0, 0, 0)
+    store.update_doc_freqs(keys(5, BIG, 7), np.array([2, 1, 3]), 3)
+    freqs = store.doc_freqs(keys(BIG, 5, 9, 5))
+    assert freqs.df.dtype == np.int64
+    assert (freqs.df.tolist(), freqs.n_docs, freqs.min_df) == ([1, 2, 0, 2], 3, 1)
+    store.update_doc_freqs(keys(BIG, 5), np.array([-1, -1]), -1)  # BIG reaches 0: gone
+    freqs = store.doc_freqs(keys(BIG, 5, 7))
+    assert (freqs.df.tolist(), freqs.n_docs, freqs.min_df) == ([0, 1, 3], 2, 1)
+    store.update_doc_freqs(keys(5, 7), np.array([-1, -3]), -2)
+    freqs = store.doc_freqs(keys(5, 7))
+    assert (freqs.df.tolist(), freqs.n_docs, freqs.min_df) == ([0, 0], 0, 0)
+
+
+def test_threads_lose_no_document(store: Store) -> None:
+    def add_many(thread: int) -> None:
+        for i in range(50):
+            store.add([doc(f"t{thread}-{i}", [i, 1000 + thread])])
+
+    run_threads(add_many, 4)
+    assert store.count() == 200
+    assert [len(ids) for ids in store.candidates(keys(0, 49, 1000, 1003))] == [4, 4, 50, 50]
+
+
+def test_transactions_serialise_threads(store: Store) -> None:
+    """Check-then-insert inside transaction() sees every document committed before it."""
+
+    def add_next(thread: int) -> None:
+        for _ in range(10):
+            with store.transaction():
+                n = store.count()
+                store.add([doc(f"n{n}", [n])])
+
+    run_threads(add_next, 4)
+    assert store.count() == 40
+    assert len(store.get([f"n{n}" for n in range(40)])) == 40
+
+
+def run_threads(work: Callable[[int], None], n: int) -> None:
+    """Run ``work(0..n-1)`` in n threads at once; re-raise the first failure."""
+    errors: list[BaseException] = []
+
+    def guarded(thread: int) -> None:
+        try:
+            work(thread)
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
 PERSISTENT = [name for name, (_, persistent) in STORES.items() if persistent]
 
 
-@pytest.mark.parametrize("persistent_kind", PERSISTENT)
-def test_reopen_sees_the_data(persistent_kind: str, tmp_path: Path) -> None:
-    factory = STORES[persistent_kind][0]
-    first = factory(tmp_path)
+@pytest.mark.parametrize("kind", PERSISTENT)
+def test_reopen_sees_the_data(make: Callable[[], Store]) -> None:
+    first = make()
     first.create(META)
     a = doc("a", [1, BIG], {"k": "v"})
     first.add([a, doc("b", [1])])
     first.remove(["b"])
-    second = factory(tmp_path)
+    first.update_doc_freqs(np.array([BIG], np.uint64), np.array([3]), 4)
+    second = make()
     assert second.meta() == META
     assert second.count() == 1
     assert same(second.get(["a"])[0], a)
     assert second.candidates(np.array([BIG], dtype=np.uint64)) == [["a"]]
+    freqs = second.doc_freqs(np.array([BIG], np.uint64))
+    assert (freqs.df.tolist(), freqs.n_docs, freqs.min_df) == ([3], 4, 3)
     first.close()
     second.close()
 
