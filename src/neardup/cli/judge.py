@@ -342,7 +342,7 @@ def _threshold_table(
     default="neardup-config.json",
     show_default=True,
     type=click.Path(dir_okay=False),
-    help="Where to write the chosen settings (for neardup dedup --config).",
+    help="Where to write the chosen settings (for dedup / index create --config).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the choice as one JSON object.")
 @text_options(default_unit="auto")
@@ -366,7 +366,7 @@ def calibrate_command(
     The grid: every method × unit × size × the method's parameter values (mod-m m, bottom-n
     n, MinHash bands via the threshold they are tuned for, SimHash key distance, I-Match IDF
     band); each combination runs once and every threshold is judged. The file written is
-    read by neardup dedup --config FILE.
+    read by neardup dedup --config FILE and neardup index create --config FILE.
     """
     goal = Objective.parse(objective)
     names = _names(methods_text, "--methods", METHOD_NAMES)
@@ -431,4 +431,7 @@ def _print_calibration(result: Calibration, out_file: str) -> None:
         table.add_row(label, *(cell(c) for _, c in picks))
     console.print(table)
     console.print(f"why: {result.reason()}")
-    console.print(f"wrote {out_file}: neardup dedup INPUT... --out DIR --config {out_file}")
+    console.print(
+        f"wrote {out_file}: neardup dedup INPUT... --out DIR --config {out_file}, "
+        f"or neardup index create --db DB --config {out_file}"
+    )

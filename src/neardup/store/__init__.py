@@ -1,7 +1,9 @@
 """Persistent homes of a collection (DESIGN "store/"): one narrow :class:`Store` protocol.
 
 ``MemoryStore`` is the reference (dicts); ``SQLiteStore`` is the default (one file, WAL,
-transactions). Every store passes the same conformance suite (tests/test_store_conformance.py).
+transactions); ``neardup.store.postgres.PostgresStore`` serves production (psycopg 3, a pool;
+imported on use, it needs ``neardup[postgres]``). :func:`open_store` picks one from a ``--db``
+URL. Every store passes the same conformance suite (tests/test_store_conformance.py).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from neardup.store.base import CollectionMeta, DuplicateIdError, Store, StoredDoc
 from neardup.store.memory import MemoryStore
 from neardup.store.sqlite import SQLiteStore
+from neardup.store.url import open_store
 
 __all__ = [
     "CollectionMeta",
@@ -17,4 +20,5 @@ __all__ = [
     "SQLiteStore",
     "Store",
     "StoredDoc",
+    "open_store",
 ]
