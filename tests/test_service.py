@@ -515,7 +515,7 @@ def test_without_a_token_every_route_is_open():
 
 
 def test_settings_travel_through_the_environment():
-    settings = ServiceSettings(db="x.db", token="t", max_body_bytes=10, max_batch=3)
+    settings = ServiceSettings(db="x.db", token="t", max_body_bytes=10, max_batch=3, threads=5)
     assert ServiceSettings.from_env(settings.to_env()) == settings
     no_token = ServiceSettings(db="x.db")
     assert ServiceSettings.from_env(no_token.to_env()) == no_token
@@ -528,6 +528,7 @@ def test_settings_travel_through_the_environment():
         ({"NEARDUP_DB": "x.db", "NEARDUP_TOKEN": ""}, "token is empty"),
         ({"NEARDUP_DB": "x.db", "NEARDUP_MAX_BATCH": "many"}, "not an integer"),
         ({"NEARDUP_DB": "x.db", "NEARDUP_MAX_BODY_BYTES": "0"}, "at least 1"),
+        ({"NEARDUP_DB": "x.db", "NEARDUP_THREADS": "0"}, "threads must be at least 1"),
     ],
 )
 def test_bad_settings_are_config_errors(env, message):

@@ -57,6 +57,14 @@ _CREATE_HINT = "create one first with 'neardup index create'"
     help="Most documents in one request; more are refused with 413 [default: 1000].",
 )
 @click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    envvar="NEARDUP_THREADS",
+    show_envvar=True,
+    help="Requests worked on at once per worker (more only contend for the GIL) [default: 2].",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
     default="info",
@@ -71,13 +79,14 @@ def serve(
     workers: int,
     max_body_bytes: int | None,
     max_batch: int | None,
+    threads: int | None,
     log_level: str,
 ) -> None:
     """Serve a collection over HTTP: add, query, get, delete, stats (API docs at /docs)."""
     uvicorn = extras.uvicorn("neardup serve")
     from neardup import service  # needs fastapi: imported only to serve
 
-    limits = {"max_body_bytes": max_body_bytes, "max_batch": max_batch}
+    limits = {"max_body_bytes": max_body_bytes, "max_batch": max_batch, "threads": threads}
     settings = service.ServiceSettings(
         db=db_url,
         token=_token(token),

@@ -30,6 +30,7 @@ from typing import ClassVar, Literal, get_args
 
 import numpy as np
 
+from neardup._kernels import threads_for
 from neardup._kernels.minhash import (
     EMPTY,
     TAG_MEGA,
@@ -132,8 +133,9 @@ class MegaShingle(MethodBase):
         """Minima, supershingles and megashingles of every document (see the layout above)."""
         cfg = self.config
         minima = min_hashes(prints, cfg.num_perm, cfg.seed, "megashingle")
-        supers = run_hashes(minima, cfg.groups, cfg.group_size, TAG_SUPER)
-        megas = pair_hashes(supers, TAG_MEGA)
+        with threads_for(minima.size):
+            supers = run_hashes(minima, cfg.groups, cfg.group_size, TAG_SUPER)
+            megas = pair_hashes(supers, TAG_MEGA)
         return Signatures.fixed(np.hstack([minima, supers, megas]), self._config_id)
 
     def keys(self, signatures: Signatures) -> Keys:

@@ -31,6 +31,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from neardup._kernels import threads_for
 from neardup._kernels.minhash import EMPTY, TAG_BAND, equal_fraction, minhash_matrix, run_hashes
 from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
 from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
@@ -80,7 +81,8 @@ def min_hashes(prints: FingerprintBatch, num_perm: int, seed: int, method: str) 
     a, b = permutation_family(num_perm, seed)
     values = np.ascontiguousarray(prints.values, dtype=np.uint64)
     offsets = np.ascontiguousarray(prints.offsets, dtype=np.int64)
-    matrix = minhash_matrix(values, offsets, a, b)
+    with threads_for(values.size * num_perm):  # one short document: no parallel region
+        matrix = minhash_matrix(values, offsets, a, b)
     empty = int(np.count_nonzero(np.diff(offsets) == 0))
     if empty:
         warnings.warn(
@@ -242,7 +244,9 @@ class MinHash(MethodBase):
     def keys(self, signatures: Signatures) -> Keys:
         """One key per band per non-empty document."""
         matrix = self._own_matrix(signatures, self.config.num_perm)
-        return row_keys(run_hashes(matrix, self.bands, self.rows, TAG_BAND), matrix)
+        with threads_for(matrix.size):
+            bands = run_hashes(matrix, self.bands, self.rows, TAG_BAND)
+        return row_keys(bands, matrix)
 
     def score(self, a: np.ndarray, b: np.ndarray) -> float:
         """Fraction of equal values: estimated resemblance (0.0 if a document is empty)."""

@@ -40,11 +40,11 @@ CREATE TABLE IF NOT EXISTS keys (
 CREATE TABLE IF NOT EXISTS idf (feature INTEGER PRIMARY KEY, df INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS idf_df ON idf (df);
 """
-# Per key, the oldest `limit` documents (LIMIT -1: all), as a JSON array of ids.
+# Per key asked (a JSON array), the numbers of its oldest `limit` documents (LIMIT -1: all),
+# comma-separated: one index range scan per key, ids looked up once for all keys afterwards.
 _CANDIDATES = """
-SELECT (SELECT json_group_array(id) FROM (
-          SELECT d.id FROM keys k JOIN docs d ON d.n = k.doc
-          WHERE k.key = j.value ORDER BY k.doc LIMIT ?))
+SELECT (SELECT group_concat(doc) FROM (
+          SELECT doc FROM keys WHERE key = j.value ORDER BY doc LIMIT ?))
 FROM json_each(?) j ORDER BY j.key
 """
 _CHUNK = 500  # bound parameters per IN (...) query, well under SQLite's limit
@@ -194,9 +194,16 @@ class SQLiteStore:
             return []
         distinct = list(dict.fromkeys(signed))
         cap = -1 if limit is None else limit
-        rows = self._db().execute(_CANDIDATES, (cap, json.dumps(distinct)))
-        found = {key: json.loads(ids) for key, (ids,) in zip(distinct, rows, strict=True)}
-        return [list(found[key]) for key in signed]
+        db = self._db()
+        rows = db.execute(_CANDIDATES, (cap, json.dumps(distinct))).fetchall()
+        numbers = {
+            key: [int(n) for n in docs.split(",")]
+            for key, (docs,) in zip(distinct, rows, strict=True)
+            if docs
+        }
+        ids = self._ids(db, list({n for found in numbers.values() for n in found}))
+        # a document removed between the two reads is left out
+        return [[ids[n] for n in numbers.get(key, ()) if n in ids] for key in signed]
 
     def get(self, ids: Sequence[str]) -> list[StoredDoc]:
         by_id: dict[str, StoredDoc] = {}
@@ -267,6 +274,15 @@ class SQLiteStore:
         return DocFreqs(df, int(n_docs), int(min_df))
 
     # -- helpers ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _ids(db: sqlite3.Connection, numbers: Sequence[int]) -> dict[int, str]:
+        """Document number → id."""
+        ids: dict[int, str] = {}
+        for chunk in _chunks(numbers):
+            rows = db.execute(f"SELECT n, id FROM docs WHERE n IN ({_marks(len(chunk))})", chunk)
+            ids.update(rows)
+        return ids
 
     @staticmethod
     def _existing(db: sqlite3.Connection, ids: Sequence[str]) -> list[str]:
