@@ -30,7 +30,7 @@ from neardup.corpus import Document, read_documents
 from neardup.errors import NearDupError
 from neardup.store.url import open_store
 
-DEFAULT_BATCH = 1000
+DEFAULT_BATCH = 5000  # a commit writes every index page its batch touched: fewer, larger ones
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON lines.")
 batch_option = click.option(
