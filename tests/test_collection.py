@@ -175,14 +175,15 @@ def test_idf_collection_query_when_empty() -> None:
     assert coll.query(["anything at all"])[0].duplicates == []
 
 
-def test_bucket_cap_pairs_with_the_oldest_like_dedup(store: Store) -> None:
+@pytest.mark.parametrize("one_batch", [False, True])
+def test_bucket_cap_pairs_with_the_oldest_like_dedup(store: Store, one_batch: bool) -> None:
     config = DedupConfig(method="full", threshold=0.5, max_bucket=3)
     corpus = [(f"c{i}", "one two three four five six", None) for i in range(6)]
     coll = Collection.create(store, config)
-    found = {}
-    for doc in corpus:  # one at a time: each meets the stored documents only
-        [res] = coll.add([doc])
-        found[res.id] = [d.id for d in res.duplicates]
+    # in one batch the cap counts documents earlier in the batch too
+    batches = [corpus] if one_batch else [[doc] for doc in corpus]
+    results = [res for batch in batches for res in coll.add(batch)]
+    found = {res.id: [d.id for d in res.duplicates] for res in results}
     capped = {f"c{i}": ["c0"] for i in range(3, 6)}
     assert found == {"c0": [], "c1": ["c0"], "c2": ["c0", "c1"], **capped}
     result = deduplicate([(i, t) for i, t, _ in corpus], config)

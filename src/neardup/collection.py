@@ -5,9 +5,9 @@
 The flow is dedup's, one batch at a time: candidates are the stored documents sharing an index
 key (never a scan), and every candidate is verified exactly from the stored shingle
 fingerprints with dedup's measure, so a query reports the pairs ``dedup`` would report.
-A key held by ``max_bucket`` stored documents or more pairs a new document with the oldest of
-them only (dedup's cap). The store keeps the config and signature format version; opening it
-with another is refused.
+A key held by ``max_bucket`` documents or more (stored, or earlier in the batch) pairs a new
+document with the oldest of them only (dedup's cap). The store keeps the config and signature
+format version; opening it with another is refused.
 
 ``add`` runs in one store transaction: the check against stored documents and the insert see
 the same state, so two clients adding near-copies at once cannot both miss each other.
@@ -158,10 +158,11 @@ class Collection:
         prints = fingerprint_batch(list(texts), self.config.text)
         method = self.method
         if self.uses_idf:
-            freqs = self.store.doc_freqs(np.unique(prints.values))
+            features = np.unique(prints.values)
+            freqs = self.store.doc_freqs(features)
             if freqs.n_docs == 0:
                 return [Result(None, []) for _ in texts]
-            method = self._weighed(np.unique(prints.values), freqs)
+            method = self._weighed(features, freqs)
         ids = [f"#{i}" for i in range(len(texts))]
         items = self._items(method, prints, ids, [None] * len(texts))
         results = self._match(items, within_batch=False, exclude_self=False)
@@ -199,7 +200,7 @@ class Collection:
         """Count a batch into the stored IDF model (less the documents it replaces) and return
         the method weighing with the updated model."""
         old = [doc.prints for doc in self.store.get(replaced)] if replaced else []
-        new_features, new_counts = _feature_counts([prints[d] for d in range(len(prints))])
+        new_features, new_counts = _feature_counts([prints.values])  # distinct per document
         old_features, old_counts = _feature_counts(old)
         features, where = np.unique(
             np.concatenate([new_features, old_features]), return_inverse=True
@@ -243,39 +244,40 @@ class Collection:
         self, items: list[StoredDoc], *, within_batch: bool, exclude_self: bool
     ) -> list[Result]:
         """Exactly scored near-duplicates of each item among stored (and earlier) documents."""
-        all_keys = [item.keys for item in items]
-        flat = np.concatenate(all_keys) if all_keys else np.empty(0, np.uint64)
-        cap = self.config.max_bucket
-        found = self.store.candidates(flat, limit=cap)
-        per_doc: list[dict[str, None]] = []
-        start = 0
-        for keys in all_keys:
-            ids: dict[str, None] = {}
-            for bucket in found[start : start + keys.size]:
-                ids.update(dict.fromkeys(bucket[:1] if len(bucket) >= cap else bucket))
-            per_doc.append(ids)
-            start += keys.size
-        wanted = list(dict.fromkeys(i for ids in per_doc for i in ids))
-        stored = {doc.id: doc.prints for doc in self.store.get(wanted)}
-        earlier: dict[int, dict[str, None]] = {}  # key -> ids earlier in this batch
-        batch_prints = {item.id: item.prints for item in items}
+        pools = self._pools(items, within_batch=within_batch, exclude_self=exclude_self)
+        wanted = list(dict.fromkeys(i for pool in pools for i in pool))
+        prints = {doc.id: doc.prints for doc in self.store.get(wanted)}
+        if within_batch:
+            prints |= {item.id: item.prints for item in items}
         results = []
-        for item, ids in zip(items, per_doc, strict=True):
-            if exclude_self:
-                ids.pop(item.id, None)
-            pool = {i: stored[i] for i in ids if i in stored}
-            if within_batch:
-                for key in item.keys.tolist():
-                    for other in earlier.get(key, ()):
-                        pool[other] = batch_prints[other]
-            scored = (Duplicate(i, self._score(item.prints, p)) for i, p in pool.items())
+        for item, found in zip(items, pools, strict=True):
+            pool = [i for i in found if i in prints]  # a document removed meanwhile is gone
+            scored = (Duplicate(i, self._score(item.prints, prints[i])) for i in pool)
             dups = [d for d in scored if d.score >= self.config.threshold]
             dups.sort(key=lambda d: (-d.score, d.id))
             results.append(Result(item.id, dups))
-            if within_batch:
-                for key in item.keys.tolist():
-                    earlier.setdefault(key, {})[item.id] = None
         return results
+
+    def _pools(
+        self, items: list[StoredDoc], *, within_batch: bool, exclude_self: bool
+    ) -> list[list[str]]:
+        """Each item's candidates: per key, the stored documents then those earlier in the
+        batch, oldest first; a bucket of ``max_bucket`` or more gives its oldest only."""
+        cap = self.config.max_bucket
+        flat = np.concatenate([item.keys for item in items]) if items else np.empty(0, np.uint64)
+        buckets = iter(self.store.candidates(flat, limit=cap))
+        earlier: dict[int, list[str]] = {}  # key -> ids earlier in this batch
+        pools = []
+        for item in items:
+            pool: dict[str, None] = {}
+            for key in item.keys.tolist():
+                members = [i for i in next(buckets) if not (exclude_self and i == item.id)]
+                members += earlier.get(key, [])
+                pool.update(dict.fromkeys(members[:1] if len(members) >= cap else members))
+                if within_batch:
+                    earlier.setdefault(key, []).append(item.id)
+            pools.append(list(pool))
+        return pools
 
     def _score(self, a: np.ndarray, b: np.ndarray) -> float:
         """dedup's exact measure of two sorted fingerprint sets (0.0 if either is empty)."""
