@@ -15,21 +15,7 @@ from neardup.errors import ConfigError, SignatureError
 from neardup.idf import IdfModel
 from neardup.shingles import FingerprintBatch, fingerprint_batch
 from neardup.store import CollectionMeta, DuplicateIdError, MemoryStore, SQLiteStore, Store
-
-WORDS = [f"w{i}" for i in range(400)]
-
-
-def text(seed: int, n: int = 60) -> str:
-    rng = np.random.default_rng(seed)
-    return " ".join(rng.choice(WORDS, n))
-
-
-def edit(body: str, seed: int, changes: int) -> str:
-    rng = np.random.default_rng(seed)
-    words = body.split()
-    for i in rng.choice(len(words), changes, replace=False):
-        words[i] = f"x{seed}_{i}"
-    return " ".join(words)
+from textgen import edit, text
 
 
 @pytest.fixture(params=["memory", "sqlite"])

@@ -6,6 +6,7 @@ Tests share the module server's collection, so each uses its own ids and counts 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
@@ -19,36 +20,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+import textgen
 from neardup import extras
 from neardup.collection import Collection
 from neardup.dedup import DedupConfig
 from neardup.errors import ConfigError, InputError, MissingDependencyError
 from neardup.service import ServiceSettings, create_app
 from neardup.store import MemoryStore, SQLiteStore
+from textgen import edit
 
 TOKEN = "s3cret-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 MAX_BODY = 64 * 1024
 MAX_BATCH = 20
-WORDS = [f"w{i}" for i in range(400)]
 CONFIG = DedupConfig(method="minhash", threshold=0.8)
-
-
-def text(seed: int, n: int = 200) -> str:
-    rng = np.random.default_rng(seed)
-    return " ".join(rng.choice(WORDS, n))
-
-
-def edit(body: str, seed: int, changes: int) -> str:
-    rng = np.random.default_rng(seed)
-    words = body.split()
-    for i in rng.choice(len(words), changes, replace=False):
-        words[i] = f"x{seed}_{i}"
-    return " ".join(words)
+text = functools.partial(textgen.text, n=200)  # long enough for MinHash at t = 0.8
 
 
 def make_collection(path: Path) -> Path:

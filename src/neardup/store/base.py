@@ -115,6 +115,21 @@ class Store(Protocol):
         ...
 
 
+def as_signed(values: np.ndarray) -> np.ndarray:
+    """uint64 values as the int64 values of the same bytes (SQL integers are signed)."""
+    return np.ascontiguousarray(values, dtype=np.uint64).view(np.int64)
+
+
+def to_blob(values: np.ndarray) -> bytes:
+    """uint64 values as a little-endian blob (the stored ``prints`` and ``keys``)."""
+    return np.ascontiguousarray(values, dtype="<u8").tobytes()
+
+
+def from_blob(blob: bytes) -> np.ndarray:
+    """A :func:`to_blob` blob as a writable native uint64 array."""
+    return np.frombuffer(blob, dtype="<u8").astype(np.uint64)
+
+
 def repeated_ids(ids: Sequence[str]) -> list[str]:
     """Ids occurring more than once in a batch (each once, in order)."""
     seen: set[str] = set()

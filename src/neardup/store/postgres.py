@@ -29,7 +29,15 @@ import numpy as np
 
 from neardup import extras
 from neardup.errors import ConfigError
-from neardup.store.base import CollectionMeta, DocFreqs, StoredDoc, check_batch
+from neardup.store.base import (
+    CollectionMeta,
+    DocFreqs,
+    StoredDoc,
+    as_signed,
+    check_batch,
+    from_blob,
+    to_blob,
+)
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -141,21 +149,6 @@ def _int8_array_dumper() -> type:
 def _configure(conn: Connection) -> None:
     """Teach a new connection to send :class:`_Int8Array` parameters."""
     conn.adapters.register_dumper(_Int8Array, _int8_array_dumper())
-
-
-def _signed(values: np.ndarray) -> np.ndarray:
-    """uint64 values as the int64 values of the same bytes."""
-    return np.ascontiguousarray(values, dtype=np.uint64).view(np.int64)
-
-
-def _blob(values: np.ndarray) -> bytes:
-    """uint64 values as a little-endian blob (the ``prints``/``keys`` columns)."""
-    return np.ascontiguousarray(values, dtype="<u8").tobytes()
-
-
-def _uint64s(blob: bytes) -> np.ndarray:
-    """A ``prints``/``keys`` blob as a writable native uint64 array."""
-    return np.frombuffer(blob, dtype="<u8").astype(np.uint64)
 
 
 def _key_copy(keys: np.ndarray, docs: np.ndarray) -> bytes:
@@ -331,7 +324,7 @@ class PostgresStore:
             conn.execute(_BUMP, (len(docs) - len(stored), _DOC_COUNT))
 
     def candidates(self, keys: np.ndarray, limit: int | None = None) -> list[list[str]]:
-        signed = _signed(np.asarray(keys))
+        signed = as_signed(np.asarray(keys))
         if not signed.size:
             return []
         unique, where = np.unique(signed, return_inverse=True)
@@ -349,7 +342,7 @@ class PostgresStore:
                 (list(dict.fromkeys(ids)),),
             ).fetchall()
         by_id = {
-            doc_id: StoredDoc(doc_id, meta, bytes(sig), _uint64s(prints), _uint64s(keys))
+            doc_id: StoredDoc(doc_id, meta, bytes(sig), from_blob(prints), from_blob(keys))
             for doc_id, meta, sig, prints, keys in rows
         }
         return [by_id[i] for i in ids if i in by_id]
@@ -385,8 +378,8 @@ class PostgresStore:
                 [d.id for d in docs],
                 [None if d.meta is None else json.dumps(d.meta) for d in docs],
                 [d.signature for d in docs],
-                [_blob(d.prints) for d in docs],
-                [_blob(d.keys) for d in docs],
+                [to_blob(d.prints) for d in docs],
+                [to_blob(d.keys) for d in docs],
             ),
         ).fetchall()
         number = {doc_id: n for n, doc_id in rows}
@@ -395,7 +388,7 @@ class PostgresStore:
     @staticmethod
     def _index(conn: Connection, docs: Sequence[StoredDoc], numbers: list[int]) -> None:
         """COPY every document's distinct keys into the index."""
-        keys = [np.unique(_signed(d.keys)) for d in docs]
+        keys = [np.unique(as_signed(d.keys)) for d in docs]
         sizes = [k.size for k in keys]
         if not sum(sizes):
             return
@@ -421,7 +414,7 @@ class PostgresStore:
     # ---------------------------------------------------------------- IDF model
 
     def update_doc_freqs(self, features: np.ndarray, deltas: np.ndarray, docs: int) -> None:
-        unique, where = np.unique(_signed(np.asarray(features)), return_inverse=True)
+        unique, where = np.unique(as_signed(np.asarray(features)), return_inverse=True)
         sums = np.zeros(unique.size, np.int64)
         np.add.at(sums, where.ravel(), np.asarray(deltas, np.int64))
         if not unique.size and not docs:
@@ -438,7 +431,7 @@ class PostgresStore:
                 conn.execute(_BUMP, (int(docs), _IDF_DOCS))
 
     def doc_freqs(self, features: np.ndarray) -> DocFreqs:
-        signed = _signed(np.asarray(features))
+        signed = as_signed(np.asarray(features))
         with self._reading() as conn:
             dfs, n_docs, min_df = conn.execute(_DOC_FREQS, (_Int8Array(signed),)).fetchone()
         df = np.frombuffer(dfs or b"", dtype=">i8").astype(np.int64)

@@ -26,7 +26,15 @@ from typing import Any
 import numpy as np
 
 from neardup.errors import ConfigError
-from neardup.store.base import CollectionMeta, DocFreqs, StoredDoc, check_batch
+from neardup.store.base import (
+    CollectionMeta,
+    DocFreqs,
+    StoredDoc,
+    as_signed,
+    check_batch,
+    from_blob,
+    to_blob,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,19 +57,6 @@ FROM json_each(?) j ORDER BY j.key
 """
 _CHUNK = 500  # bound parameters per IN (...) query, well under SQLite's limit
 _CACHE_KIB = 64 * 1024  # page cache per connection: the key index of a large collection
-
-
-def _signed(values: np.ndarray) -> np.ndarray:
-    """uint64 values as the int64 values of the same bytes."""
-    return np.ascontiguousarray(values, dtype=np.uint64).view(np.int64)
-
-
-def _blob(values: np.ndarray) -> bytes:
-    return np.ascontiguousarray(values, dtype="<u8").tobytes()
-
-
-def _array(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype="<u8").astype(np.uint64)
 
 
 def _chunks(items: Sequence, size: int = _CHUNK) -> Iterator[Sequence]:
@@ -176,12 +171,12 @@ class SQLiteStore:
             db.executemany(
                 "INSERT INTO docs (n, id, meta, signature, prints, keys) VALUES (?,?,?,?,?,?)",
                 [
-                    (n, d.id, _json(d.meta), d.signature, _blob(d.prints), _blob(d.keys))
+                    (n, d.id, _json(d.meta), d.signature, to_blob(d.prints), to_blob(d.keys))
                     for n, d in zip(numbers.tolist(), docs, strict=True)
                 ],
             )
             if docs:
-                keys = np.concatenate([_signed(d.keys) for d in docs])
+                keys = np.concatenate([as_signed(d.keys) for d in docs])
                 owners = np.repeat(numbers, [d.keys.size for d in docs])
                 db.executemany(
                     "INSERT OR IGNORE INTO keys (key, doc) VALUES (?, ?)",
@@ -189,7 +184,7 @@ class SQLiteStore:
                 )
 
     def candidates(self, keys: np.ndarray, limit: int | None = None) -> list[list[str]]:
-        signed = _signed(np.asarray(keys)).tolist()
+        signed = as_signed(np.asarray(keys)).tolist()
         if not signed:
             return []
         distinct = list(dict.fromkeys(signed))
@@ -219,8 +214,8 @@ class SQLiteStore:
                     doc_id,
                     None if meta is None else json.loads(meta),
                     bytes(signature),
-                    _array(prints),
-                    _array(keys),
+                    from_blob(prints),
+                    from_blob(keys),
                 )
         return [by_id[i] for i in ids if i in by_id]
 
@@ -237,7 +232,7 @@ class SQLiteStore:
     # -- the IDF model --------------------------------------------------------------------
 
     def update_doc_freqs(self, features: np.ndarray, deltas: np.ndarray, docs: int) -> None:
-        signed = _signed(np.asarray(features)).tolist()
+        signed = as_signed(np.asarray(features)).tolist()
         changes = np.asarray(deltas, dtype=np.int64).tolist()
         with self.transaction() as db:
             db.executemany(
@@ -253,7 +248,7 @@ class SQLiteStore:
             )
 
     def doc_freqs(self, features: np.ndarray) -> DocFreqs:
-        signed = _signed(np.asarray(features))
+        signed = as_signed(np.asarray(features))
         db = self._db()
         rows = db.execute(
             "SELECT i.feature, i.df FROM json_each(?) j JOIN idf i ON i.feature = j.value",
@@ -300,7 +295,7 @@ class SQLiteStore:
         for chunk in _chunks(list(ids)):
             marks = _marks(len(chunk))
             rows = db.execute(f"SELECT n, keys FROM docs WHERE id IN ({marks})", chunk)
-            pairs = [(key, n) for n, keys in rows for key in _signed(_array(keys)).tolist()]
+            pairs = [(key, n) for n, keys in rows for key in as_signed(from_blob(keys)).tolist()]
             db.executemany("DELETE FROM keys WHERE key = ? AND doc = ?", pairs)
             db.execute(f"DELETE FROM docs WHERE id IN ({marks})", chunk)
 
