@@ -7,7 +7,8 @@ fingerprints (for exact verification) and the uint64 index keys of every documen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -34,6 +35,21 @@ class CollectionMeta:
     config: dict[str, Any]  # the DedupConfig as JSON values (configfile.config_to_dict)
     config_id: str  # fingerprint of the settings that decide the answers
     format_version: int  # signature FORMAT_VERSION (methods.base)
+
+    def rows(self) -> list[tuple[str, str]]:
+        """The metadata as the (name, value) text rows a SQL store keeps."""
+        return [
+            ("config", json.dumps(self.config, sort_keys=True)),
+            ("config_id", self.config_id),
+            ("format_version", str(self.format_version)),
+        ]
+
+    @classmethod
+    def from_rows(cls, rows: Mapping[str, str]) -> CollectionMeta | None:
+        """The metadata of :meth:`rows` (other names are ignored); None if there is none."""
+        if "config" not in rows:
+            return None
+        return cls(json.loads(rows["config"]), rows["config_id"], int(rows["format_version"]))
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -290,26 +290,15 @@ class PostgresStore:
             if conn.execute("SELECT 1 FROM neardup_meta WHERE name = 'config'").fetchone():
                 raise ConfigError(f"{self.url} already holds a collection")
             with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO neardup_meta (name, value) VALUES (%s, %s)",
-                    [
-                        ("config", json.dumps(meta.config, sort_keys=True)),
-                        ("config_id", meta.config_id),
-                        ("format_version", str(meta.format_version)),
-                    ],
-                )
+                insert = "INSERT INTO neardup_meta (name, value) VALUES (%s, %s)"
+                cur.executemany(insert, meta.rows())
 
     def meta(self) -> CollectionMeta | None:
         with self._reading() as conn:
             rows = conn.execute(
                 "SELECT name, value FROM neardup_meta WHERE name = ANY(%s)", (list(_CONFIG_NAMES),)
             ).fetchall()
-        values = dict(rows)
-        if "config" not in values:
-            return None
-        return CollectionMeta(
-            json.loads(values["config"]), values["config_id"], int(values["format_version"])
-        )
+        return CollectionMeta.from_rows(dict(rows))
 
     # ---------------------------------------------------------------- documents
 

@@ -142,22 +142,10 @@ class SQLiteStore:
         with self.transaction() as db:
             if db.execute("SELECT 1 FROM meta WHERE name = 'config'").fetchone():
                 raise ConfigError(f"{self.path} already holds a collection")
-            db.executemany(
-                "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)",
-                [
-                    ("config", json.dumps(meta.config, sort_keys=True)),
-                    ("config_id", meta.config_id),
-                    ("format_version", str(meta.format_version)),
-                ],
-            )
+            db.executemany("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", meta.rows())
 
     def meta(self) -> CollectionMeta | None:
-        rows = dict(self._db().execute("SELECT name, value FROM meta").fetchall())
-        if "config" not in rows:
-            return None
-        return CollectionMeta(
-            json.loads(rows["config"]), rows["config_id"], int(rows["format_version"])
-        )
+        return CollectionMeta.from_rows(dict(self._db().execute("SELECT name, value FROM meta")))
 
     # -- documents ----------------------------------------------------------------------------
 
