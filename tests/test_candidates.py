@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.candidates import candidate_pairs
+from neardup.dedup.candidates import candidate_pairs
 from neardup.errors import ConfigError
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.cluster import (
+from neardup.dedup.cluster import (
     Cluster,
     ClusterTable,
     KeepPolicy,

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from neardup.cluster import KeepPolicy
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup import DedupConfig, deduplicate
+from neardup.dedup.cluster import KeepPolicy
 from neardup.errors import ConfigError
 from neardup.methods import METHOD_NAMES
 from neardup.sample import sample_documents

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from neardup.calibrate import Calibration, Objective, choose, grid_configs
 from neardup.cli import cli
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.configfile import config_from_dict, merge_config, read_config, write_config
 from neardup.dedup import DEFAULT_TEXT, DedupConfig, Pairs, Scored
+from neardup.dedup.pipeline import Inputs, run_dedup
 from neardup.errors import ConfigError, InputError
-from neardup.evalrun import evaluate_corpus, evaluate_files, evaluate_pairs
-from neardup.evaluate import (
+from neardup.judge.calibrate import Calibration, Objective, choose, grid_configs
+from neardup.judge.evaluate import (
     Evaluation,
     MethodEvaluation,
     PairScores,
@@ -31,9 +31,9 @@ from neardup.evaluate import (
     sweep_clusters,
     sweep_pairs,
 )
-from neardup.pairscore import pairs_sharing_key
-from neardup.pipeline import Inputs, run_dedup
-from neardup.truth import ClusterTruth, PairTruth, read_truth
+from neardup.judge.pairscore import pairs_sharing_key
+from neardup.judge.run import evaluate_corpus, evaluate_files, evaluate_pairs
+from neardup.judge.truth import ClusterTruth, PairTruth, read_truth
 
 ALL = "full,modm,bottomn,minhash,megashingle,simhash,imatch"
 

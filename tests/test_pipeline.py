@@ -7,10 +7,10 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from neardup.cluster import KeepPolicy
 from neardup.dedup import DedupConfig
+from neardup.dedup.cluster import KeepPolicy
+from neardup.dedup.pipeline import Inputs, run_dedup
 from neardup.errors import InputError
-from neardup.pipeline import Inputs, run_dedup
 
 STORY = (
     "A small museum in the valley opened a room for old farm tools. Children can try the "

@@ -8,7 +8,7 @@ import pytest
 
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup import DedupConfig, deduplicate
-from neardup.report import (
+from neardup.dedup.report import (
     cluster_size_counts,
     highlight,
     render_report,

@@ -20,9 +20,9 @@ from collections.abc import Mapping, Set
 from pathlib import Path
 from typing import Any
 
-from neardup.cluster import KeepPolicy
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup import DedupConfig
+from neardup.dedup.cluster import KeepPolicy
 from neardup.errors import ConfigError, InputError
 
 _SCALARS = ("method", "threshold", "measure", "verify", "guard", "chain", "max_bucket")

@@ -1,6 +1,6 @@
 """Compiled clustering of verified pairs: union-find and star (representative) clusters.
 
-Indices are trusted here: the public wrappers in :mod:`neardup.cluster` check that every
+Indices are trusted here: the public wrappers in :mod:`neardup.dedup.cluster` check that every
 index lies in ``[0, n)`` before calling, because these loops run without bounds checks.
 Both kernels label each cluster by its smallest member index, so labels are deterministic.
 """

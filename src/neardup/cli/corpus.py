@@ -24,7 +24,6 @@ from rich.table import Table
 
 from neardup.cli.app import cli, console
 from neardup.cli.options import dedup_config, input_options, method_options, text_options
-from neardup.cluster import KeepPolicy
 from neardup.config import (
     TextConfig,
 )
@@ -32,7 +31,8 @@ from neardup.corpus import count_lines
 from neardup.dedup import (
     DedupConfig,
 )
-from neardup.pipeline import Inputs, run_dedup
+from neardup.dedup.cluster import KeepPolicy
+from neardup.dedup.pipeline import Inputs, run_dedup
 from neardup.sample import sample_documents, sample_path
 
 

@@ -19,10 +19,6 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from neardup.calibrate import DEFAULT_SIZES as CALIBRATE_SIZES
-from neardup.calibrate import DEFAULT_THRESHOLDS as CALIBRATE_THRESHOLDS
-from neardup.calibrate import DEFAULT_UNITS as CALIBRATE_UNITS
-from neardup.calibrate import Calibration, Choice, Objective, choose, grid_configs
 from neardup.cli.app import cli, console
 from neardup.cli.options import given, text_options
 from neardup.config import (
@@ -34,9 +30,11 @@ from neardup.dedup import (
     DEFAULT_MEASURE,
     MEASURES,
 )
-from neardup.evalreport import EXAMPLES, collect_examples, render_evaluation_report
-from neardup.evalrun import evaluate_files
-from neardup.evaluate import (
+from neardup.judge.calibrate import DEFAULT_SIZES as CALIBRATE_SIZES
+from neardup.judge.calibrate import DEFAULT_THRESHOLDS as CALIBRATE_THRESHOLDS
+from neardup.judge.calibrate import DEFAULT_UNITS as CALIBRATE_UNITS
+from neardup.judge.calibrate import Calibration, Choice, Objective, choose, grid_configs
+from neardup.judge.evaluate import (
     DEFAULT_THRESHOLDS,
     Evaluation,
     MethodEvaluation,
@@ -44,6 +42,8 @@ from neardup.evaluate import (
     method_config,
     parse_thresholds,
 )
+from neardup.judge.report import EXAMPLES, collect_examples, render_evaluation_report
+from neardup.judge.run import evaluate_files
 from neardup.methods import METHOD_NAMES, parse_params
 
 

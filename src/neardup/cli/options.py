@@ -10,7 +10,6 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from neardup.candidates import DEFAULT_MAX_BUCKET
 from neardup.config import (
     DEFAULT_SIZES,
     HASH_NAMES,
@@ -23,6 +22,7 @@ from neardup.config import (
 )
 from neardup.configfile import merge_config, read_config
 from neardup.dedup import DEFAULT_MEASURE, DEFAULT_METHOD, DEFAULT_THRESHOLD, MEASURES, DedupConfig
+from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.methods import METHOD_NAMES, parse_params
 from neardup.text.stopwords import load_stopword_file
 

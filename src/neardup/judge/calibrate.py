@@ -4,7 +4,7 @@ A small grid (METHODS §8: "pick the method and threshold"): every method × shi
 shingle size × the method's parameter values in :data:`PARAM_GRID` (mod-m's m, bottom-n's n,
 MinHash's LSH bands through the threshold they are tuned for, SimHash's key distance, the
 I-Match IDF band). Each combination is one :func:`~neardup.dedup.score_candidates` run; every
-threshold is then one :func:`~neardup.dedup.decide` (see :mod:`neardup.evaluate`).
+threshold is then one :func:`~neardup.dedup.decide` (see :mod:`neardup.judge.evaluate`).
 
 Objectives: ``f1`` (highest F1), ``precision@recall=R`` (highest precision among settings with
 recall ≥ R), ``recall@precision=P`` (highest recall with precision ≥ P). Ties go to the higher
@@ -21,7 +21,7 @@ from typing import Any, Literal
 from neardup.config import TextConfig
 from neardup.dedup import DedupConfig
 from neardup.errors import ConfigError
-from neardup.evaluate import Evaluation, PairScores, Row, method_config
+from neardup.judge.evaluate import Evaluation, PairScores, Row, method_config
 
 PARAM_GRID: dict[str, tuple[dict[str, Any], ...]] = {
     "full": ({},),
@@ -149,7 +149,7 @@ def grid_configs(
     measure: str,
     thresholds: Sequence[float],
 ) -> list[DedupConfig]:
-    """Every combination of the grid as the settings :mod:`neardup.evaluate` judges."""
+    """Every combination of the grid as the settings :mod:`neardup.judge.evaluate` judges."""
     configs = []
     for unit in units:
         for size in sizes:

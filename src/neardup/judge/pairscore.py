@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from neardup.candidates import Candidates
 from neardup.dedup import DedupConfig, Pairs
 from neardup.dedup import score_pairs as score_candidate_pairs  # the very scoring dedup uses
+from neardup.dedup.candidates import Candidates
 from neardup.shingles import FingerprintBatch, fingerprint_batch
 
 

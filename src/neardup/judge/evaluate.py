@@ -39,9 +39,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from neardup.candidates import DEFAULT_MAX_BUCKET
 from neardup.config import TextConfig
 from neardup.dedup import DedupConfig, Pairs, Scored, decide
+from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.errors import ConfigError
 from neardup.methods import get_method
 

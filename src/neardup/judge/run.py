@@ -1,4 +1,4 @@
-"""Run evaluations (:mod:`neardup.evaluate`): every method on a corpus or on labelled pairs
+"""Run evaluations (:mod:`neardup.judge.evaluate`): every method on a corpus or on labelled pairs
 given with their texts, from objects or from files (the I/O edge of ``neardup evaluate``).
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 from neardup.corpus import read_documents
 from neardup.dedup import DedupConfig, Pairs, score_candidates
 from neardup.errors import ConfigError
-from neardup.evaluate import (
+from neardup.judge.evaluate import (
     Evaluation,
     Form,
     MethodEvaluation,
@@ -22,8 +22,8 @@ from neardup.evaluate import (
     sweep_clusters,
     sweep_pairs,
 )
-from neardup.pairscore import score_text_pairs
-from neardup.truth import ClusterTruth, PairTruth, Truth, read_truth
+from neardup.judge.pairscore import score_text_pairs
+from neardup.judge.truth import ClusterTruth, PairTruth, Truth, read_truth
 
 
 def evaluate_corpus(

@@ -22,8 +22,9 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from neardup._kernels.sample import shared_counts
-from neardup.candidates import DEFAULT_MAX_BUCKET, Candidates, candidate_pairs
-from neardup.cluster import (
+from neardup.config import CanonConfig, ShingleConfig, TextConfig
+from neardup.dedup.candidates import DEFAULT_MAX_BUCKET, Candidates, candidate_pairs
+from neardup.dedup.cluster import (
     KeepPolicy,
     connected_components,
     keepers_by_rank,
@@ -31,7 +32,6 @@ from neardup.cluster import (
     removed_mask,
     star_clusters,
 )
-from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.errors import ConfigError
 from neardup.methods import get_method, method_classes
 from neardup.methods.base import Method, Signatures

@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from neardup.cluster import ClusterTable, cluster_table
 from neardup.config import config_fingerprint
 from neardup.corpus import BadRecord, Document, read_documents
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
+from neardup.dedup.cluster import ClusterTable, cluster_table
 from neardup.errors import InputError
 from neardup.records import RecordWriter
 
@@ -217,7 +217,7 @@ def _write_report(
     summary: dict[str, Any],
     out: Path,
 ) -> None:
-    from neardup.report import render_report
+    from neardup.dedup.report import render_report
 
     page = render_report(result, texts, config, summary=summary, top=REPORT_PAIRS)
     tmp = out / ".report.html.tmp"

@@ -16,9 +16,9 @@ from itertools import pairwise
 
 import numpy as np
 
-from neardup.evaluate import Evaluation, MethodEvaluation, dedup_args, pair_scores
+from neardup.dedup.report import highlight, html_table, text_window
+from neardup.judge.evaluate import Evaluation, MethodEvaluation, dedup_args, pair_scores
 from neardup.passages import shared_passages
-from neardup.report import highlight, html_table, text_window
 
 EXAMPLES = 3  # false positives and false negatives shown per method
 TRUE_PAIR_LIMIT = 1_000_000  # true pairs enumerated to find false negatives
