@@ -227,7 +227,7 @@ def test_guard_places_the_rest_recursively():
 
 def test_guard_rejects_bad_arguments():
     one = np.array([0])
-    with pytest.raises(ConfigError, match="min_score"):
+    with pytest.raises(ConfigError, match="finite"):
         star_clusters(2, one, one + 1, np.array([1.0]), np.arange(2), math.nan)
     with pytest.raises(InputError, match="scores"):
         star_clusters(2, one, one + 1, np.array([1.0, 1.0]), np.arange(2), 0.5)

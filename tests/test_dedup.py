@@ -68,7 +68,9 @@ def test_guard_stops_chaining_and_chain_allows_it():
     docs = [("ab", a + " " + b), ("a", a), ("b", b)]  # a ⊂ ab ⊃ b, a and b unrelated
     words = TextConfig(CanonConfig(stopwords=False), ShingleConfig(size=3))
     guarded = deduplicate(docs, DedupConfig(text=words, keep=KeepPolicy.parse("shortest")))
-    assert clusters(guarded) == [["ab", "b"]]  # keeper "b" (shortest) takes only what it verifies
+    # "ab" holds both halves: it is kept whatever the policy says, and takes both
+    assert clusters(guarded) == [["a", "ab", "b"]]
+    assert [guarded.ids[k] for k in guarded.keep_of] == ["ab", "ab", "ab"]
     chained = deduplicate(docs, DedupConfig(text=words, chain=True))
     assert clusters(chained) == [["a", "ab", "b"]]
 

@@ -2,7 +2,8 @@
 
 The file is one JSON object (``.toml`` files are read too) with any of the keys ``method``,
 ``params`` (an object), ``threshold``, ``measure``, ``verify``, ``keep``, ``guard``,
-``chain``, ``max_bucket``, ``batch_size`` and ``text`` = ``{"canon": {...}, "shingle": {...}}``
+``chain``, ``max_bucket``, ``template_df``, ``batch_size`` and
+``text`` = ``{"canon": {...}, "shingle": {...}}``
 (the fields of :class:`~neardup.config.CanonConfig` and :class:`~neardup.config.ShingleConfig`).
 Missing keys take the defaults; unknown keys are a ConfigError; ``calibration`` and ``comment``
 are notes for people and ignored.
@@ -25,7 +26,16 @@ from neardup.dedup import DedupConfig
 from neardup.dedup.cluster import KeepPolicy
 from neardup.errors import ConfigError, InputError
 
-_SCALARS = ("method", "threshold", "measure", "verify", "guard", "chain", "max_bucket")
+_SCALARS = (
+    "method",
+    "threshold",
+    "measure",
+    "verify",
+    "guard",
+    "chain",
+    "max_bucket",
+    "template_df",
+)
 _SCALARS += ("batch_size",)
 _NOTES = ("calibration", "comment")
 

@@ -2,7 +2,7 @@
 
 Indices are trusted here: the public wrappers in :mod:`neardup.dedup.cluster` check that every
 index lies in ``[0, n)`` before calling, because these loops run without bounds checks.
-Both kernels label each cluster by its smallest member index, so labels are deterministic.
+Labels give each cluster its smallest member index, so they are deterministic.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _find(parent: np.ndarray, x: int) -> int:
 
 
 @njit(cache=True)
-def _smallest_member_labels(root: np.ndarray) -> np.ndarray:
+def smallest_member_labels(root: np.ndarray) -> np.ndarray:
     """Relabel clusters given by any member ``root[i]`` with their smallest member index."""
     n = root.size
     first = np.full(n, -1, dtype=np.int64)
@@ -58,59 +58,115 @@ def union_find(parent: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.nd
     root = np.empty(n, dtype=np.int64)
     for i in range(n):
         root[i] = _find(parent, i)
-    return _smallest_member_labels(root)
+    return smallest_member_labels(root)
 
 
 @njit(cache=True)
-def _strong_adjacency(
-    n: int, left: np.ndarray, right: np.ndarray, scores: np.ndarray, min_score: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """CSR adjacency (offsets, neighbours) of the pairs scoring ≥ ``min_score``, both ways.
-
-    Self-pairs are dropped; duplicate pairs stay (harmless for the star rule).
-    """
+def _directed_adjacency(
+    n: int, left: np.ndarray, right: np.ndarray, s_lr: np.ndarray, s_rl: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """CSR adjacency of the pairs, both ways: ``(offsets, neighbour, out, into)`` where for
+    document ``d`` and slot ``j`` in ``offsets[d]:offsets[d+1]``, ``out[j]`` is the score of
+    ``d`` in ``neighbour[j]`` and ``into[j]`` the score of ``neighbour[j]`` in ``d``.
+    Self-pairs are dropped."""
     offsets = np.zeros(n + 1, dtype=np.int64)
     for k in range(left.size):
-        if scores[k] >= min_score and left[k] != right[k]:
+        if left[k] != right[k]:
             offsets[left[k] + 1] += 1
             offsets[right[k] + 1] += 1
     for i in range(n):
         offsets[i + 1] += offsets[i]
     fill = offsets[:-1].copy()
-    neighbours = np.empty(offsets[n], dtype=np.int64)
+    neighbour = np.empty(offsets[n], dtype=np.int64)
+    out = np.empty(offsets[n], dtype=np.float64)
+    into = np.empty(offsets[n], dtype=np.float64)
     for k in range(left.size):
-        if scores[k] >= min_score and left[k] != right[k]:
-            a = left[k]
-            b = right[k]
-            neighbours[fill[a]] = b
-            fill[a] += 1
-            neighbours[fill[b]] = a
-            fill[b] += 1
-    return offsets, neighbours
+        a = left[k]
+        b = right[k]
+        if a == b:
+            continue
+        neighbour[fill[a]] = b
+        out[fill[a]] = s_lr[k]
+        into[fill[a]] = s_rl[k]
+        fill[a] += 1
+        neighbour[fill[b]] = a
+        out[fill[b]] = s_rl[k]
+        into[fill[b]] = s_lr[k]
+        fill[b] += 1
+    return offsets, neighbour, out, into
+
+
+@njit(cache=True, inline="always")
+def _make_keeper(
+    r: int,
+    offsets: np.ndarray,
+    neighbour: np.ndarray,
+    into: np.ndarray,
+    keep_of: np.ndarray,
+    guard: float,
+) -> None:
+    """``r`` is kept and takes every unplaced document it holds at ≥ ``guard``."""
+    keep_of[r] = r
+    for j in range(offsets[r], offsets[r + 1]):
+        m = neighbour[j]
+        if keep_of[m] < 0 and into[j] >= guard:
+            keep_of[m] = r
 
 
 @njit(cache=True)
-def star_clusters(
+def lossless_stars(
     n: int,
     left: np.ndarray,
     right: np.ndarray,
-    scores: np.ndarray,
+    s_lr: np.ndarray,
+    s_rl: np.ndarray,
     preference: np.ndarray,
-    min_score: float,
+    guard: float,
 ) -> np.ndarray:
-    """Star clusters: in ``preference`` order (document indices, best first), every document
-    not yet placed becomes a representative and takes every unplaced document it shares a
-    pair scoring ≥ ``min_score`` with. O(n + pairs) after the caller's sort.
+    """``keep_of[d]``: the document kept in place of ``d`` (``d`` itself when kept).
+
+    ``s_lr[k]`` is how much of ``left[k]`` is in ``right[k]`` (``s_rl[k]`` the other way).
+    A document may go only into a keeper that holds it: score(member in keeper) ≥ ``guard``.
+    Passes over the unplaced documents in ``preference`` order (best first): a document
+    becomes a keeper unless an unplaced document strictly contains it (holds it at ≥
+    ``guard`` while not held by it at ≥ ``guard``): the container must be decided first, so
+    it is never removed into a document it contains. A keeper takes every unplaced document
+    it holds. When a pass places nothing (a cycle, possible only with mixed plain/content
+    scores) its first document is made a keeper. O(passes · (n + pairs)); one pass under a
+    symmetric measure.
     """
-    offsets, neighbours = _strong_adjacency(n, left, right, scores, min_score)
-    rep = np.full(n, -1, dtype=np.int64)
-    for p in range(n):
-        r = preference[p]
-        if rep[r] >= 0:
-            continue
-        rep[r] = r
-        for j in range(offsets[r], offsets[r + 1]):
-            m = neighbours[j]
-            if rep[m] < 0:
-                rep[m] = r
-    return _smallest_member_labels(rep)
+    offsets, neighbour, out, into = _directed_adjacency(n, left, right, s_lr, s_rl)
+    keep_of = np.full(n, -1, dtype=np.int64)
+    pending = preference.copy()
+    while pending.size:
+        placed_any = False
+        for p in range(pending.size):
+            r = pending[p]
+            if keep_of[r] >= 0:
+                continue
+            blocked = False
+            for j in range(offsets[r], offsets[r + 1]):
+                m = neighbour[j]
+                if keep_of[m] < 0 and out[j] >= guard and into[j] < guard:
+                    blocked = True
+                    break
+            if blocked:
+                continue
+            placed_any = True
+            _make_keeper(r, offsets, neighbour, into, keep_of, guard)
+        if not placed_any:  # a cycle: its first document keeps
+            for p in range(pending.size):
+                if keep_of[pending[p]] < 0:
+                    _make_keeper(pending[p], offsets, neighbour, into, keep_of, guard)
+                    break
+        remaining = 0
+        for p in range(pending.size):
+            remaining += keep_of[pending[p]] < 0
+        rest = np.empty(remaining, dtype=np.int64)
+        q = 0
+        for p in range(pending.size):
+            if keep_of[pending[p]] < 0:
+                rest[q] = pending[p]
+                q += 1
+        pending = rest
+    return keep_of

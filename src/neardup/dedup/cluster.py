@@ -4,7 +4,8 @@ Pure functions on document indices ``0..n-1`` and numpy arrays (no I/O, no text)
 code runs on one machine and inside a Spark task. The flow (METHODS §7)::
 
     pairs ──connected_components──▶ labels        (union-find: every chain is merged)
-    pairs ──star_clusters──────────▶ labels        (guard: members must match the representative)
+    pairs ──lossless_keepers───────▶ keep_of       (a document goes only into one that holds it)
+    keep_of ──star_labels──────────▶ labels        (one cluster per keeper)
     labels ──choose_keepers──▶ keepers ──cluster_table / removed_mask──▶ outputs
 
 A *label* array gives every document the smallest document index of its cluster, so labels
@@ -184,30 +185,59 @@ def star_clusters(
     rank: np.ndarray,
     min_score: float,
 ) -> np.ndarray:
-    """Cluster labels with the chaining guard: a member must itself match the representative.
+    """Cluster labels with the chaining guard, for a symmetric score: a member must itself
+    match the representative.
 
     Rule: documents are taken best first by ``rank`` (smallest first, ties by index; e.g.
     from :func:`preference_rank`); one not yet placed becomes a representative and takes every
     unplaced document with which it has a verified pair scoring ≥ ``min_score``. So with A~B,
     B~C and A, C unrelated, C joins A only if the pair A–C was itself verified at ≥
-    ``min_score``. Per connected component this is: the keeper is the representative, its
-    matches join, the rest are clustered again the same way among themselves. Every
-    representative is the best-ranked member (so the keeper) of its cluster; pairs below
-    ``min_score`` are ignored. Only the given pairs are used, no new comparisons:
-    O(n log n + pairs) time, O(n + pairs) memory (a CSR adjacency of the kept pairs).
+    ``min_score``. Every representative is the best-ranked member (so the keeper) of its
+    cluster. :func:`lossless_keepers` with the same score both ways.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.shape != np.shape(left):
+        raise InputError(f"scores has shape {scores.shape}, expected {np.shape(left)}")
+    keep_of = lossless_keepers(n, left, right, scores, scores, rank, min_score)
+    return _k.smallest_member_labels(keep_of)
+
+
+def lossless_keepers(
+    n: int,
+    left: np.ndarray,
+    right: np.ndarray,
+    score_lr: np.ndarray,
+    score_rl: np.ndarray,
+    rank: np.ndarray,
+    guard: float,
+) -> np.ndarray:
+    """``keep_of[d]``: the document kept in place of ``d`` (itself when ``d`` is kept).
+
+    Removal is lossless: ``d`` goes into keeper ``k`` only when the score of ``d`` in ``k``
+    (``score_lr[i]`` for ``left[i]`` in ``right[i]``, ``score_rl[i]`` the other way) reaches
+    ``guard``. Documents are decided best first by ``rank`` (see :func:`preference_rank`),
+    except that a document strictly contained in an undecided one waits for it: so the keep
+    policy chooses among documents that hold each other, and a document that contains
+    another never loses to it. A keeper takes every undecided document it holds; chains are
+    not followed (A in B, B in C, A not in C: C keeps B, A stays). O(n log n + pairs) for
+    the usual shallow containment; only the given pairs are used.
     """
     left, right = _pair_arrays(n, left, right)
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.shape != left.shape:
-        raise InputError(f"scores has shape {scores.shape}, expected {left.shape}")
-    if (
-        not isinstance(min_score, numbers.Real)
-        or isinstance(min_score, bool)
-        or not math.isfinite(min_score)
-    ):
-        raise ConfigError(f"min_score={min_score!r} must be a finite number")
+    scores = []
+    for name, values in (("score_lr", score_lr), ("score_rl", score_rl)):
+        array = np.ascontiguousarray(values, dtype=np.float64)
+        if array.shape != left.shape:
+            raise InputError(f"{name} has shape {array.shape}, expected {left.shape}")
+        scores.append(array)
+    if not isinstance(guard, numbers.Real) or isinstance(guard, bool) or not math.isfinite(guard):
+        raise ConfigError(f"guard={guard!r} must be a finite number")
     preference, _ = _preference(rank, n)
-    return _k.star_clusters(n, left, right, scores, preference, float(min_score))
+    return _k.lossless_stars(n, left, right, scores[0], scores[1], preference, float(guard))
+
+
+def star_labels(keep_of: np.ndarray) -> np.ndarray:
+    """Cluster labels of keeper stars: every document gets the smallest index of its star."""
+    return _k.smallest_member_labels(np.asarray(keep_of, dtype=np.int64))
 
 
 def _pair_arrays(n: int, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -28,9 +28,16 @@ from neardup.dedup.cluster import (
     KeepPolicy,
     connected_components,
     keepers_by_rank,
+    lossless_keepers,
     preference_rank,
-    removed_mask,
-    star_clusters,
+    star_labels,
+)
+from neardup.dedup.templates import (
+    DEFAULT_TEMPLATE_DF,
+    content_counts,
+    directional_scores,
+    group_representatives,
+    template_shingles,
 )
 from neardup.errors import ConfigError
 from neardup.methods import get_method, method_classes
@@ -67,6 +74,7 @@ class DedupConfig:
     guard: float | None = None  # members must reach this with the keeper (None: threshold)
     chain: bool = False  # clusters are connected components: A~B~C may join A and C
     max_bucket: int = DEFAULT_MAX_BUCKET
+    template_df: int = DEFAULT_TEMPLATE_DF  # shingles of this many documents are template
     batch_size: int = 4096
 
     def __post_init__(self) -> None:
@@ -76,6 +84,8 @@ class DedupConfig:
             raise ConfigError(f"measure={self.measure!r} is not one of {', '.join(MEASURES)}")
         if self.guard is not None and not 0.0 < self.guard <= 1.0:
             raise ConfigError(f"guard={self.guard!r} must be in (0, 1]")
+        if self.template_df != 0 and self.template_df < 2:
+            raise ConfigError(f"template_df={self.template_df!r} must be 0 (off) or at least 2")
         if self.batch_size < 1:
             raise ConfigError(f"batch_size={self.batch_size!r} must be positive")
 
@@ -83,24 +93,34 @@ class DedupConfig:
         """The signature method with its parameters, over this config's text config.
 
         A method tuned for a threshold (MinHash's LSH bands) is tuned for this run's
-        threshold unless its own ``threshold`` parameter is given.
+        threshold and measure unless its own ``threshold`` / ``measure`` parameter is given.
         """
         params = dict(self.params)
         _, config_type = method_classes(self.method)
-        if "threshold" in {f.name for f in dataclasses.fields(config_type)}:
+        fields = {f.name for f in dataclasses.fields(config_type)}
+        if "threshold" in fields:
             params.setdefault("threshold", self.threshold)
+        if "measure" in fields:
+            params.setdefault("measure", self.measure)
         return get_method(self.method, self.text, **params)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Pairs:
-    """Verified pairs ``(left[i], right[i])`` (document indices) with their measures."""
+    """Verified pairs ``(left[i], right[i])`` (document indices) with their measures.
+
+    ``score_lr`` is the run's measure of left in right on content shingles (templates
+    discounted; the same both ways for resemblance), ``score`` the larger direction; the
+    plain measures are kept beside them.
+    """
 
     left: np.ndarray
     right: np.ndarray
     score: np.ndarray
+    score_lr: np.ndarray  # how much of left's content is in right (the run's measure)
+    score_rl: np.ndarray
     resemblance: np.ndarray
-    containment_lr: np.ndarray  # how much of left is in right
+    containment_lr: np.ndarray  # how much of left is in right (all shingles)
     containment_rl: np.ndarray
 
     def __len__(self) -> int:
@@ -120,11 +140,18 @@ class DedupResult:
     pairs: Pairs
     labels: np.ndarray  # cluster label per document (its smallest index)
     keepers: np.ndarray  # kept document per label (-1 where not a label)
-    removed: np.ndarray  # bool per document
+    keep_of: np.ndarray  # per document: the document kept in its place (itself if kept)
     candidates: int
     capped_buckets: int
+    template_shingles: int  # distinct shingles discounted as shared templates
+    declined: int  # pairs ≥ threshold whose removal would have lost content
     weak: list[str]  # warnings of the method about weak signatures
     timings: dict[str, float]
+
+    @property
+    def removed(self) -> np.ndarray:
+        """True for every document removed in favour of another that holds it."""
+        return self.keep_of != np.arange(self.keep_of.size)
 
     @property
     def empty(self) -> np.ndarray:
@@ -190,6 +217,7 @@ class Scored:
     sizes: np.ndarray
     pairs: Pairs  # all candidate pairs, scored
     capped_buckets: int
+    template_shingles: int
     weak: list[str]
     timings: dict[str, float]
 
@@ -248,7 +276,7 @@ def score_candidates(
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
-        pairs = score_pairs(candidates, values, offsets, method, signatures, config)
+        pairs, templates = score_pairs(candidates, values, offsets, method, signatures, config)
         timings["verify"] = time.perf_counter() - clock
         del values, spill  # release the memory map before the directory goes
     return Scored(
@@ -257,6 +285,7 @@ def score_candidates(
         np.diff(offsets),
         pairs,
         candidates.capped_buckets,
+        templates,
         weak,
         timings,
     )
@@ -265,17 +294,28 @@ def score_candidates(
 def decide(
     scored: Scored, config: DedupConfig, field_values: np.ndarray | None = None
 ) -> DedupResult:
-    """Pairs reaching the threshold, clusters around kept documents, what is removed."""
+    """Pairs reaching the threshold, lossless keepers, clusters, what is removed.
+
+    A document is removed only into a keeper holding it at ≥ the guard (the threshold unless
+    set) in the run's measure; clusters are the keepers' stars, or with ``chain`` the
+    connected components of the pairs (several documents of a component may then be kept).
+    """
     clock = time.perf_counter()
     pairs = scored.pairs.take(scored.pairs.score >= config.threshold)
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
+    guard = config.threshold if config.guard is None else config.guard
+    keep_of = lossless_keepers(
+        n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
+    )
     if config.chain:
         labels = connected_components(n, pairs.left, pairs.right)
+        kept_rank = np.where(keep_of == np.arange(n), rank, n + rank)  # kept documents first
+        keepers = keepers_by_rank(labels, kept_rank)
     else:
-        guard = config.threshold if config.guard is None else config.guard
-        labels = star_clusters(n, pairs.left, pairs.right, pairs.score, rank, guard)
-    keepers = keepers_by_rank(labels, rank)
+        labels = star_labels(keep_of)
+        keepers = np.full(n, -1, dtype=np.int64)
+        keepers[labels] = keep_of[labels]
     timings = scored.timings | {"clusters": time.perf_counter() - clock}
     return DedupResult(
         ids=scored.ids,
@@ -284,12 +324,27 @@ def decide(
         pairs=pairs,
         labels=labels,
         keepers=keepers,
-        removed=removed_mask(labels, keepers),
+        keep_of=keep_of,
         candidates=len(scored.pairs),
         capped_buckets=scored.capped_buckets,
+        template_shingles=scored.template_shingles,
+        declined=declined_pairs(pairs, keep_of, guard),
         weak=scored.weak,
         timings=timings,
     )
+
+
+def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
+    """Pairs where one document is held by the other at ≥ ``guard`` yet stays kept, and not
+    as the other's keeper: removing it there would have lost content held nowhere it goes."""
+    kept = keep_of == np.arange(keep_of.size)
+    left_declined = (
+        (pairs.score_lr >= guard) & kept[pairs.left] & (keep_of[pairs.right] != pairs.left)
+    )
+    right_declined = (
+        (pairs.score_rl >= guard) & kept[pairs.right] & (keep_of[pairs.left] != pairs.right)
+    )
+    return int(np.count_nonzero(left_declined | right_declined))
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
@@ -333,27 +388,37 @@ def score_pairs(
     method: Method,
     signatures: Signatures | None,
     config: DedupConfig,
-) -> Pairs:
-    """Measures of every candidate pair: exact, or the method's estimate as the score."""
+) -> tuple[Pairs, int]:
+    """Measures of every candidate pair, and how many template shingles were discounted.
+
+    Exact (content shingles, :mod:`neardup.dedup.templates`), or the method's own estimate
+    as the score when ``signatures`` are given (``--no-verify``: no discount).
+    """
     left, right = candidates.left, candidates.right
-    shared = shared_counts(values, offsets, left, right).astype(np.float64)
-    size_l = (offsets[left + 1] - offsets[left]).astype(np.float64)
-    size_r = (offsets[right + 1] - offsets[right]).astype(np.float64)
+    shared = shared_counts(values, offsets, left, right)
+    size_l = offsets[left + 1] - offsets[left]
+    size_r = offsets[right + 1] - offsets[right]
     with np.errstate(divide="ignore", invalid="ignore"):
         resemblance = np.nan_to_num(shared / (size_l + size_r - shared))
         c_lr = np.nan_to_num(shared / size_l)
         c_rl = np.nan_to_num(shared / size_r)
-    if signatures is None:
-        score = resemblance if config.measure == "resemblance" else np.maximum(c_lr, c_rl)
+    template = np.empty(0, dtype=np.uint64)
+    if signatures is not None:
+        s_lr, s_rl = _estimates(method, signatures, left, right, config)
     else:
-        score = _estimates(method, signatures, left, right, config)
-    return Pairs(left, right, score, resemblance, c_lr, c_rl)
+        if config.template_df:
+            holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
+            template = template_shingles(values, offsets, holders, config.template_df)
+        content = content_counts(values, offsets, left, right, shared, template)
+        s_lr, s_rl = directional_scores(shared, size_l, size_r, content, config.measure)
+    pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, resemblance, c_lr, c_rl)
+    return pairs, int(template.size)
 
 
 def _estimates(
     method: Method, sigs: Signatures, left: np.ndarray, right: np.ndarray, config: DedupConfig
-) -> np.ndarray:
-    """The method's own estimate as a similarity in [0, 1] (``--no-verify``)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """The method's own estimate as a similarity in [0, 1], both ways (``--no-verify``)."""
     if config.measure == "containment":
         contained = getattr(method, "containment_pairs", None)
         if contained is None:
@@ -361,8 +426,7 @@ def _estimates(
                 f"method {method.name!r} cannot estimate containment; verify exactly "
                 "(drop --no-verify) or use --measure resemblance"
             )
-        return np.maximum(contained(sigs, left, right), contained(sigs, right, left))
+        return contained(sigs, left, right), contained(sigs, right, left)
     raw = method.score_pairs(sigs, left, right)
-    if method.estimate == "hamming":
-        return 1.0 - raw / 64.0
-    return raw
+    score = 1.0 - raw / 64.0 if method.estimate == "hamming" else raw
+    return score, score

@@ -3,12 +3,14 @@
 Outputs in the output directory (each written to a temporary name and renamed into place,
 so an interrupted run leaves no half file):
 
-- ``pairs``: one record per verified pair — ``a``, ``b`` (ids), ``score``, ``resemblance``,
-  ``containment_a_in_b``, ``containment_b_in_a`` and ``contained`` (``"a_in_b"`` /
-  ``"b_in_a"`` when that containment reaches the threshold, else null);
+- ``pairs``: one record per verified pair — ``a``, ``b`` (ids), ``score`` (the larger of
+  ``score_a_in_b`` and ``score_b_in_a``: the run's measure on content shingles, templates
+  discounted), the plain ``resemblance``, ``containment_a_in_b``, ``containment_b_in_a``, and
+  ``contained`` (``"a_in_b"`` / ``"b_in_a"``: which document the other holds more of);
 - ``clusters``: ``cluster``, ``ids``, ``keep`` for every cluster of two or more;
 - ``kept`` / ``removed``: the input records, every field preserved (``removed`` records get
-  ``_duplicate_of``: the id kept instead), from a second streaming pass over the inputs;
+  ``_duplicate_of``: the id kept instead, which holds the removed one), from a second
+  streaming pass over the inputs;
 - ``summary.json``: counts, parameters, timings; ``report.html``: the same, with charts and
   the top pairs side by side.
 """
@@ -128,7 +130,6 @@ def _write_outputs(
                 }
             )
     texts: dict[int, str] = {}
-    keeper_of = result.keepers[result.labels]
     with (
         RecordWriter(out / f"kept.{suffix}", fmt) as kept,
         RecordWriter(out / f"removed.{suffix}", fmt) as removed,
@@ -137,7 +138,7 @@ def _write_outputs(
             if i in wanted:
                 texts[i] = doc.text
             if result.removed[i]:
-                removed.write(doc.record | {"_duplicate_of": ids[keeper_of[i]]})
+                removed.write(doc.record | {"_duplicate_of": ids[result.keep_of[i]]})
             else:
                 kept.write(doc.record)
     return texts
@@ -146,17 +147,19 @@ def _write_outputs(
 def _pair_records(result: DedupResult, threshold: float) -> Iterator[dict[str, Any]]:
     p, ids = result.pairs, result.ids
     for k in range(len(p)):
-        c_ab, c_ba = float(p.containment_lr[k]), float(p.containment_rl[k])
+        s_ab, s_ba = float(p.score_lr[k]), float(p.score_rl[k])
         contained = None
-        if max(c_ab, c_ba) >= threshold:
-            contained = "a_in_b" if c_ab >= c_ba else "b_in_a"
+        if max(s_ab, s_ba) >= threshold and s_ab != s_ba:
+            contained = "a_in_b" if s_ab > s_ba else "b_in_a"
         yield {
             "a": ids[p.left[k]],
             "b": ids[p.right[k]],
             "score": float(p.score[k]),
+            "score_a_in_b": s_ab,
+            "score_b_in_a": s_ba,
             "resemblance": float(p.resemblance[k]),
-            "containment_a_in_b": c_ab,
-            "containment_b_in_a": c_ba,
+            "containment_a_in_b": float(p.containment_lr[k]),
+            "containment_b_in_a": float(p.containment_rl[k]),
             "contained": contained,
         }
 
@@ -180,6 +183,9 @@ def _summary(
         "candidate_pairs": result.candidates,
         "verified_pairs": len(result.pairs),
         "capped_buckets": result.capped_buckets,
+        "template_shingles": result.template_shingles,
+        "guarantee": guarantee(config),
+        "declined_pairs": result.declined,
         "empty_documents": int(empty.size),
         "empty_ids": [result.ids[i] for i in empty[:SHOWN_IDS].tolist()],
         "bad_records": len(bad),
@@ -193,6 +199,26 @@ def _summary(
     }
 
 
+def guarantee(config: DedupConfig) -> str:
+    """The removal rule of the run, in one sentence (summary.json and the report)."""
+    guard = config.threshold if config.guard is None else config.guard
+    whose = "its content" if config.template_df else "its shingles"
+    if not config.verify:
+        return (
+            f"a document is removed only when the method's estimate of its {config.measure} "
+            f"with the document kept instead is at least {guard:g} (estimated, not verified)"
+        )
+    if config.measure == "containment":
+        return (
+            f"a document is removed only when at least {guard:.0%} of {whose} is in the "
+            "document kept instead (exact containment)"
+        )
+    return (
+        f"a document is removed only when its resemblance to the document kept instead is at "
+        f"least {guard:g} on {whose}"
+    )
+
+
 def _parameters(config: DedupConfig, fmt: Format) -> dict[str, Any]:
     return {
         "method": config.method,
@@ -204,6 +230,7 @@ def _parameters(config: DedupConfig, fmt: Format) -> dict[str, Any]:
         "guard": config.threshold if config.guard is None else config.guard,
         "chain": config.chain,
         "max_bucket": config.max_bucket,
+        "template_df": config.template_df,
         "format": fmt,
         "canonicalization": dataclasses.asdict(config.text.canon),
         "shingles": dataclasses.asdict(config.text.shingle),

@@ -249,6 +249,8 @@ def summary_section(result: DedupResult, config: DedupConfig, summary: Mapping[s
         "clusters": int(cluster_size_counts(result.labels)[1].sum()),
         "removed": removed,
         "kept": n - removed,
+        "pairs declined (removal would lose content)": result.declined,
+        "template shingles discounted": result.template_shingles,
     }
     cards = "".join(
         f"<div class='card'><b>{v:,}</b><span>{escape(k)}</span></div>" for k, v in figures.items()
@@ -263,8 +265,10 @@ def summary_section(result: DedupResult, config: DedupConfig, summary: Mapping[s
         f"{'exact verification' if config.verify else 'estimated scores'}"
     )
     weak = "".join(f"<p class='note'>⚠ {escape(w)}</p>" for w in result.weak)
+    rule = summary.get("guarantee")
+    rule = f"<p class='sub'>Guarantee: {escape(str(rule))}.</p>" if rule else ""
     return (
-        f"<p class='sub'>{run}</p><div class='cards'>{cards}</div>{weak}"
+        f"<p class='sub'>{run}</p>{rule}<div class='cards'>{cards}</div>{weak}"
         f"<div class='tables'>{''.join(tables)}</div>"
     )
 

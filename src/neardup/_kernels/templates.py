@@ -1,0 +1,106 @@
+"""Compiled kernels for template shingles: frequent fingerprints found without sorting all.
+
+A fingerprint held by many documents is found in two passes over the flat fingerprint array:
+a saturating counter per hashed slot (a one-row count sketch: a slot's count is at least the
+count of every fingerprint in it), then the fingerprints of the slots that reached the limit
+are collected for an exact count by the caller. Membership in the (small, sorted) template
+set is a binary search.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: spreads crc32 and xxh3 alike
+_SATURATED = 65535
+
+
+@njit(cache=True, inline="always")
+def _slot(value: np.uint64, shift: np.uint64) -> int:
+    return int((value * _MIX) >> shift)
+
+
+@njit(cache=True)
+def slot_counts(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, bits: int) -> np.ndarray:
+    """Saturating uint16 count of the fingerprints of ``docs`` in each of 2**bits slots."""
+    counts = np.zeros(1 << bits, dtype=np.uint16)
+    shift = np.uint64(64 - bits)
+    for d in docs:
+        for k in range(offsets[d], offsets[d + 1]):
+            s = _slot(values[k], shift)
+            if counts[s] < _SATURATED:
+                counts[s] += 1
+    return counts
+
+
+@njit(cache=True)
+def hot_values(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    counts: np.ndarray,
+    bits: int,
+    min_count: int,
+) -> np.ndarray:
+    """Every fingerprint of ``docs`` (with repeats) whose slot count reached ``min_count``."""
+    shift = np.uint64(64 - bits)
+    total = 0
+    for d in docs:
+        for k in range(offsets[d], offsets[d + 1]):
+            total += counts[_slot(values[k], shift)] >= min_count
+    out = np.empty(total, dtype=np.uint64)
+    m = 0
+    for d in docs:
+        for k in range(offsets[d], offsets[d + 1]):
+            if counts[_slot(values[k], shift)] >= min_count:
+                out[m] = values[k]
+                m += 1
+    return out
+
+
+@njit(cache=True, inline="always")
+def _member(sorted_set: np.ndarray, value: np.uint64) -> bool:
+    i = np.searchsorted(sorted_set, value)
+    return i < sorted_set.size and sorted_set[i] == value
+
+
+@njit(cache=True, parallel=True)
+def member_counts(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, sorted_set: np.ndarray
+) -> np.ndarray:
+    """|S_d ∩ T| for every document ``d`` of ``docs``; ``T`` a sorted array."""
+    out = np.zeros(docs.size, dtype=np.int64)
+    for i in prange(docs.size):
+        d = docs[i]
+        n = 0
+        for k in range(offsets[d], offsets[d + 1]):
+            n += _member(sorted_set, values[k])
+        out[i] = n
+    return out
+
+
+@njit(cache=True, parallel=True)
+def shared_member_counts(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    sorted_set: np.ndarray,
+) -> np.ndarray:
+    """|S_left[i] ∩ S_right[i] ∩ T| for every pair (one merge walk each)."""
+    out = np.zeros(left.size, dtype=np.int64)
+    for k in prange(left.size):
+        p, q = left[k], right[k]
+        i, i_end = offsets[p], offsets[p + 1]
+        j, j_end = offsets[q], offsets[q + 1]
+        n = 0
+        while i < i_end and j < j_end:
+            x = values[i]
+            y = values[j]
+            if x == y:
+                n += _member(sorted_set, x)
+            i += x <= y
+            j += y <= x
+        out[k] = n
+    return out

@@ -1,0 +1,139 @@
+"""Shared templates are not content: shingles held by many different documents are discounted.
+
+List footers, signatures, newsletter mastheads, HTML-mail disclaimers and site navigation put
+the same shingles into many documents that otherwise share nothing; counted as content they
+make a two-line reply a "duplicate" of every other reply on the list. So, per run:
+
+1. **Copies count once.** A document held at ≥ ``NEAR_COPY`` (plain containment) by another
+   joins its group (the lossless stars of :func:`~neardup.dedup.cluster.lossless_keepers`,
+   no chaining), so a spam campaign of 80 copies, or an article syndicated on 500 sites
+   with up to a fifth of each page the site's own, is one holder of its shingles. Issues of
+   a newsletter whose template is under ``NEAR_COPY`` of each issue stay apart, so their
+   template is found; a short reply that is mostly a list footer joins one long message's
+   group, never chaining the long messages together.
+2. **Template shingles** are those held by ``min_df`` or more groups (found by a count sketch
+   and an exact count of the few hot fingerprints: no sort of the whole corpus).
+3. **Content** of a document is its shingles that are not template shingles; pair scores are
+   measured on content (:func:`content_counts`). A document made of template shingles only
+   (a footer alone) has no content to protect and is judged on all its shingles.
+
+Pure functions over the flat fingerprint arrays of a run (``values``, ``offsets``), so the
+same steps run on one machine, over a collection's counts, and per partition on Spark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from neardup._kernels import templates as _k
+from neardup.dedup.cluster import lossless_keepers
+
+DEFAULT_TEMPLATE_DF = 10
+NEAR_COPY = 0.8  # containment from which a document counts with its holder's group
+_MIN_BITS, _MAX_BITS = 12, 24  # count-sketch slots: 4 Ki … 16 Mi (32 MiB of uint16)
+
+
+def group_representatives(
+    n: int,
+    left: np.ndarray,
+    right: np.ndarray,
+    containment_lr: np.ndarray,
+    containment_rl: np.ndarray,
+) -> np.ndarray:
+    """The keeper of every group of near copies (plain containment ≥ ``NEAR_COPY``), sorted."""
+    near = np.maximum(containment_lr, containment_rl) >= NEAR_COPY
+    keep_of = lossless_keepers(
+        n,
+        left[near],
+        right[near],
+        containment_lr[near],
+        containment_rl[near],
+        np.arange(n),
+        NEAR_COPY,
+    )
+    return np.flatnonzero(keep_of == np.arange(n))
+
+
+def template_shingles(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, min_df: int
+) -> np.ndarray:
+    """Sorted fingerprints held by at least ``min_df`` of ``docs`` (each doc a sorted set)."""
+    docs = np.ascontiguousarray(docs, dtype=np.int64)
+    total = int((offsets[docs + 1] - offsets[docs]).sum()) if docs.size else 0
+    if min_df < 2 or total == 0:
+        return np.empty(0, dtype=np.uint64)
+    bits = int(np.clip(np.ceil(np.log2(total)), _MIN_BITS, _MAX_BITS))
+    counts = _k.slot_counts(values, offsets, docs, bits)
+    hot = _k.hot_values(values, offsets, docs, counts, bits, min(min_df, 65535))
+    unique, held = np.unique(hot, return_counts=True)
+    return unique[held >= min_df]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ContentCounts:
+    """Per pair: shared content shingles, and each side's content size (0: all template)."""
+
+    shared: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+
+
+def content_counts(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    shared: np.ndarray,
+    template: np.ndarray,
+) -> ContentCounts:
+    """Shared and own shingle counts of every pair with the ``template`` shingles taken out.
+
+    Only the documents of the pairs are looked at; pairs where a side holds no template
+    shingle keep their plain shared count without a second merge walk.
+    """
+    size_l = offsets[left + 1] - offsets[left]
+    size_r = offsets[right + 1] - offsets[right]
+    if template.size == 0 or left.size == 0:
+        return ContentCounts(shared, size_l, size_r)
+    docs = np.unique(np.concatenate((left, right)))
+    in_template = np.zeros(offsets.size - 1, dtype=np.int64)
+    in_template[docs] = _k.member_counts(values, offsets, docs, template)
+    both = (in_template[left] > 0) & (in_template[right] > 0)
+    shared_template = np.zeros_like(shared)
+    if both.any():
+        shared_template[both] = _k.shared_member_counts(
+            values, offsets, left[both], right[both], template
+        )
+    return ContentCounts(
+        shared - shared_template, size_l - in_template[left], size_r - in_template[right]
+    )
+
+
+def directional_scores(
+    shared: np.ndarray,
+    size_l: np.ndarray,
+    size_r: np.ndarray,
+    content: ContentCounts,
+    measure: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(score of left in right, score of right in left)`` in the run's measure, on content.
+
+    Containment is directional (how much of one document's content the other holds);
+    resemblance is the same both ways. A side with no content is judged on all its shingles.
+    """
+    shared = shared.astype(np.float64)
+    cs = content.shared.astype(np.float64)
+    cl = content.left.astype(np.float64)
+    cr = content.right.astype(np.float64)
+    plain_l, plain_r = cl == 0, cr == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if measure == "resemblance":
+            plain = plain_l | plain_r
+            score = np.where(plain, shared / (size_l + size_r - shared), cs / (cl + cr - cs))
+            score = np.nan_to_num(score)
+            return score, score
+        lr = np.nan_to_num(np.where(plain_l, shared / size_l, cs / cl))
+        rl = np.nan_to_num(np.where(plain_r, shared / size_r, cs / cr))
+    return lr, rl

@@ -1,0 +1,159 @@
+"""Shared templates are not content; removal is lossless (dedup end to end and the pieces)."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.config import CanonConfig, ShingleConfig, TextConfig
+from neardup.dedup import DedupConfig, Pairs, deduplicate
+from neardup.dedup.cluster import KeepPolicy, lossless_keepers
+from neardup.dedup.core import declined_pairs
+from neardup.dedup.templates import content_counts, directional_scores, template_shingles
+from neardup.measures import overlap
+from neardup.shingles import fingerprint_batch
+from textgen import edit, text
+
+WORDS3 = TextConfig(CanonConfig(stopwords=False), ShingleConfig(size=3))
+FOOTER = (
+    "you received this message because you are subscribed to the harbour users mailing list "
+    "to unsubscribe from this list send an empty message to the list address and visit the "
+    "archives at the project site for older threads and the posting guidelines"
+)
+
+
+def removed_pairs(result):
+    return {result.ids[d]: result.ids[k] for d, k in enumerate(result.keep_of) if d != k}
+
+
+# ── the pieces ───────────────────────────────────────────────────────────────────────────────
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 40), max_size=30), min_size=1, max_size=40),
+    st.integers(2, 8),
+)
+def test_template_shingles_are_exactly_the_frequent_fingerprints(sets, min_df):
+    docs = [np.unique(np.array(s, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) for s in sets]
+    values = np.concatenate(docs) if docs else np.empty(0, np.uint64)
+    offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
+    found = template_shingles(values, offsets, np.arange(len(docs)), min_df)
+    unique, counts = np.unique(values, return_counts=True)
+    assert np.array_equal(found, unique[counts >= min_df])
+
+
+def test_content_scores_discount_the_template_and_keep_all_template_documents_whole():
+    # doc 0: own {1,2} + template {7,8,9}; doc 1: own {3} + template; doc 2: template only
+    docs = [np.array([1, 2, 7, 8, 9]), np.array([3, 7, 8, 9]), np.array([7, 8, 9])]
+    values = np.concatenate(docs).astype(np.uint64)
+    offsets = np.array([0, 5, 9, 12])
+    left, right = np.array([0, 2]), np.array([1, 1])
+    shared = np.array([3, 3])
+    template = np.array([7, 8, 9], dtype=np.uint64)
+    content = content_counts(values, offsets, left, right, shared, template)
+    assert content.shared.tolist() == [0, 0]
+    assert (content.left.tolist(), content.right.tolist()) == ([2, 0], [1, 1])
+    size_l, size_r = offsets[left + 1] - offsets[left], offsets[right + 1] - offsets[right]
+    lr, rl = directional_scores(shared, size_l, size_r, content, "containment")
+    assert lr.tolist() == [0.0, 1.0]  # the footer alone is wholly in doc 1
+    assert rl.tolist() == [0.0, 0.0]  # doc 1's own word is in neither
+
+
+# ── dedup end to end ─────────────────────────────────────────────────────────────────────────
+
+
+def test_messages_sharing_a_list_footer_are_not_duplicates():
+    lengths = [20 + 2 * i for i in range(20)] + [3 + i % 6 for i in range(20)]  # 20 short ones
+    docs = [(f"m{i}", text(100 + i, n) + " " + FOOTER) for i, n in enumerate(lengths)]
+    plain = deduplicate(docs, DedupConfig(text=WORDS3, template_df=0))
+    assert plain.removed.sum() > 20  # the footer is most of many messages
+    discounted = deduplicate(docs, DedupConfig(text=WORDS3))
+    assert discounted.removed.sum() == 0
+    assert discounted.template_shingles > 20
+
+
+def test_mass_copies_of_one_text_are_all_found_despite_the_discount():
+    body = text(7, 120)
+    campaign = [(f"spam{i}", f"dear customer{i} " + body) for i in range(80)]
+    exact = [(f"syn{i}", text(8, 150)) for i in range(30)]
+    others = [(f"o{i}", text(300 + i, 60)) for i in range(30)]
+    result = deduplicate(campaign + exact + others, DedupConfig(text=WORDS3))
+    removed = removed_pairs(result)
+    assert sum(k.startswith("spam") for k in removed) == 79
+    assert sum(k.startswith("syn") for k in removed) == 29
+    assert not any(k.startswith("o") for k in removed)
+
+
+def test_syndicated_copies_with_site_templates_are_found():
+    sites = [text(900 + s, 25) for s in range(3)]
+    article = text(5, 150)
+    copies = [(f"copy{i}", sites[i % 3] + " " + edit(article, i, 2)) for i in range(30)]
+    own = [
+        (f"site{s}-{j}", sites[s] + " " + text(1000 + 100 * s + j, 80))
+        for s in range(3)
+        for j in range(12)
+    ]
+    result = deduplicate(copies + own, DedupConfig(text=WORDS3))
+    removed = removed_pairs(result)
+    assert sum(k.startswith("copy") for k in removed) == 29
+    assert not any(k.startswith("site") for k in removed)
+
+
+def test_an_answer_quoting_the_question_is_kept_and_the_question_goes():
+    question = text(1, 40)
+    answer = "> " + question + " " + text(2, 40)
+    for keep in ("first", "shortest", "longest"):
+        result = deduplicate(
+            [("question", question), ("answer", answer)],
+            DedupConfig(text=WORDS3, keep=KeepPolicy.parse(keep)),
+        )
+        assert removed_pairs(result) == {"question": "answer"}
+    two = [("question", question), ("answer", answer), ("answer2", "> " + question + text(3, 40))]
+    result = deduplicate(two, DedupConfig(text=WORDS3))
+    assert removed_pairs(result) == {"question": "answer"}  # the second answer stays
+    assert result.declined == 0
+
+
+def test_a_chain_of_containments_is_not_followed_and_the_declined_pair_is_counted():
+    # a in b (0.8), b in c (0.9), a in c below the guard: c keeps b; a would go into b, which
+    # is gone, so a stays and its pair with b is declined
+    left, right = np.array([0, 1, 0]), np.array([1, 2, 2])
+    s_lr, s_rl = np.array([0.8, 0.9, 0.3]), np.array([0.4, 0.5, 0.2])
+    keep_of = lossless_keepers(3, left, right, s_lr, s_rl, np.arange(3), 0.55)
+    assert keep_of.tolist() == [0, 2, 2]
+    pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, s_lr, s_lr, s_rl)
+    assert declined_pairs(pairs, keep_of, 0.55) == 1
+
+
+def test_the_keep_policy_chooses_among_documents_that_hold_each_other():
+    left, right = np.array([0]), np.array([1])
+    both = np.array([0.9])
+    for rank, kept in (([0, 1], 0), ([1, 0], 1)):
+        keep_of = lossless_keepers(2, left, right, both, both, np.array(rank), 0.55)
+        assert keep_of.tolist() == [kept, kept]
+    one_way = lossless_keepers(2, left, right, np.array([0.9]), np.array([0.3]), np.arange(2), 0.55)
+    assert one_way.tolist() == [1, 1]  # 0 is held by 1, not the other way: 1 keeps
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["first", "shortest", "longest"]))
+def test_every_removed_document_is_held_by_its_keeper(seed, keep):
+    """Property: on random corpora of copies, quotes, replies and edits, each removed
+    document's exact containment in its keeper reaches the threshold."""
+    rng = np.random.default_rng(seed)
+    bases = [text(seed * 50 + i, int(rng.integers(5, 60))) for i in range(8)]
+    docs = []
+    for i in range(30):
+        a, b = bases[rng.integers(8)], bases[rng.integers(8)]
+        kind = rng.integers(4)
+        body = [a, edit(a, seed + i, 2) if len(a.split()) > 4 else a, a + " " + b, b + " " + a][
+            kind
+        ]
+        docs.append((f"d{i}", body))
+    config = DedupConfig(text=WORDS3, keep=KeepPolicy.parse(keep), template_df=0)
+    result = deduplicate(docs, config)
+    prints = fingerprint_batch([t for _, t in docs], WORDS3)
+    for d, k in enumerate(result.keep_of):
+        assert result.keep_of[k] == k  # keepers are kept
+        if d != k:
+            assert overlap(prints[d], prints[k]).containment_a_in_b >= config.threshold
