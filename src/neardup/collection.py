@@ -47,10 +47,34 @@ DocInput = tuple[str, str, Mapping[str, Any] | None]
 
 @dataclass(frozen=True, slots=True)
 class Duplicate:
-    """A stored near-duplicate and its exact score (dedup's measure)."""
+    """A stored near-duplicate and its exact score (dedup's measure), both ways.
+
+    ``new_in_stored`` is how much of the new document the stored one holds (dedup's measure;
+    the same both ways for resemblance), ``stored_in_new`` the other way, ``score`` the
+    larger. Dropping the new document loses nothing only when ``new_in_stored`` reaches the
+    threshold (``contained`` is then ``"new_in_stored"`` unless each holds the other).
+    """
 
     id: str
     score: float
+    new_in_stored: float
+    stored_in_new: float
+
+    @property
+    def contained(self) -> str | None:
+        """Which document holds the other: ``new_in_stored``, ``stored_in_new`` or None."""
+        if self.new_in_stored == self.stored_in_new:
+            return None
+        return "new_in_stored" if self.new_in_stored > self.stored_in_new else "stored_in_new"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "score": self.score,
+            "new_in_stored": self.new_in_stored,
+            "stored_in_new": self.stored_in_new,
+            "contained": self.contained,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +87,7 @@ class Result:
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
-            "duplicates": [{"id": d.id, "score": d.score} for d in self.duplicates],
+            "duplicates": [d.as_dict() for d in self.duplicates],
         }
 
 
@@ -252,7 +276,7 @@ class Collection:
         results = []
         for item, found in zip(items, pools, strict=True):
             pool = [i for i in found if i in prints]  # a document removed meanwhile is gone
-            scored = (Duplicate(i, self._score(item.prints, prints[i])) for i in pool)
+            scored = (self._duplicate(i, item.prints, prints[i]) for i in pool)
             dups = [d for d in scored if d.score >= self.config.threshold]
             dups.sort(key=lambda d: (-d.score, d.id))
             results.append(Result(item.id, dups))
@@ -279,11 +303,14 @@ class Collection:
             pools.append(list(pool))
         return pools
 
-    def _score(self, a: np.ndarray, b: np.ndarray) -> float:
-        """dedup's exact measure of two sorted fingerprint sets (0.0 if either is empty)."""
-        if a.size == 0 or b.size == 0:
-            return 0.0
-        shared = float(count_shared(a, b))
+    def _duplicate(self, stored_id: str, new: np.ndarray, stored: np.ndarray) -> Duplicate:
+        """dedup's exact measure of a new and a stored fingerprint set, both ways (0.0 if
+        either is empty)."""
+        if new.size == 0 or stored.size == 0:
+            return Duplicate(stored_id, 0.0, 0.0, 0.0)
+        shared = float(count_shared(new, stored))
         if self.config.measure == "resemblance":
-            return shared / (a.size + b.size - shared)
-        return max(shared / a.size, shared / b.size)
+            score = shared / (new.size + stored.size - shared)
+            return Duplicate(stored_id, score, score, score)
+        new_in, stored_in = shared / new.size, shared / stored.size
+        return Duplicate(stored_id, max(new_in, stored_in), new_in, stored_in)

@@ -20,7 +20,7 @@ import os
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from neardup import __version__, extras
 from neardup.collection import Collection, Result
@@ -147,10 +147,14 @@ class QueryRequest(_Body):
 
 
 class DuplicateOut(BaseModel):
-    """A stored near-duplicate and its exact score (the collection's measure)."""
+    """A stored near-duplicate and its exact score (the collection's measure), both ways:
+    dropping the new text loses nothing only when ``new_in_stored`` reaches the threshold."""
 
     id: str
     score: float
+    new_in_stored: float
+    stored_in_new: float
+    contained: Literal["new_in_stored", "stored_in_new"] | None
 
 
 class ResultOut(BaseModel):
