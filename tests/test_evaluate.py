@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from neardup.cli import cli
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.configfile import config_from_dict, merge_config, read_config, write_config
-from neardup.dedup import DEFAULT_TEXT, DedupConfig, Pairs, Scored
+from neardup.dedup import DEFAULT_TEXT, DedupConfig, Pairs, Scored, score_candidates
 from neardup.dedup.pipeline import Inputs, run_dedup
 from neardup.errors import ConfigError, InputError
 from neardup.judge.calibrate import Calibration, Objective, choose, grid_configs
@@ -30,8 +30,9 @@ from neardup.judge.evaluate import (
     simhash_distance,
     sweep_clusters,
     sweep_pairs,
+    threshold_groups,
 )
-from neardup.judge.pairscore import pairs_sharing_key
+from neardup.judge.pairscore import pairs_sharing_key, score_text_pairs
 from neardup.judge.run import evaluate_corpus, evaluate_files, evaluate_pairs
 from neardup.judge.truth import ClusterTruth, PairTruth, read_truth
 
@@ -136,7 +137,7 @@ def test_thresholds_and_the_simhash_mapping():
 
 def _pairs(left, right, score):
     score = np.asarray(score, dtype=float)
-    return Pairs(np.array(left), np.array(right), score, score, score, score)
+    return Pairs(np.array(left), np.array(right), score, score, score, score, score, score)
 
 
 def test_sweep_pairs_by_hand():
@@ -158,17 +159,23 @@ def test_sweep_clusters_by_hand():
         np.full(5, 10),
         _pairs([0, 1, 2, 3], [1, 2, 3, 4], [0.9, 0.6, 0.7, 0.3]),
         0,
+        0,
         [],
         {},
     )
     codes = np.array([0, 0, 0, 1, 2])
     low, high = sweep_clusters(scored, DedupConfig(chain=True), (0.5, 0.8), codes)
-    assert (low.found, low.scores) == (3, PairScores(2, 3, 3))
+    assert (low.found, low.pairs) == (3, PairScores(2, 3, 3))
     assert low.ari == pytest.approx(1.2 / 2.7)  # {0,1,2,3}{4}: index 3, Σa 6, Σb 3, E 1.8
     assert low.clusters == PairScores(3, 6, 3)
-    assert (high.found, high.scores) == (1, PairScores(1, 1, 3))
+    assert low.scores == low.clusters  # judged by dedup's clusters
+    assert (high.found, high.pairs) == (1, PairScores(1, 1, 3))
     assert high.ari == pytest.approx(0.7 / 1.7)  # {0,1}: index 1, Σa 1, Σb 3, E 0.3
     assert high.hamming is None
+    (by_pairs,) = sweep_clusters(scored, DedupConfig(chain=True), (0.5,), codes, "pairs")
+    assert by_pairs.scores == PairScores(2, 3, 3)
+    assert by_pairs.as_dict()["judged_by"] == "pairs"
+    assert low.as_dict()["pair_recall"] == pytest.approx(2 / 3)
 
 
 def test_pair_lookup_and_shared_keys():
@@ -241,11 +248,14 @@ def _thresholds():
     return parse_thresholds("0.5:1.0:0.1")
 
 
-def test_evaluate_corpus_with_cluster_truth():
+def test_evaluate_corpus_with_cluster_truth_by_estimates():
     th = _thresholds()
-    configs = [method_config(m, DEFAULT_TEXT, "containment", th) for m in ALL.split(",")]
-    ev = evaluate_corpus(lambda: iter(DOCS), ClusterTruth("t", dict(TRUTH)), configs, th)
-    assert ev.form == "clusters"
+    configs = [
+        method_config(m, DEFAULT_TEXT, "containment", th, mode="estimates") for m in ALL.split(",")
+    ]
+    truth = ClusterTruth("t", dict(TRUTH))
+    ev = evaluate_corpus(lambda: iter(DOCS), truth, configs, th, mode="estimates")
+    assert (ev.form, ev.mode, ev.judged_by) == ("clusters", "estimates", "pairs")
     assert ev.duplicates == 3 * 3 + 2 * 6  # three triples, two quadruples (with a quote)
     full = ev.methods[0]
     assert (full.config.verify, full.config.measure) == (True, "containment")
@@ -255,8 +265,28 @@ def test_evaluate_corpus_with_cluster_truth():
     assert ev.methods[3].config.params == (("threshold", 0.5),)  # bands for the lowest t
     by_name = {m.method: m for m in ev.methods}
     assert by_name["bottomn"].config.measure == "resemblance"  # cannot estimate containment
+    assert not by_name["bottomn"].config.verify
     assert by_name["simhash"].rows[-1].hamming == 0
     assert all(r.found == r.scores.predicted for m in ev.methods for r in m.rows)
+    assert all(m.run_count == 1 for m in ev.methods)
+    assert ev.as_dict()["mode"] == "estimates"
+
+
+def test_evaluate_corpus_with_cluster_truth_as_dedup():
+    th = _thresholds()
+    configs = [method_config(m, DEFAULT_TEXT, "containment", th) for m in ALL.split(",")]
+    ev = evaluate_corpus(lambda: iter(DOCS), ClusterTruth("t", dict(TRUTH)), configs, th)
+    assert (ev.mode, ev.judged_by) == ("dedup", "clusters")
+    by_name = {m.method: m for m in ev.methods}
+    for m in ev.methods:  # every method verified exactly in the measure asked for
+        assert (m.config.verify, m.config.measure) == (True, "containment")
+        assert all(r.hamming is None and r.scores is r.clusters for r in m.rows)
+    assert by_name["minhash"].config.params == ()  # bands follow t, as in dedup
+    assert by_name["minhash"].run_count == len(th)  # one run per distinct banding
+    assert by_name["full"].run_count == by_name["bottomn"].run_count == 1
+    low = by_name["full"].rows[0]
+    assert low.scores == PairScores(ev.duplicates, ev.duplicates, ev.duplicates)
+    assert ev.as_dict()["methods"][3]["runs"] == len(th)
 
 
 def test_inline_pairs_are_compared_alone():
@@ -302,6 +332,49 @@ def test_pairs_given_by_id_are_judged_on_the_corpus(tmp_path, files):
 # ---------------------------------------------------------------- evaluate = dedup
 
 
+def _written_pairs(out):
+    lines = (out / "pairs.jsonl").read_text().splitlines()
+    return {(p["a"], p["b"]) for p in map(json.loads, lines)}
+
+
+def _written_labels(out, ids):
+    label = {doc_id: n for n, doc_id in enumerate(ids)}
+    for line in (out / "clusters.jsonl").read_text().splitlines():
+        members = json.loads(line)["ids"]
+        label |= {doc_id: label[members[0]] for doc_id in members}
+    return np.array([label[i] for i in ids])
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "measure", "t"),
+    [
+        ("full", (), "containment", 0.6),
+        ("minhash", (), "containment", 0.7),  # bands tuned to t, as dedup tunes them
+        ("minhash", (), "resemblance", 0.9),
+        ("minhash", (("threshold", 0.5),), "containment", 0.8),
+        ("modm", (("m", 3),), "containment", 0.5),
+        ("simhash", (), "resemblance", 0.9),
+        ("bottomn", (), "containment", 0.8),
+    ],
+)
+def test_evaluate_is_dedup(tmp_path, files, method, params, measure, t):
+    """As dedup: the pairs found are dedup's pairs.jsonl, the clusters its clusters.jsonl."""
+    corpus, truth = files
+    user = DedupConfig(method=method, params=params, measure=measure, threshold=t)
+    run_dedup(Inputs((str(corpus),)), tmp_path / "out", user)
+    written = _written_pairs(tmp_path / "out")
+    th = (0.5, 0.6, 0.7, 0.8, 0.9)
+    judged = method_config(method, DEFAULT_TEXT, measure, th, dict(params))
+    assert replace(judged, threshold=t) == user
+    ev, _ = evaluate_files([str(corpus)], str(truth), [judged], th)
+    me = ev.methods[0]
+    left, right = me.found_pairs(t)
+    assert {(ev.ids[a], ev.ids[b]) for a, b in zip(left, right, strict=True)} == written
+    row = me.rows[th.index(t)]
+    assert row.found == len(written) > 0
+    assert row.scores == cluster_pair_scores(_written_labels(tmp_path / "out", ev.ids), ev.codes)
+
+
 @pytest.mark.parametrize(
     ("method", "params", "measure", "verify", "t"),
     [
@@ -311,22 +384,54 @@ def test_pairs_given_by_id_are_judged_on_the_corpus(tmp_path, files):
         ("simhash", (), "resemblance", False, 0.9),
     ],
 )
-def test_evaluate_counts_the_pairs_dedup_outputs(
+def test_estimates_count_the_pairs_dedup_no_verify_outputs(
     tmp_path, files, method, params, measure, verify, t
 ):
     corpus, truth = files
     user = DedupConfig(method=method, params=params, measure=measure, verify=verify, threshold=t)
     run_dedup(Inputs((str(corpus),)), tmp_path / "out", user)
-    lines = (tmp_path / "out" / "pairs.jsonl").read_text().splitlines()
-    written = {(p["a"], p["b"]) for p in map(json.loads, lines)}
+    written = _written_pairs(tmp_path / "out")
     th = (0.5, 0.6, 0.7, 0.8, 0.9)
-    judged = method_config(method, DEFAULT_TEXT, measure, th, dict(params))
+    judged = method_config(method, DEFAULT_TEXT, measure, th, dict(params), mode="estimates")
     assert replace(judged, threshold=t) == user
-    ev, _ = evaluate_files([str(corpus)], str(truth), [judged], th)
+    ev, _ = evaluate_files([str(corpus)], str(truth), [judged], th, mode="estimates")
     me = ev.methods[0]
     left, right = me.found_pairs(t)
     assert {(ev.ids[a], ev.ids[b]) for a, b in zip(left, right, strict=True)} == written
     assert me.rows[th.index(t)].found == len(written) > 0
+    assert me.rows[th.index(t)].scores == me.rows[th.index(t)].pairs
+
+
+def test_threshold_groups_follow_the_keys():
+    th = (0.5, 0.6, 0.7, 0.8, 0.9)
+    full = method_config("full", DEFAULT_TEXT, "containment", th)
+    assert threshold_groups(full, th) == [list(th)]
+    minhash = method_config("minhash", DEFAULT_TEXT, "containment", th)
+    assert threshold_groups(minhash, th) == [[t] for t in th]
+    fixed = method_config("minhash", DEFAULT_TEXT, "containment", th, {"threshold": 0.6})
+    assert threshold_groups(fixed, th) == [list(th)]
+    estimates = method_config("minhash", DEFAULT_TEXT, "containment", th, mode="estimates")
+    assert threshold_groups(estimates, th) == [list(th)]
+    assert (estimates.verify, estimates.measure) == (False, "resemblance")
+    with pytest.raises(ConfigError, match="mode"):
+        method_config("full", DEFAULT_TEXT, "containment", th, mode="nope")  # type: ignore[arg-type]
+
+
+def test_inline_pairs_as_dedup_verify_exactly_among_candidates():
+    base = " ".join(_words(60))
+    words = base.split()
+    quoted = " ".join(words[:30])  # contained whole in base; resemblance about 0.5
+    truth = PairTruth(
+        "p", [base, base], [quoted, " ".join(_words(60))], np.array([1, 0], dtype=bool),
+        np.array([1, 2]),
+    )  # fmt: skip
+    th = (0.5, 0.9)
+    dedup = [method_config("modm", DEFAULT_TEXT, "containment", th, {"m": 2})]
+    ev = evaluate_pairs(truth, dedup, th)
+    assert ev.mode == "dedup"
+    assert [r.scores for r in ev.methods[0].rows] == [PairScores(1, 1, 1)] * 2  # exact: 1.0
+    minhash = [method_config("minhash", DEFAULT_TEXT, "containment", th)]
+    assert evaluate_pairs(truth, minhash, th).methods[0].run_count == 2
 
 
 # ---------------------------------------------------------------- the command line
@@ -344,14 +449,20 @@ def test_cli_json_csv_and_report(tmp_path, files):
     assert data["form"] == "clusters"
     assert [m["method"] for m in data["methods"]] == ALL.split(",")
     assert data["methods"][1]["params"] == {"m": 5}
-    assert "--no-verify" in data["methods"][1]["dedup_args"]
+    assert (data["mode"], data["judged_by"]) == ("dedup", "clusters")
+    assert "--verify" in data["methods"][1]["dedup_args"]
     row = data["methods"][0]["rows"][0]
     for key in ("found", "true_positives", "precision", "recall", "f1", "type_i_percent", "ari"):
         assert key in row
-    assert data["methods"][5]["rows"][0]["hamming_max"] == 32
+    assert row["precision"] == row["cluster_precision"]
+    assert "hamming_max" not in data["methods"][5]["rows"][0]  # verified: no distance
     rows = csv_file.read_text().splitlines()
     assert len(rows) == 1 + 7 * 6
-    assert rows[0].startswith("method,measure,verify,params,seconds,threshold,found")
+    assert rows[0].startswith("method,mode,measure,verify,params,seconds,threshold,judged_by")
+    old = json.loads(run("evaluate", corpus, "--truth", truth, "--json", "--estimates").stdout)
+    assert (old["mode"], old["judged_by"]) == ("estimates", "pairs")
+    assert "--no-verify" in old["methods"][1]["dedup_args"]
+    assert old["methods"][5]["rows"][0]["hamming_max"] == 32
     page = report.read_text()
     assert page.startswith("<!DOCTYPE html>")
     assert "<svg" in page
@@ -373,7 +484,10 @@ def test_cli_table_and_inline_pairs_without_input(tmp_path):
     result = run("evaluate", "--truth", path, "--methods", "full,simhash", "--thresholds", "0.5,1")
     assert result.exit_code == 0, result.output
     assert "type I %" in result.stdout
-    assert "d ≤" in result.stdout
+    assert "scored as dedup" in result.stdout
+    assert "d ≤" not in result.stdout
+    args = ("evaluate", "--truth", path, "--methods", "full,simhash", "--thresholds", "0.5,1")
+    assert "d ≤" in run(*args, "--estimates").stdout
     data = json.loads(run("evaluate", "--truth", path, "--methods", "full", "--json").stdout)
     assert data["form"] == "inline pairs"
     assert data["methods"][0]["rows"][-1]["precision"] == 1.0
@@ -474,3 +588,21 @@ def test_objectives_choose_and_explain():
             Objective.parse(bad)
     grid = grid_configs(DEFAULT_TEXT, ["modm", "minhash"], ["word"], [2, 3], "containment", (0.5,))
     assert len(grid) == 2 * (2 + 3)
+
+
+@pytest.mark.parametrize("template_df", [0, 2, 10])
+@pytest.mark.parametrize("method", ["full", "minhash", "simhash"])
+def test_inline_pair_scores_are_a_two_document_dedup(method, template_df):
+    base = _words(60)
+    near = list(base)
+    near[5:15] = _words(10)
+    a = [" ".join(base), " ".join(base), " ".join(base[:30]), " ".join(_words(40))]
+    b = [" ".join(near), " ".join(base + _words(50)), " ".join(base), " ".join(_words(40))]
+    config = replace(method_config(method, DEFAULT_TEXT, "containment", (0.5,)), threshold=0.5)
+    config = replace(config, template_df=template_df)
+    pairs, _ = score_text_pairs(a, b, config)
+    got = dict(zip(pairs.left.tolist(), pairs.score.tolist(), strict=True))
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        alone = score_candidates([("a", x), ("b", y)], config).pairs
+        want = alone.score.tolist()  # [] when the two share no key
+        assert ([got[2 * i]] if 2 * i in got else []) == pytest.approx(want)

@@ -36,8 +36,10 @@ from neardup.judge.calibrate import DEFAULT_UNITS as CALIBRATE_UNITS
 from neardup.judge.calibrate import Calibration, Choice, Objective, choose, grid_configs
 from neardup.judge.evaluate import (
     DEFAULT_THRESHOLDS,
+    MODE_TEXT,
     Evaluation,
     MethodEvaluation,
+    Mode,
     Row,
     method_config,
     parse_thresholds,
@@ -114,8 +116,15 @@ _EVAL_OPTIONS = [
         type=click.Choice(MEASURES),
         default=DEFAULT_MEASURE,
         show_default=True,
-        help="Measure of the methods that estimate containment (full, modm); "
-        "the others use resemblance.",
+        help="Measure every candidate is verified in (with --estimates: the measure of the "
+        "methods that estimate containment, full and modm; the others use resemblance).",
+    ),
+    click.option(
+        "--estimates",
+        is_flag=True,
+        help="Judge each method by its own estimate (the paper's view; full exactly) instead "
+        "of exactly as dedup with the same settings would (candidates from the method's "
+        "keys, verified exactly, dedup's clusters).",
     ),
     click.option("--id-field", default="id", show_default=True, help="Id field of records."),
     click.option("--text-field", default="text", show_default=True, help="Text field of records."),
@@ -135,8 +144,8 @@ def _eval_options(func: Callable[..., Any]) -> Callable[..., Any]:
     "thresholds_text",
     default=DEFAULT_THRESHOLDS,
     show_default=True,
-    help="start:stop:step (stop included) or t1,t2,… SimHash: t counts Hamming distance "
-    "d ≤ floor(64(1 − t)).",
+    help="start:stop:step (stop included) or t1,t2,… SimHash estimates (--estimates): t counts "
+    "Hamming distance d ≤ floor(64(1 − t)).",
 )
 @click.option(
     "--param",
@@ -166,6 +175,7 @@ def evaluate_command(
     truth: str,
     methods_text: str,
     measure: str,
+    estimates: bool,
     id_field: str,
     text_field: str,
     thresholds_text: str,
@@ -179,13 +189,17 @@ def evaluate_command(
     """Judge methods against ground truth: found, type I/II errors, P/R/F1 per threshold.
 
     INPUT are corpus files (as for dedup); omit them when TRUTH holds labelled pairs with
-    their texts. Every method runs once; each threshold then gives the pairs dedup would
-    output with the same settings (shown per method in --json as dedup_args).
+    their texts. Each method and threshold is scored exactly as neardup dedup with those
+    settings would score it (dedup_args per method in --json), with cluster truth by dedup's
+    clusters; --estimates judges the methods' own estimates and the pairs found instead.
     """
     names = _names(methods_text, "--methods", METHOD_NAMES)
     thresholds = parse_thresholds(thresholds_text)
     by_method = _method_params(params, names)
-    configs = [method_config(n, config, measure, thresholds, by_method[n]) for n in names]
+    mode: Mode = "estimates" if estimates else "dedup"
+    configs = [
+        method_config(n, config, measure, thresholds, by_method[n], mode=mode) for n in names
+    ]
     with _runs_progress(len(configs), "evaluating") as advance:
         ev, fetch = evaluate_files(
             inputs,
@@ -195,6 +209,7 @@ def evaluate_command(
             id_field=id_field,
             text_field=text_field,
             progress=advance,
+            mode=mode,
         )
     if csv_file:
         _write_csv(ev, csv_file)
@@ -213,6 +228,7 @@ def _write_csv(ev: Evaluation, path: str) -> None:
     rows = [
         {
             "method": m.method,
+            "mode": ev.mode,
             "measure": m.config.measure,
             "verify": m.config.verify,
             "params": json.dumps(dict(m.config.params)),
@@ -246,13 +262,16 @@ def _print_evaluation(ev: Evaluation) -> None:
     """The paper's Table 2 (found, type I %, type II % per method), then P/R/F1 (and ARI);
     methods are split over several tables when the terminal is narrow."""
     head = f"{ev.truth} ({ev.form}): {len(ev.ids):,} documents, {ev.duplicates:,} duplicate pairs"
+    judged = "of dedup's clusters" if ev.judged_by == "clusters" else "of the pairs found"
+    console.print(f"scored {MODE_TEXT[ev.mode]}")
     scores = list(_SCORE_COLUMNS)
     if ev.codes is not None:
         scores.append(("ARI", lambda r: f"{r.ari:.3f}"))
     for title, columns in (
         (f"found, type I %, type II % — {head}", _ERROR_COLUMNS),
         (
-            "precision, recall, F1" + (", adjusted Rand index" if ev.codes is not None else ""),
+            f"precision, recall, F1 {judged}"
+            + (", adjusted Rand index" if ev.codes is not None else ""),
             scores,
         ),
     ):
@@ -283,8 +302,8 @@ def _fitting(
 
 
 def _columns_of(m: MethodEvaluation, columns: _Columns) -> _Columns:
-    """SimHash's columns start with the Hamming distance that t stands for."""
-    if m.method != "simhash":
+    """SimHash's estimates: the columns start with the Hamming distance that t stands for."""
+    if m.method != "simhash" or m.config.verify:
         return columns
     return [("d ≤", lambda r: str(r.hamming)), *columns]
 
@@ -351,6 +370,7 @@ def calibrate_command(
     truth: str,
     methods_text: str,
     measure: str,
+    estimates: bool,
     id_field: str,
     text_field: str,
     objective: str,
@@ -365,15 +385,18 @@ def calibrate_command(
 
     The grid: every method × unit × size × the method's parameter values (mod-m m, bottom-n
     n, MinHash bands via the threshold they are tuned for, SimHash key distance, I-Match IDF
-    band); each combination runs once and every threshold is judged. The file written is
-    read by neardup dedup --config FILE and neardup index create --config FILE.
+    band); each combination runs once and every threshold is judged exactly as dedup would
+    run it (--estimates: by the methods' own estimates). The file written is read by
+    neardup dedup --config FILE (which then reproduces the figure reported) and neardup
+    index create --config FILE.
     """
     goal = Objective.parse(objective)
     names = _names(methods_text, "--methods", METHOD_NAMES)
     thresholds = parse_thresholds(thresholds_text)
     units = [config.shingle.unit] if given("unit") else _names(units_text, "--units", UNITS)
     sizes = [config.shingle.size] if given("size") else _sizes(sizes_text)
-    configs = grid_configs(config, names, units, sizes, measure, thresholds)
+    mode: Mode = "estimates" if estimates else "dedup"
+    configs = grid_configs(config, names, units, sizes, measure, thresholds, mode)
     with _runs_progress(len(configs), "calibrating") as advance:
         ev, _ = evaluate_files(
             inputs,
@@ -384,6 +407,7 @@ def calibrate_command(
             text_field=text_field,
             progress=advance,
             keep_pairs=False,
+            mode=mode,
         )
     result = choose(ev, goal)
     write_config(out_file, result.winner.config, result.notes())
@@ -409,7 +433,7 @@ def _print_calibration(result: Calibration, out_file: str) -> None:
     picks = [("winner", result.winner)]
     if result.runner_up is not None:
         picks.append(("runner-up", result.runner_up))
-    table = Table(title=f"calibration: {result.objective}")
+    table = Table(title=f"calibration: {result.objective}, scored {MODE_TEXT[result.mode]}")
     table.add_column("")
     for label, _ in picks:
         table.add_column(label, justify="right")

@@ -3,8 +3,13 @@
 A small grid (METHODS §8: "pick the method and threshold"): every method × shingle unit ×
 shingle size × the method's parameter values in :data:`PARAM_GRID` (mod-m's m, bottom-n's n,
 MinHash's LSH bands through the threshold they are tuned for, SimHash's key distance, the
-I-Match IDF band). Each combination is one :func:`~neardup.dedup.score_candidates` run; every
-threshold is then one :func:`~neardup.dedup.decide` (see :mod:`neardup.judge.evaluate`).
+I-Match IDF band). Every setting is judged as :mod:`neardup.judge.evaluate` judges it — by
+default exactly as ``neardup dedup`` runs it (with cluster truth: dedup's clusters), so the
+config file written makes ``dedup --config`` reproduce the figure reported; ``mode="estimates"``
+searches the methods' own estimates instead (and writes ``verify: false`` where it used them).
+Each combination is one :func:`~neardup.dedup.score_candidates` run (the grid gives MinHash's
+``threshold`` parameter, so its bands do not follow t); every threshold is then one
+:func:`~neardup.dedup.decide`.
 
 Objectives: ``f1`` (highest F1), ``precision@recall=R`` (highest precision among settings with
 recall ≥ R), ``recall@precision=P`` (highest recall with precision ≥ P). Ties go to the higher
@@ -21,7 +26,7 @@ from typing import Any, Literal
 from neardup.config import TextConfig
 from neardup.dedup import DedupConfig
 from neardup.errors import ConfigError
-from neardup.judge.evaluate import Evaluation, PairScores, Row, method_config
+from neardup.judge.evaluate import MODE_TEXT, Evaluation, Mode, PairScores, Row, method_config
 
 PARAM_GRID: dict[str, tuple[dict[str, Any], ...]] = {
     "full": ({},),
@@ -109,6 +114,7 @@ class Calibration:
     runner_up: Choice | None
     met: bool  # a setting met the objective's bound
     tried: int  # settings × thresholds
+    mode: Mode = "dedup"
 
     def reason(self) -> str:
         o, w = self.objective, self.winner.row.scores
@@ -129,6 +135,8 @@ class Calibration:
         """What the config file records about the choice."""
         return {
             "objective": str(self.objective),
+            "mode": self.mode,
+            "scores_are": MODE_TEXT[self.mode],
             "met": self.met,
             "reason": self.reason(),
             "scores": self.winner.row.as_dict(),
@@ -148,6 +156,7 @@ def grid_configs(
     sizes: Sequence[int],
     measure: str,
     thresholds: Sequence[float],
+    mode: Mode = "dedup",
 ) -> list[DedupConfig]:
     """Every combination of the grid as the settings :mod:`neardup.judge.evaluate` judges."""
     configs = []
@@ -158,7 +167,9 @@ def grid_configs(
                 if name not in PARAM_GRID:
                     raise ConfigError(f"method={name!r} is not one of {', '.join(PARAM_GRID)}")
                 for params in PARAM_GRID[name]:
-                    configs.append(method_config(name, text_config, measure, thresholds, params))
+                    configs.append(
+                        method_config(name, text_config, measure, thresholds, params, mode=mode)
+                    )
     return configs
 
 
@@ -181,7 +192,7 @@ def choose(ev: Evaluation, objective: Objective) -> Calibration:
     others = [c for c in pool if c.config.method != winner.config.method]
     others = others or [c for c in pool if _setting(c) != _setting(winner)]
     runner_up = max(others, key=rank) if others else None
-    return Calibration(objective, winner, runner_up, bool(feasible), len(every))
+    return Calibration(objective, winner, runner_up, bool(feasible), len(every), ev.mode)
 
 
 def _rank(objective: Objective) -> Callable[[Choice], tuple[float, ...]]:

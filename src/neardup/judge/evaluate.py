@@ -1,41 +1,50 @@
 """Judge near-duplicate detection against expert labels (METHODS §8).
 
-Each method runs once (:func:`~neardup.dedup.score_candidates`: every candidate pair scored)
-and is then judged at every threshold t by :func:`~neardup.dedup.decide`, so the pairs
-*found* at t are exactly what ``neardup dedup`` writes to pairs.jsonl with the same settings.
+Two modes. **As dedup** (the default): every method at every threshold t is scored exactly as
+``neardup dedup`` with those settings scores it — the method's keys give the candidates (tuned
+to t where the method tunes its keys to the threshold, as MinHash's LSH bands are), every
+candidate is verified exactly in the chosen measure, and :func:`~neardup.dedup.decide` forms
+the clusters. A method whose keys do not depend on t runs once
+(:func:`~neardup.dedup.score_candidates`) and every t is one ``decide``; otherwise it runs once
+per distinct key configuration (:func:`threshold_groups`). With cluster truth the scores are
+those of dedup's clusters (pairs of documents in one cluster), which is what
+``calibrate`` promises and ``dedup --config`` delivers.
 
-Methods are judged as the paper compares them: ``full`` exactly (verified shingle sets), every
-other method by its own estimate (``verify=False``), with the chosen measure when the method
-estimates containment (full, modm), resemblance otherwise. MinHash's LSH bands are tuned to
-the lowest threshold of the sweep (its ``threshold`` parameter) unless it is given.
+**Estimates** (``--estimates``, the paper's view): ``full`` exactly, every other method by its
+own estimate (``verify=False``), with the chosen measure when the method estimates containment
+(full, modm), resemblance otherwise; MinHash's LSH bands are tuned to the lowest threshold of
+the sweep (its ``threshold`` parameter) unless it is given, so each method runs once. The
+scores are those of the pairs found (score ≥ t).
 
-SimHash estimates a Hamming distance d of 64 bits; its score is 1 − d/64, so threshold t means
-d ≤ ⌊64(1 − t)⌋ (:func:`simhash_distance`: t = 0.95 ↔ the classic d ≤ 3, 0.9 ↔ 6, 0.8 ↔ 12,
-0.5 ↔ 32). Its key tables only promise the pairs within ``max_distance`` (default 3); farther
-pairs are candidates only when they happen to share a block. I-Match scores 1.0 for equal
-signatures, so it finds the same pairs at every t.
+SimHash estimates a Hamming distance d of 64 bits; its estimate is 1 − d/64, so threshold t
+means d ≤ ⌊64(1 − t)⌋ (:func:`simhash_distance`: t = 0.95 ↔ the classic d ≤ 3, 0.9 ↔ 6,
+0.8 ↔ 12, 0.5 ↔ 32). Its key tables only promise the pairs within ``max_distance`` (default 3);
+farther pairs are candidates only when they happen to share a block. I-Match's estimate is 1.0
+for equal signatures, so with estimates it finds the same pairs at every t.
 
 Definitions. Cluster truth: a found pair is a true positive when both documents share a truth
-cluster; the duplicates are all pairs of documents sharing a cluster. Pair truth: a labelled
-pair is *predicted* duplicate when the method's score of it is ≥ t (a pair sharing no key is
-not a candidate and scores 0); true positives are predicted pairs labelled 1, duplicates the
-pairs labelled 1. Then
+cluster; the duplicates are all pairs of documents sharing a cluster; the clusters dedup forms
+at t are judged by co-membership (a pair of documents in one cluster is predicted duplicate)
+and the adjusted Rand index (``ari``). Pair truth: a labelled pair is *predicted* duplicate when
+its score is ≥ t, i.e. when dedup's pairs.jsonl holds it (a pair sharing no key is not a
+candidate and scores 0); true positives are predicted pairs labelled 1, duplicates the pairs
+labelled 1. Then
 
     precision = TP / predicted       recall = TP / duplicates       F1 = 2PR / (P + R)
     type I %  = 100 (1 − precision): false duplicates among those found (an original is lost)
     type II % = 100 (1 − recall):    true duplicates missed
 
-``found`` counts every pair ≥ t; ``predicted`` only the judged ones (the same, except for pairs
-given by id, where only labelled pairs are judged). With cluster truth, the clusters dedup
-forms at t are judged too: adjusted Rand index (``ari``) and co-membership pair scores.
+``found`` counts every pair ≥ t (what pairs.jsonl holds); ``predicted`` only the judged ones:
+co-member pairs of dedup's clusters (cluster truth, as dedup), the pairs found (cluster truth,
+estimates), the labelled pairs found (pair truth).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -48,6 +57,13 @@ from neardup.methods import get_method
 SIMHASH_BITS = 64
 DEFAULT_THRESHOLDS = "0.5:1.0:0.1"
 Form = Literal["clusters", "pairs", "inline pairs"]
+Mode = Literal["dedup", "estimates"]
+MODES: tuple[str, ...] = get_args(Mode)
+Judged = Literal["pairs", "clusters"]
+MODE_TEXT: dict[str, str] = {
+    "dedup": "as dedup: candidates from the method's keys, verified exactly, dedup's clusters",
+    "estimates": "estimates: each method's own estimate (full exactly), pairs found",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,16 +191,21 @@ def method_config(
     thresholds: Sequence[float],
     params: Mapping[str, Any] | None = None,
     max_bucket: int = DEFAULT_MAX_BUCKET,
+    mode: Mode = "dedup",
 ) -> DedupConfig:
     """The dedup settings a method is judged with (see the module docstring)."""
+    if mode not in MODES:
+        raise ConfigError(f"mode={mode!r} is not one of {', '.join(MODES)}")
     params = dict(params or {})
-    if name == "minhash":
-        params.setdefault("threshold", min(thresholds))
-    method = get_method(name, text, **params)  # unknown method or parameter: ConfigError
-    verify = name == "full"
-    if not verify and not hasattr(method, "containment_pairs"):
-        measure = "resemblance"
-    return DedupConfig(
+    verify = True
+    if mode == "estimates":
+        if name == "minhash":
+            params.setdefault("threshold", min(thresholds))
+        method = get_method(name, text, **params)  # unknown method or parameter: ConfigError
+        verify = name == "full"
+        if not verify and not hasattr(method, "containment_pairs"):
+            measure = "resemblance"
+    config = DedupConfig(
         text=text,
         method=name,
         params=tuple(params.items()),
@@ -193,6 +214,18 @@ def method_config(
         verify=verify,
         max_bucket=max_bucket,
     )
+    config.build_method()  # unknown method or parameter: ConfigError
+    return config
+
+
+def threshold_groups(config: DedupConfig, thresholds: Sequence[float]) -> list[list[float]]:
+    """The thresholds in groups that give the same method (hence the same keys, candidates
+    and scores): one :func:`~neardup.dedup.score_candidates` run serves a whole group."""
+    groups: dict[str, list[float]] = {}
+    for t in sorted(thresholds):
+        method = replace(config, threshold=t).build_method()
+        groups.setdefault(method.config_id, []).append(t)
+    return list(groups.values())
 
 
 def dedup_args(config: DedupConfig) -> list[str]:
@@ -205,7 +238,10 @@ def dedup_args(config: DedupConfig) -> list[str]:
 
 
 def _hamming(config: DedupConfig, threshold: float) -> int | None:
-    return simhash_distance(threshold) if config.method == "simhash" else None
+    """SimHash's estimate at ``threshold`` as a Hamming distance (None when verified)."""
+    if config.method != "simhash" or config.verify:
+        return None
+    return simhash_distance(threshold)
 
 
 # ---------------------------------------------------------------------------- results
@@ -213,41 +249,60 @@ def _hamming(config: DedupConfig, threshold: float) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One method at one threshold."""
+    """One method at one threshold. ``scores`` are what the row is judged by: dedup's clusters
+    (``judged_by="clusters"``) or the pairs found (``"pairs"``)."""
 
     threshold: float
     found: int  # pairs with score ≥ t: what pairs.jsonl holds
-    scores: PairScores
+    pairs: PairScores  # the pairs found (pair truth: the labelled ones) against the truth
     ari: float | None = None  # cluster truth: clusters at t against the truth
     clusters: PairScores | None = None  # cluster truth: co-membership in dedup's clusters
-    hamming: int | None = None  # simhash: largest distance counted as duplicate
+    hamming: int | None = None  # simhash estimates: largest distance counted as duplicate
+    judged_by: Judged = "pairs"
+
+    @property
+    def scores(self) -> PairScores:
+        """The scores the row is judged (and calibrated) by."""
+        if self.judged_by == "clusters" and self.clusters is not None:
+            return self.clusters
+        return self.pairs
 
     def as_dict(self) -> dict[str, Any]:
         scores = self.scores.as_dict()
         out: dict[str, Any] = {"threshold": self.threshold}
         if self.hamming is not None:
             out["hamming_max"] = self.hamming
-        out |= {"found": self.found, "judged": scores.pop("found")} | scores
+        out |= {"judged_by": self.judged_by, "found": self.found, "judged": scores.pop("found")}
+        out |= scores
         if self.clusters is not None:
             out |= {
                 "ari": self.ari,
                 "cluster_precision": self.clusters.precision,
                 "cluster_recall": self.clusters.recall,
                 "cluster_f1": self.clusters.f1,
+                "pair_precision": self.pairs.precision,
+                "pair_recall": self.pairs.recall,
+                "pair_f1": self.pairs.f1,
             }
         return out
 
 
 @dataclass(eq=False)
 class MethodEvaluation:
-    """One method's rows over the thresholds, with every candidate pair it scored."""
+    """One method's rows over the thresholds, with every candidate pair it scored.
+
+    ``pairs`` are the scored candidates of the run judged at the lowest threshold; a method
+    run once per group of thresholds (:func:`threshold_groups`) keeps every other run's in
+    ``runs`` by threshold (:meth:`pairs_at`)."""
 
     config: DedupConfig
     rows: list[Row]
     seconds: float
-    pairs: Pairs  # every candidate pair, scored (empty when not kept)
+    pairs: Pairs  # candidate pairs, scored (empty when not kept)
     warnings: list[str]
-    candidates: int = 0
+    candidates: int = 0  # candidate pairs scored, over all runs
+    runs: dict[float, Pairs] = field(default_factory=dict)
+    run_count: int = 1  # score_candidates runs (one per group of thresholds)
 
     @property
     def method(self) -> str:
@@ -257,10 +312,15 @@ class MethodEvaluation:
         """The row of highest F1 (then precision, then the higher threshold)."""
         return max(self.rows, key=lambda r: (r.scores.f1, r.scores.precision, r.threshold))
 
+    def pairs_at(self, threshold: float) -> Pairs:
+        """The scored candidates of the run judged at ``threshold``."""
+        return self.runs.get(threshold, self.pairs)
+
     def found_pairs(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
         """Document indices ``(left, right)`` of the pairs found at ``threshold``."""
-        keep = self.pairs.score >= threshold
-        return self.pairs.left[keep], self.pairs.right[keep]
+        pairs = self.pairs_at(threshold)
+        keep = pairs.score >= threshold
+        return pairs.left[keep], pairs.right[keep]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -270,6 +330,7 @@ class MethodEvaluation:
             "params": dict(self.config.params),
             "dedup_args": dedup_args(self.config),
             "seconds": round(self.seconds, 3),
+            "runs": self.run_count,
             "candidates": self.candidates,
             "warnings": self.warnings,
             "best": self.best().threshold,
@@ -291,17 +352,27 @@ class Evaluation:
     pair_a: np.ndarray | None = None  # pair truth: document index of every pair's a
     pair_b: np.ndarray | None = None
     labels: np.ndarray | None = None  # pair truth: bool per pair
+    mode: Mode = "dedup"
+
+    @property
+    def judged_by(self) -> Judged:
+        """Cluster truth as dedup: dedup's clusters; otherwise the pairs found."""
+        return "clusters" if self.codes is not None and self.mode == "dedup" else "pairs"
 
     def as_dict(self) -> dict[str, Any]:
         labelled = len(self.ids) if self.labels is None else int(self.labels.size)
         return {
             "truth": self.truth,
             "form": self.form,
+            "mode": self.mode,
+            "scores": MODE_TEXT[self.mode],
+            "judged_by": self.judged_by,
             "documents": len(self.ids),
             "labelled": labelled,  # documents (cluster truth) or pairs
             "duplicates": self.duplicates,
             "thresholds": list(self.thresholds),
-            "simhash": "score = 1 - d/64: threshold t counts Hamming distance d <= floor(64(1-t))",
+            "simhash": "estimate = 1 - d/64: threshold t counts Hamming distance "
+            "d <= floor(64(1-t))",
             "methods": [m.as_dict() for m in self.methods],
         }
 
@@ -310,7 +381,11 @@ class Evaluation:
 
 
 def sweep_clusters(
-    scored: Scored, config: DedupConfig, thresholds: Sequence[float], codes: np.ndarray
+    scored: Scored,
+    config: DedupConfig,
+    thresholds: Sequence[float],
+    codes: np.ndarray,
+    judged_by: Judged = "clusters",
 ) -> list[Row]:
     """Rows against cluster truth: dedup's pairs and clusters at every threshold."""
     actual = pairs_within(codes)
@@ -327,6 +402,7 @@ def sweep_clusters(
                 adjusted_rand_index(result.labels, codes),
                 cluster_pair_scores(result.labels, codes),
                 _hamming(config, t),
+                judged_by,
             )
         )
     return rows

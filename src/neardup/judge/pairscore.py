@@ -1,23 +1,30 @@
 """Many text pairs, each compared on its own as a two-document dedup would compare it.
 
 For labelled pair sets given with their texts: pair i is a candidate when its two texts share
-an index key of the method, and a candidate is scored exactly as
-:func:`~neardup.dedup.score_candidates` scores it (the same scoring code). Texts of different
-pairs are never paired, so a sentence repeated across pairs cannot fill a key bucket. Methods
-that need collection statistics (I-Match, tf-idf SimHash) are fitted on all texts of the set.
+an index key of the method (as in dedup, where a pair sharing no key is never compared), and
+a candidate is scored exactly as :func:`~neardup.dedup.score_candidates` scores it (the same
+scoring code: verified exactly, or by the method's estimate with ``verify=False``). Texts of
+different pairs are never paired, so a sentence repeated across pairs cannot fill a key bucket,
+and shared-template discounting sees only the pair's two texts, as a two-document dedup would
+(no shingle reaches ``template_df`` ≥ 3 documents there). Methods that need collection
+statistics (I-Match, tf-idf SimHash) are fitted on all texts of the set.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from neardup.dedup import DedupConfig, Pairs
 from neardup.dedup import score_pairs as score_candidate_pairs  # the very scoring dedup uses
 from neardup.dedup.candidates import Candidates
+from neardup.methods.base import Method
 from neardup.shingles import FingerprintBatch, fingerprint_batch
+
+_FIELDS = len(Pairs.__slots__)
 
 
 def score_text_pairs(
@@ -41,16 +48,37 @@ def score_text_pairs(
         signatures = method.sketch(prints)
     keys = method.keys(signatures)
     shared = pairs_sharing_key(keys.docs, keys.keys)
-    candidates = Candidates(2 * shared, 2 * shared + 1, 0)
-    pairs = score_candidate_pairs(
-        candidates,
-        prints.values,
-        prints.offsets,
-        method,
-        None if config.verify else signatures,
-        config,
-    )
+    sigs = None if config.verify else signatures
+    if sigs is None and 0 < config.template_df <= 2:  # a template of 2 texts: each pair alone
+        pairs = _each_alone(shared, prints, method, config)
+    else:
+        alone = replace(config, template_df=0)  # no shingle is in 3 of 2 documents
+        candidates = Candidates(2 * shared, 2 * shared + 1, 0)
+        pairs, _ = score_candidate_pairs(
+            candidates, prints.values, prints.offsets, method, sigs, alone
+        )
     return pairs, list(dict.fromkeys(str(w.message) for w in caught))
+
+
+def _each_alone(
+    shared: np.ndarray,
+    prints: FingerprintBatch,
+    method: Method,
+    config: DedupConfig,
+) -> Pairs:
+    """Pairs ``(2i, 2i + 1)`` for ``i`` in ``shared``, each verified as a run of its two texts."""
+    one = Candidates(np.zeros(1, np.int64), np.ones(1, np.int64), 0)
+    parts = []
+    for i in shared.tolist():
+        lo, hi = prints.offsets[2 * i], prints.offsets[2 * i + 2]
+        offsets = prints.offsets[2 * i : 2 * i + 3] - lo
+        pair, _ = score_candidate_pairs(one, prints.values[lo:hi], offsets, method, None, config)
+        parts.append(pair)
+    if not parts:
+        return Pairs(*(np.zeros(0, dtype=np.int64),) * 2, *(np.zeros(0),) * (_FIELDS - 2))
+    columns = [np.concatenate([getattr(p, f) for p in parts]) for f in Pairs.__slots__]
+    columns[0], columns[1] = 2 * shared, 2 * shared + 1
+    return Pairs(*columns)
 
 
 def pairs_sharing_key(docs: np.ndarray, keys: np.ndarray) -> np.ndarray:

@@ -17,7 +17,13 @@ from itertools import pairwise
 import numpy as np
 
 from neardup.dedup.report import highlight, html_table, text_window
-from neardup.judge.evaluate import Evaluation, MethodEvaluation, dedup_args, pair_scores
+from neardup.judge.evaluate import (
+    MODE_TEXT,
+    Evaluation,
+    MethodEvaluation,
+    dedup_args,
+    pair_scores,
+)
 from neardup.passages import shared_passages
 
 EXAMPLES = 3  # false positives and false negatives shown per method
@@ -88,18 +94,18 @@ def true_pairs(codes: np.ndarray, limit: int = TRUE_PAIR_LIMIT) -> tuple[np.ndar
 def worst_examples(ev: Evaluation, me: MethodEvaluation, threshold: float, k: int) -> Examples:
     """Non-duplicates scored highest at or above ``threshold``, duplicates scored lowest below."""
     if ev.codes is not None:
-        p = me.pairs
+        p = me.pairs_at(threshold)
         wrong = (p.score >= threshold) & (ev.codes[p.left] != ev.codes[p.right])
         fps = _pick(p.left[wrong], p.right[wrong], p.score[wrong], wrong[wrong], k, True)
         tl, tr = true_pairs(ev.codes)
-        scores, candidate = pair_scores(me.pairs, tl, tr)
+        scores, candidate = pair_scores(p, tl, tr)
         miss = scores < threshold
         fns = _pick(tl[miss], tr[miss], scores[miss], candidate[miss], k, False)
         return Examples(threshold, fps, fns)
     a, b, labels = ev.pair_a, ev.pair_b, ev.labels
     if a is None or b is None or labels is None:
         raise ValueError("an evaluation has cluster codes or labelled pairs")
-    scores, candidate = pair_scores(me.pairs, a, b)
+    scores, candidate = pair_scores(me.pairs_at(threshold), a, b)
     found = scores >= threshold
     picks = [
         _pick(a[mask], b[mask], scores[mask], candidate[mask], k, high)
@@ -314,10 +320,12 @@ def render_evaluation_report(
         f"{ev.duplicates:,} true duplicate pairs · thresholds "
         f"{', '.join(f'{t:g}' for t in ev.thresholds)}"
     )
+    judged = "dedup's clusters" if ev.judged_by == "clusters" else "the pairs found"
     note = (
-        "SimHash: score = 1 − d/64 for Hamming distance d, so t counts d ≤ ⌊64(1 − t)⌋ "
-        "(column d ≤). Type I %: false duplicates among those found; type II %: true "
-        "duplicates missed."
+        f"Scored {escape(MODE_TEXT[ev.mode])}; P, R, F1 and type I/II % are those of {judged}. "
+        "SimHash estimates: score = 1 − d/64 for Hamming distance d, so t counts "
+        "d ≤ ⌊64(1 − t)⌋ (column d ≤). Type I %: false duplicates among those found; "
+        "type II %: true duplicates missed."
     )
     warnings = "".join(
         f"<p class='note'>⚠ {escape(m.method)}: {escape(m.warnings[0])}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -16,11 +17,13 @@ from neardup.judge.evaluate import (
     Evaluation,
     Form,
     MethodEvaluation,
+    Mode,
     Row,
     pair_scores,
     pairs_within,
     sweep_clusters,
     sweep_pairs,
+    threshold_groups,
 )
 from neardup.judge.pairscore import score_text_pairs
 from neardup.judge.truth import ClusterTruth, PairTruth, Truth, read_truth
@@ -33,44 +36,65 @@ def evaluate_corpus(
     thresholds: Sequence[float],
     progress: Callable[[str], None] | None = None,
     keep_pairs: bool = True,
+    mode: Mode = "dedup",
 ) -> Evaluation:
     """Judge every config on a corpus; ``texts()`` streams its ``(id, text)`` items anew.
 
-    ``keep_pairs=False`` drops every method's scored pairs after its sweep (a grid search
-    needs only the rows; reports need the pairs)."""
+    Each config runs once per group of thresholds that gives the same keys
+    (:func:`~neardup.judge.evaluate.threshold_groups`). ``keep_pairs=False`` drops the scored
+    pairs after the sweep (a grid search needs only the rows; reports need the pairs)."""
+    thresholds = sorted(thresholds)
     methods: list[MethodEvaluation] = []
     truth_arrays: tuple[np.ndarray, ...] = ()
     ids: list[str] = []
+    judged_by = "clusters" if isinstance(truth, ClusterTruth) and mode == "dedup" else "pairs"
     for config in configs:
         if progress is not None:
             progress(config.method)
         clock = time.perf_counter()
-        scored = score_candidates(texts(), config)
-        if not truth_arrays:
-            ids = scored.ids
-            truth_arrays = _align(truth, ids)
-        if isinstance(truth, ClusterTruth):
-            rows = sweep_clusters(scored, config, thresholds, truth_arrays[0])
-        else:
-            a, b, labels = truth_arrays
-            found = [int(np.count_nonzero(scored.pairs.score >= t)) for t in thresholds]
-            scores = pair_scores(scored.pairs, a, b)[0]
-            rows = sweep_pairs(scores, labels, thresholds, found, config)
+        runs: list[tuple[list[Row], Pairs, list[str]]] = []
+        for group in threshold_groups(config, thresholds):
+            scored = score_candidates(texts(), replace(config, threshold=group[0]))
+            if not truth_arrays:
+                ids = scored.ids
+                truth_arrays = _align(truth, ids)
+            if isinstance(truth, ClusterTruth):
+                rows = sweep_clusters(scored, config, group, truth_arrays[0], judged_by)
+            else:
+                a, b, labels = truth_arrays
+                found = [int(np.count_nonzero(scored.pairs.score >= t)) for t in group]
+                scores = pair_scores(scored.pairs, a, b)[0]
+                rows = sweep_pairs(scores, labels, group, found, config)
+            runs.append((rows, scored.pairs, scored.weak))
         seconds = time.perf_counter() - clock
-        methods.append(_method(config, rows, seconds, scored.pairs, scored.weak, keep_pairs))
-    return _evaluation(truth, ids, thresholds, methods, truth_arrays)
+        methods.append(_method(config, runs, seconds, keep_pairs))
+    return _evaluation(truth, ids, thresholds, methods, truth_arrays, mode=mode)
 
 
 def _method(
     config: DedupConfig,
-    rows: list[Row],
+    runs: Sequence[tuple[list[Row], Pairs, list[str]]],
     seconds: float,
-    pairs: Pairs,
-    weak: list[str],
     keep_pairs: bool,
 ) -> MethodEvaluation:
-    kept = pairs if keep_pairs else pairs.take(np.zeros(len(pairs), dtype=bool))
-    return MethodEvaluation(config, rows, seconds, kept, weak, len(pairs))
+    """One method's evaluation from its runs (each: rows of a group of thresholds, the scored
+    candidates, warnings)."""
+    rows = sorted((row for run in runs for row in run[0]), key=lambda r: r.threshold)
+    weak = list(dict.fromkeys(w for run in runs for w in run[2]))
+    candidates = sum(len(run[1]) for run in runs)
+    kept = [
+        pairs if keep_pairs else pairs.take(np.zeros(len(pairs), dtype=bool))
+        for _, pairs, _ in runs
+    ]
+    by_threshold = {row.threshold: kept[i] for i, run in enumerate(runs) for row in run[0]}
+    first = kept[0] if kept else _no_pairs()
+    extra = by_threshold if len(runs) > 1 else {}
+    return MethodEvaluation(config, rows, seconds, first, weak, candidates, extra, len(runs))
+
+
+def _no_pairs() -> Pairs:
+    empty = np.zeros(0, dtype=np.int64)
+    return Pairs(empty, empty, *(np.zeros(0) for _ in range(len(Pairs.__slots__) - 2)))
 
 
 def evaluate_files(
@@ -83,15 +107,17 @@ def evaluate_files(
     text_field: str = "text",
     progress: Callable[[str], None] | None = None,
     keep_pairs: bool = True,
+    mode: Mode = "dedup",
 ) -> tuple[Evaluation, Callable[[set[int]], dict[int, str]]]:
     """Judge configs on files: a corpus with cluster or id-pair truth, or (no ``inputs``) a
     pair file with the texts inline. Also returns a function that fetches documents' texts
-    by index (a second pass over the inputs), for reports."""
+    by index (a second pass over the inputs), for reports. ``mode`` is recorded in the
+    evaluation; the configs must be made for it (:func:`~neardup.judge.evaluate.method_config`)."""
     truth = read_truth(truth_path)
     if not inputs:
         if not isinstance(truth, PairTruth):
             raise ConfigError(f"{truth_path}: cluster truth needs the corpus (INPUT) it labels")
-        ev = evaluate_pairs(truth, configs, thresholds, progress, keep_pairs)
+        ev = evaluate_pairs(truth, configs, thresholds, progress, keep_pairs, mode)
         return ev, lambda wanted: {i: (truth.a, truth.b)[i % 2][i // 2] for i in wanted}
 
     def texts() -> Iterator[tuple[str, str]]:
@@ -101,7 +127,8 @@ def evaluate_files(
     def fetch(wanted: set[int]) -> dict[int, str]:
         return {i: text for i, (_, text) in enumerate(texts()) if i in wanted}
 
-    return evaluate_corpus(texts, truth, configs, thresholds, progress, keep_pairs), fetch
+    ev = evaluate_corpus(texts, truth, configs, thresholds, progress, keep_pairs, mode)
+    return ev, fetch
 
 
 def _align(truth: Truth, ids: list[str]) -> tuple[np.ndarray, ...]:
@@ -117,8 +144,11 @@ def evaluate_pairs(
     thresholds: Sequence[float],
     progress: Callable[[str], None] | None = None,
     keep_pairs: bool = True,
+    mode: Mode = "dedup",
 ) -> Evaluation:
-    """Judge every config on pairs given with their texts: each pair compared on its own."""
+    """Judge every config on pairs given with their texts: each pair compared on its own
+    (:func:`~neardup.judge.pairscore.score_text_pairs`), once per group of thresholds."""
+    thresholds = sorted(thresholds)
     ids = [f"line {line} {side}" for line in truth.lines.tolist() for side in "ab"]
     a = np.arange(len(truth), dtype=np.int64) * 2
     methods = []
@@ -126,12 +156,15 @@ def evaluate_pairs(
         if progress is not None:
             progress(config.method)
         clock = time.perf_counter()
-        pairs, weak = score_text_pairs(truth.a, truth.b, config)
-        scores = pair_scores(pairs, a, a + 1)[0]
-        rows = sweep_pairs(scores, truth.labels, thresholds, config=config)
+        runs = []
+        for group in threshold_groups(config, thresholds):
+            pairs, weak = score_text_pairs(truth.a, truth.b, replace(config, threshold=group[0]))
+            scores = pair_scores(pairs, a, a + 1)[0]
+            runs.append((sweep_pairs(scores, truth.labels, group, config=config), pairs, weak))
         seconds = time.perf_counter() - clock
-        methods.append(_method(config, rows, seconds, pairs, weak, keep_pairs))
-    return _evaluation(truth, ids, thresholds, methods, (a, a + 1, truth.labels), inline=True)
+        methods.append(_method(config, runs, seconds, keep_pairs))
+    arrays = (a, a + 1, truth.labels)
+    return _evaluation(truth, ids, thresholds, methods, arrays, inline=True, mode=mode)
 
 
 def _evaluation(
@@ -141,15 +174,17 @@ def _evaluation(
     methods: list[MethodEvaluation],
     arrays: tuple[np.ndarray, ...],
     inline: bool = False,
+    mode: Mode = "dedup",
 ) -> Evaluation:
     if isinstance(truth, ClusterTruth):
         codes = arrays[0] if arrays else np.zeros(0, dtype=np.int64)
+        duplicates = pairs_within(codes)
         return Evaluation(
-            truth.path, "clusters", ids, tuple(thresholds), methods, pairs_within(codes), codes
+            truth.path, "clusters", ids, tuple(thresholds), methods, duplicates, codes, mode=mode
         )
     a, b, labels = arrays if arrays else (np.zeros(0, np.int64),) * 2 + (truth.labels,)
     form: Form = "inline pairs" if inline else "pairs"
     duplicates = int(np.count_nonzero(labels))
     return Evaluation(
-        truth.path, form, ids, tuple(thresholds), methods, duplicates, None, a, b, labels
+        truth.path, form, ids, tuple(thresholds), methods, duplicates, None, a, b, labels, mode
     )
