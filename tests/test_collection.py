@@ -15,7 +15,7 @@ from neardup.errors import ConfigError, SignatureError
 from neardup.idf import IdfModel
 from neardup.shingles import FingerprintBatch, fingerprint_batch
 from neardup.store import CollectionMeta, DuplicateIdError, MemoryStore, SQLiteStore, Store
-from textgen import edit, text
+from textgen import edit, near_copies, text
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -209,3 +209,31 @@ def test_query_finds_exactly_the_pairs_dedup_finds(method: str, measure: str) ->
             if dup.id != doc_id:
                 found[frozenset((doc_id, dup.id))] = round(dup.score, 9)
     assert found == expected
+
+
+@pytest.mark.parametrize("measure", ["containment", "resemblance"])
+def test_minhash_collection_finds_lightly_edited_copies(store: Store, measure: str) -> None:
+    # the case: index at threshold 0.8, query copies with 3 % of their words changed;
+    # ≥ 95 % must be found (expected 97–100 %; the former 9 × 13 bands found 105 of 200)
+    originals, copies = near_copies(200, seed=2000)
+    coll = Collection.create(store, DedupConfig(method="minhash", threshold=0.8, measure=measure))
+    coll.add([(f"o{i}", body, None) for i, body in enumerate(originals)])
+    results = coll.query(copies)
+    found = sum(f"o{i}" in [d.id for d in res.duplicates] for i, res in enumerate(results))
+    assert found >= 190
+    assert all(len(res.duplicates) <= 1 for res in results)
+    assert all(d.score >= 0.8 for res in results for d in res.duplicates)
+
+
+def test_answers_say_which_document_holds_the_other(store: Store) -> None:
+    question = text(11, 40)
+    answer = question + " " + text(12, 40)
+    news = Collection.create(store, DedupConfig())
+    news.add([("question", question, None)])
+    (found,) = news.add([("answer", answer, None)])[0].duplicates
+    assert (found.id, found.contained) == ("question", "stored_in_new")
+    assert found.stored_in_new == 1.0
+    assert found.new_in_stored < 0.6
+    assert found.as_dict()["contained"] == "stored_in_new"
+    held = {d.id: d.contained for d in news.query([question])[0].duplicates}
+    assert held == {"question": None, "answer": "new_in_stored"}

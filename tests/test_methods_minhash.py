@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from neardup._kernels.minhash import EMPTY, TAG_BAND, hash_words
+from neardup.dedup import DedupConfig, deduplicate
 from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
 from neardup.methods import get_method
 from neardup.methods.base import Method, deserialize, serialize
@@ -24,8 +25,11 @@ from neardup.methods.minhash import (
     candidate_probability,
     optimal_bands,
     permutation_family,
+    recall_bands,
+    target_resemblance,
 )
 from neardup.shingles import FingerprintBatch
+from textgen import near_copies
 
 MASK = (1 << 64) - 1
 
@@ -166,18 +170,88 @@ def half_point(bands: int, rows: int) -> float:
     return float(s[np.searchsorted(candidate_probability(s, bands, rows), 0.5)])
 
 
+THRESHOLDS = [0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
+
+
+@pytest.mark.parametrize("measure", ["resemblance", "containment"])
+@pytest.mark.parametrize("threshold", THRESHOLDS)
+@pytest.mark.parametrize("num_perm", [64, 128, 256])
+def test_default_banding_finds_a_pair_at_the_threshold(num_perm, threshold, measure):
+    config = MinHashConfig(num_perm=num_perm, threshold=threshold, measure=measure)
+    s_min = threshold if measure == "resemblance" else threshold / (2 - threshold)
+    assert config.target == pytest.approx(s_min)
+    assert target_resemblance(threshold, measure) == pytest.approx(s_min)
+    b, r = config.bands, config.rows
+    assert b * r <= num_perm
+    assert (b, r) == recall_bands(num_perm, s_min, 0.95)
+    assert 1 - (1 - s_min**r) ** b >= 0.95
+    assert candidate_probability(s_min, b, r) >= 0.95
+    # the fewest bands of these rows: one band fewer would miss the recall
+    assert b == 1 or 1 - (1 - s_min**r) ** (b - 1) < 0.95
+    # of all (b', r') reaching the recall, none has fewer false candidates below s_min
+    s = np.linspace(0, s_min, 2001)
+    mine = np.trapezoid(candidate_probability(s, b, r), s)
+    for rows in range(1, num_perm + 1):
+        for bands in range(1, num_perm // rows + 1):
+            if candidate_probability(s_min, bands, rows) >= 0.95:
+                assert np.trapezoid(candidate_probability(s, bands, rows), s) >= mine - 1e-9
+                break
+
+
+@pytest.mark.parametrize(
+    ("threshold", "measure", "banding"),
+    [
+        (0.5, "resemblance", (23, 3)),
+        (0.8, "resemblance", (13, 7)),
+        (0.9, "resemblance", (10, 12)),
+        (0.55, "containment", (20, 2)),
+        (0.8, "containment", (22, 5)),
+    ],
+)
+def test_default_banding_is_frozen(threshold, measure, banding):
+    config = MinHashConfig(threshold=threshold, measure=measure)
+    assert (config.bands, config.rows) == banding
+
+
+@pytest.mark.parametrize("recall", [0.9, 0.99, 0.999])
+def test_recall_is_a_parameter(recall):
+    method = MinHash(MinHashConfig(threshold=0.8, recall=recall))
+    assert method.candidate_probability(0.8) >= recall
+    assert method.config_id != MinHash(MinHashConfig(threshold=0.8)).config_id
+
+
+def test_measure_is_part_of_the_config_id():
+    res = MinHash(MinHashConfig(threshold=0.8, measure="resemblance"))
+    con = MinHash(MinHashConfig(threshold=0.8, measure="containment"))
+    assert res.config_id != con.config_id
+    assert con.candidate_probability(0.8 / 1.2) >= 0.95
+
+
+def test_unreachable_recall_is_a_config_error():
+    with pytest.raises(ConfigError, match=r"num_perm=8 .* num_perm ≥ 14"):
+        MinHashConfig(num_perm=8, threshold=0.2)
+    assert MinHashConfig(num_perm=8, threshold=0.2, bands=8, rows=1).bands == 8
+
+
 @pytest.mark.parametrize("threshold", [0.5, 0.8, 0.9])
-def test_default_banding_crosses_half_near_the_threshold(threshold):
-    method = MinHash(MinHashConfig(threshold=threshold))
+def test_weighted_banding_crosses_half_near_the_threshold(threshold):
+    method = MinHash(MinHashConfig(threshold=threshold, fp_weight=0.5, fn_weight=0.5))
     assert method.bands * method.rows <= 128
     assert abs(half_point(method.bands, method.rows) - threshold) < 0.06
     assert (method.bands, method.rows) == optimal_bands(128, threshold)
+    assert (MinHashConfig(threshold=threshold, fp_weight=0.5).bands, method.rows) == (
+        method.bands,
+        method.rows,
+    )
 
 
 def test_weights_move_the_curve():
     recall = MinHash(MinHashConfig(threshold=0.8, fp_weight=0.1, fn_weight=0.9))
     precision = MinHash(MinHashConfig(threshold=0.8, fp_weight=0.9, fn_weight=0.1))
     assert recall.candidate_probability(0.8) > precision.candidate_probability(0.8)
+    # the recall-targeted default finds more pairs at the threshold than even-weighted bands
+    even = MinHash(MinHashConfig(threshold=0.8, fp_weight=0.5, fn_weight=0.5))
+    assert even.candidate_probability(0.8) < 0.6 < 0.95 <= MinHash().candidate_probability(0.8)
 
 
 def test_explicit_bands_and_rows_are_respected():
@@ -202,6 +276,9 @@ def test_explicit_bands_and_rows_are_respected():
         ({"rows": 200}, "rows=200"),
         ({"fp_weight": -0.1}, "fp_weight=-0.1"),
         ({"fp_weight": 0.0, "fn_weight": 0.0}, "both be 0"),
+        ({"measure": "cosine"}, "measure='cosine'"),
+        ({"recall": 1.0}, "recall=1.0"),
+        ({"recall": 0}, "recall=0"),
     ],
 )
 def test_bad_config_is_named(params, bad):
@@ -219,6 +296,32 @@ def test_int_and_float_settings_give_one_fingerprint():
 def test_wrong_config_type():
     with pytest.raises(ConfigError, match="MinHashConfig"):
         MinHash(object())  # type: ignore[arg-type]
+
+
+# --- recall at the run's threshold, end to end -----------------------------------------------
+@pytest.mark.parametrize("measure", ["containment", "resemblance"])
+def test_dedup_finds_lightly_edited_copies_at_threshold_0_8(measure):
+    # 200 texts of 200 words and copies with 3 % of the words changed (resemblance of the
+    # default word 3-shingles ≈ 0.82): the keys must make ≥ 95 % of them candidates
+    # (expected 97 % with 13 × 7 bands, ~100 % with containment's 22 × 5; the former
+    # even-weighted 9 × 13 bands: 49 %, here 91 of 200)
+    originals, copies = near_copies(200, seed=1000)
+    corpus = [(f"o{i}", t) for i, t in enumerate(originals)]
+    corpus += [(f"c{i}", t) for i, t in enumerate(copies)]
+    result = deduplicate(corpus, DedupConfig(method="minhash", threshold=0.8, measure=measure))
+    exact = deduplicate(corpus, DedupConfig(method="full", threshold=0.8, measure=measure))
+    pairs = {
+        (result.ids[a], result.ids[b])
+        for a, b in zip(result.pairs.left, result.pairs.right, strict=True)
+    }
+    every = {
+        (exact.ids[a], exact.ids[b])
+        for a, b in zip(exact.pairs.left, exact.pairs.right, strict=True)
+    }
+    wanted = {(f"o{i}", f"c{i}") for i in range(200)}
+    assert every == wanted  # every copy is a near-duplicate of its original, nothing else
+    assert len(pairs & wanted) >= 190
+    assert pairs <= wanted
 
 
 # --- empty documents, configs, storage ------------------------------------------------------

@@ -21,6 +21,13 @@ with probability 1 − (1 − p^14)^6 − 6·p^14·(1 − p^14)^5 (≈ 0.90 at p
 Keys: the megashingles whenever ``min_super ≥ 2`` (documents with ≥ 2 equal supershingles
 share one, so no duplicate is missed; verify with :meth:`MegaShingle.is_duplicate`), the
 supershingles when ``min_super = 1``.
+
+The keys are NOT tuned to a run's threshold (unlike MinHash's bands): this is the paper's fixed
+84 / 6 / 14 scheme, built for precision. A pair of resemblance p is a candidate with
+probability :func:`detection_probability` — 0.88 at p = 0.95, 0.42 at 0.9, 0.12 at 0.85, 0.03
+at 0.8 — so in a dedup run or a collection at threshold t < ~0.95 it misses most pairs near t
+(copies of 200 words with 3 % of the words changed, resemblance ≈ 0.82: 4 of 200 found at
+t = 0.8). For lower thresholds use ``minhash`` (keys tuned for recall at t) or ``full``.
 """
 
 from __future__ import annotations
