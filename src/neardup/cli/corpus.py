@@ -33,6 +33,7 @@ from neardup.dedup import (
 )
 from neardup.dedup.cluster import KeepPolicy
 from neardup.dedup.pipeline import Inputs, run_dedup
+from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
 from neardup.sample import sample_documents, sample_path
 
 
@@ -85,19 +86,29 @@ def demo(out_dir: str) -> None:
     "keep_text",
     default="first",
     show_default=True,
-    help="Which document of a cluster to keep: first | longest | shortest | field:NAME[:min|max].",
+    help="Which document of a cluster to keep: first | longest | shortest | field:NAME[:min|max]; "
+    "among documents that hold each other only: one that holds another is never removed into it.",
 )
 @click.option(
     "--guard",
     type=click.FloatRange(0, 1, min_open=True),
     default=None,
-    help="A member stays in a cluster only if its pair with the kept document "
-    "scores this much [default: the threshold].",
+    help="A document is removed only if this much of it is in the kept document "
+    "[default: the threshold].",
+)
+@click.option(
+    "--template-df",
+    type=click.IntRange(min=0),
+    default=DEFAULT_TEMPLATE_DF,
+    show_default=True,
+    help="Shingles held by this many groups of otherwise different documents are a shared "
+    "template (footers, mastheads), not content (0: off).",
 )
 @click.option(
     "--chain",
     is_flag=True,
-    help="Clusters are connected components of all pairs (A~B~C joins A and C).",
+    help="Clusters are connected components of all pairs (A~B~C joins A and C); removal "
+    "stays lossless.",
 )
 @input_options
 @click.option(
@@ -133,6 +144,7 @@ def dedup(
     keep_text: str,
     guard: float | None,
     chain: bool,
+    template_df: int,
     max_bucket: int,
     id_field: str,
     text_field: str,
@@ -161,6 +173,7 @@ def dedup(
         keep=KeepPolicy.parse(keep_text),
         guard=guard,
         chain=chain,
+        template_df=template_df,
         max_bucket=max_bucket,
         batch_size=batch_size,
     )

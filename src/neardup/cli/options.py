@@ -170,6 +170,7 @@ _SETTING_OF_OPTION = {
     "keep_text": "keep",
     "guard": "guard",
     "chain": "chain",
+    "template_df": "template_df",
     "max_bucket": "max_bucket",
     "batch_size": "batch_size",
     "canon": "text.canon",
