@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.text.clean import looks_like_html, looks_like_wiki, strip_html, strip_wiki
+from neardup.text.clean import (
+    looks_like_html,
+    looks_like_wiki,
+    strip_html,
+    strip_quoted,
+    strip_wiki,
+)
 
 NEWS_EN = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Harbour Gazette</title>
@@ -400,3 +406,19 @@ def test_strip_wiki_never_raises_nor_loses_plain_words(text):
     assert isinstance(out, str)
     if not looks_like_wiki(text) and "<" not in text and "&" not in text and "[" not in text:
         assert re.findall(r"\w+", out) == re.findall(r"\w+", text.replace("\x00", ""))
+
+
+def test_quoted_lines_of_mail_replies_are_dropped():
+    reply = "Thanks, that works.\n> the question\n>> an older quote\n  > indented\nBye\n>last"
+    assert strip_quoted(reply) == "Thanks, that works.\nBye\n"
+    assert strip_quoted("a > b\nno quote here") == "a > b\nno quote here"
+
+
+def test_quotes_switch_keeps_quoted_lines_when_off():
+    from neardup.config import CanonConfig
+    from neardup.text.canon import canonicalize
+
+    text = "my own words here\n> someone else wrote this"
+    assert canonicalize(text, CanonConfig(stopwords=False)) == "my own words here"
+    kept = canonicalize(text, CanonConfig(stopwords=False, quotes=False))
+    assert kept == "my own words here someone else wrote this"

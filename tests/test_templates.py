@@ -101,14 +101,14 @@ def test_syndicated_copies_with_site_templates_are_found():
 
 def test_an_answer_quoting_the_question_is_kept_and_the_question_goes():
     question = text(1, 40)
-    answer = "> " + question + " " + text(2, 40)
+    answer = "You asked: " + question + " " + text(2, 40)  # quoted inline, not as "> " lines
     for keep in ("first", "shortest", "longest"):
         result = deduplicate(
             [("question", question), ("answer", answer)],
             DedupConfig(text=WORDS3, keep=KeepPolicy.parse(keep)),
         )
         assert removed_pairs(result) == {"question": "answer"}
-    two = [("question", question), ("answer", answer), ("answer2", "> " + question + text(3, 40))]
+    two = [("question", question), ("answer", answer), ("answer2", "Re: " + question + text(3, 40))]
     result = deduplicate(two, DedupConfig(text=WORDS3))
     assert removed_pairs(result) == {"question": "answer"}  # the second answer stays
     assert result.declined == 0
@@ -157,3 +157,13 @@ def test_every_removed_document_is_held_by_its_keeper(seed, keep):
         assert result.keep_of[k] == k  # keepers are kept
         if d != k:
             assert overlap(prints[d], prints[k]).containment_a_in_b >= config.threshold
+
+
+def test_replies_quoting_the_same_message_are_compared_on_their_own_words():
+    question = text(21, 60)
+    quoted = "\n".join("> " + line for line in question.split(" w"))
+    replies = [(f"r{i}", text(30 + i, 15) + "\n" + quoted) for i in range(5)]
+    result = deduplicate([("q", question), *replies], DedupConfig(text=WORDS3))
+    assert result.removed.sum() == 0
+    unquoted = TextConfig(CanonConfig(stopwords=False, quotes=False), ShingleConfig(size=3))
+    assert deduplicate([("q", question), *replies], DedupConfig(text=unquoted)).removed.any()

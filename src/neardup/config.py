@@ -52,6 +52,7 @@ class CanonConfig:
     html: bool = True  # strip tags and entities when the text looks like HTML
     boilerplate: bool = True  # drop menus, headers, footers... before stripping tags
     wiki: bool = True  # strip leftover MediaWiki markup when the text looks like wikitext
+    quotes: bool = True  # drop quoted lines ("> …" of mail replies): another text's words
     normalize: bool = True  # Unicode NFKC
     lowercase: bool = True  # Unicode case folding
     punctuation: bool = True  # remove punctuation and special characters
@@ -83,6 +84,7 @@ class CanonConfig:
                 "html": False,
                 "boilerplate": False,
                 "wiki": False,
+                "quotes": False,
                 "normalize": False,
                 "lowercase": False,
                 "punctuation": False,

@@ -122,14 +122,15 @@ def lossless_stars(
     s_rl: np.ndarray,
     preference: np.ndarray,
     guard: float,
+    tie: float,
 ) -> np.ndarray:
     """``keep_of[d]``: the document kept in place of ``d`` (``d`` itself when kept).
 
     ``s_lr[k]`` is how much of ``left[k]`` is in ``right[k]`` (``s_rl[k]`` the other way).
     A document may go only into a keeper that holds it: score(member in keeper) ≥ ``guard``.
     Passes over the unplaced documents in ``preference`` order (best first): a document
-    becomes a keeper unless an unplaced document strictly contains it (holds it at ≥
-    ``guard`` while not held by it at ≥ ``guard``): the container must be decided first, so
+    becomes a keeper unless an unplaced document contains it (holds it at ≥ ``guard`` and
+    by more than ``tie`` above the score it is held by): the container is decided first, so
     it is never removed into a document it contains. A keeper takes every unplaced document
     it holds. When a pass places nothing (a cycle, possible only with mixed plain/content
     scores) its first document is made a keeper. O(passes · (n + pairs)); one pass under a
@@ -147,7 +148,7 @@ def lossless_stars(
             blocked = False
             for j in range(offsets[r], offsets[r + 1]):
                 m = neighbour[j]
-                if keep_of[m] < 0 and out[j] >= guard and into[j] < guard:
+                if keep_of[m] < 0 and out[j] >= guard and into[j] < out[j] - tie:
                     blocked = True
                     break
             if blocked:

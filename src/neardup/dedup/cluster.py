@@ -35,6 +35,9 @@ DIRECTIONS: tuple[str, ...] = get_args(Direction)
 KEEP_FORMS = "first | longest | shortest | field:NAME[:min|max]"
 
 _INT32_MAX = np.iinfo(np.int32).max
+# Two documents holding each other within this margin are equals, and the keep policy
+# chooses between them; beyond it the one holding more of the other is its container.
+CONTAINER_MARGIN = 0.2
 
 
 # ── keep policy ──────────────────────────────────────────────────────────────────────────────
@@ -210,15 +213,18 @@ def lossless_keepers(
     score_rl: np.ndarray,
     rank: np.ndarray,
     guard: float,
+    margin: float = CONTAINER_MARGIN,
 ) -> np.ndarray:
     """``keep_of[d]``: the document kept in place of ``d`` (itself when ``d`` is kept).
 
     Removal is lossless: ``d`` goes into keeper ``k`` only when the score of ``d`` in ``k``
     (``score_lr[i]`` for ``left[i]`` in ``right[i]``, ``score_rl[i]`` the other way) reaches
     ``guard``. Documents are decided best first by ``rank`` (see :func:`preference_rank`),
-    except that a document strictly contained in an undecided one waits for it: so the keep
-    policy chooses among documents that hold each other, and a document that contains
-    another never loses to it. A keeper takes every undecided document it holds; chains are
+    except that a document contained in an undecided one waits for it — contained: held at
+    ≥ ``guard`` and by more than ``margin`` above the score at which it holds the other. So
+    the keep policy chooses among documents that hold each other about equally (copies,
+    light edits), and a document that contains another (an answer quoting a question)
+    never loses to it. A keeper takes every undecided document it holds; chains are
     not followed (A in B, B in C, A not in C: C keeps B, A stays). O(n log n + pairs) for
     the usual shallow containment; only the given pairs are used.
     """
@@ -232,7 +238,9 @@ def lossless_keepers(
     if not isinstance(guard, numbers.Real) or isinstance(guard, bool) or not math.isfinite(guard):
         raise ConfigError(f"guard={guard!r} must be a finite number")
     preference, _ = _preference(rank, n)
-    return _k.lossless_stars(n, left, right, scores[0], scores[1], preference, float(guard))
+    return _k.lossless_stars(
+        n, left, right, scores[0], scores[1], preference, float(guard), float(margin)
+    )
 
 
 def star_labels(keep_of: np.ndarray) -> np.ndarray:

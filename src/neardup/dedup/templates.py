@@ -4,18 +4,20 @@ List footers, signatures, newsletter mastheads, HTML-mail disclaimers and site n
 the same shingles into many documents that otherwise share nothing; counted as content they
 make a two-line reply a "duplicate" of every other reply on the list. So, per run:
 
-1. **Copies count once.** A document held at ≥ ``NEAR_COPY`` (plain containment) by another
-   joins its group (the lossless stars of :func:`~neardup.dedup.cluster.lossless_keepers`,
-   no chaining), so a spam campaign of 80 copies, or an article syndicated on 500 sites
-   with up to a fifth of each page the site's own, is one holder of its shingles. Issues of
-   a newsletter whose template is under ``NEAR_COPY`` of each issue stay apart, so their
-   template is found; a short reply that is mostly a list footer joins one long message's
-   group, never chaining the long messages together.
+1. **Copies count once.** Documents holding ≥ ``NEAR_COPY`` of each other both ways (plain
+   containment) are one group (connected components), so a spam campaign of 80 copies, or
+   an article syndicated on 500 sites with up to ~30 % of each page the site's own, is one
+   holder of its shingles. Issues of a newsletter whose template is under ``NEAR_COPY`` of
+   each issue stay apart, so their template is found; a short reply that is mostly a list
+   footer is held by a long message but does not hold it, so it never joins it.
 2. **Template shingles** are those held by ``min_df`` or more groups (found by a count sketch
    and an exact count of the few hot fingerprints: no sort of the whole corpus).
 3. **Content** of a document is its shingles that are not template shingles; pair scores are
    measured on content (:func:`content_counts`). A document made of template shingles only
-   (a footer alone) has no content to protect and is judged on all its shingles.
+   (a footer alone) has no content to protect and is judged on all its shingles. The
+   discount lowers scores freely but raises one only where the plain containment is at
+   least ``MIN_PLAIN``: a page whose own words are a few lines around a large template is
+   not removed into an unrelated page of the same site that happens to share those lines.
 
 Pure functions over the flat fingerprint arrays of a run (``values``, ``offsets``), so the
 same steps run on one machine, over a collection's counts, and per partition on Spark.
@@ -28,10 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup._kernels import templates as _k
-from neardup.dedup.cluster import lossless_keepers
+from neardup.dedup.cluster import connected_components
 
 DEFAULT_TEMPLATE_DF = 10
-NEAR_COPY = 0.8  # containment from which a document counts with its holder's group
+NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
+MIN_PLAIN = 0.5  # the discount raises a score only where this much is shared plainly
 _MIN_BITS, _MAX_BITS = 12, 24  # count-sketch slots: 4 Ki … 16 Mi (32 MiB of uint16)
 
 
@@ -42,18 +45,11 @@ def group_representatives(
     containment_lr: np.ndarray,
     containment_rl: np.ndarray,
 ) -> np.ndarray:
-    """The keeper of every group of near copies (plain containment ≥ ``NEAR_COPY``), sorted."""
-    near = np.maximum(containment_lr, containment_rl) >= NEAR_COPY
-    keep_of = lossless_keepers(
-        n,
-        left[near],
-        right[near],
-        containment_lr[near],
-        containment_rl[near],
-        np.arange(n),
-        NEAR_COPY,
-    )
-    return np.flatnonzero(keep_of == np.arange(n))
+    """One document (the smallest index) of every group of near copies, sorted: connected
+    components of the pairs that hold ≥ ``NEAR_COPY`` of each other both ways (plain)."""
+    near = np.minimum(containment_lr, containment_rl) >= NEAR_COPY
+    labels = connected_components(n, left[near], right[near])
+    return np.flatnonzero(labels == np.arange(n))
 
 
 def template_shingles(
@@ -134,6 +130,9 @@ def directional_scores(
             score = np.where(plain, shared / (size_l + size_r - shared), cs / (cl + cr - cs))
             score = np.nan_to_num(score)
             return score, score
-        lr = np.nan_to_num(np.where(plain_l, shared / size_l, cs / cl))
-        rl = np.nan_to_num(np.where(plain_r, shared / size_r, cs / cr))
+        c_lr, c_rl = np.nan_to_num(shared / size_l), np.nan_to_num(shared / size_r)
+        lr = np.nan_to_num(np.where(plain_l, c_lr, cs / cl))
+        rl = np.nan_to_num(np.where(plain_r, c_rl, cs / cr))
+    lr = np.where(c_lr < MIN_PLAIN, np.minimum(lr, c_lr), lr)
+    rl = np.where(c_rl < MIN_PLAIN, np.minimum(rl, c_rl), rl)
     return lr, rl

@@ -3,7 +3,7 @@
 Order of the steps, each switchable in :class:`~neardup.config.CanonConfig`:
 
 1. markup: leftover wiki markup, then HTML (with boilerplate removal), only for texts that
-   look like markup; NFKC normalization;
+   look like markup; quoted lines of mail replies (``> …``); NFKC normalization;
 2. each text's language from its letters' scripts (compiled, over the batch);
 3. Chinese word segmentation (jieba), for word shingles of texts containing Han characters;
 4. tokenization with punctuation removed, case folded and stop words dropped — compiled,
@@ -122,6 +122,8 @@ def _clean(text: str, config: CanonConfig) -> str:
         text = clean.strip_wiki(text)
     if config.html and clean.looks_like_html(text):
         text = clean.strip_html(text, boilerplate=config.boilerplate)
+    if config.quotes:
+        text = clean.strip_quoted(text)
     if config.normalize and not text.isascii():
         # per text, not per batch: one odd text would send the whole batch down the slow path
         text = unicodedata.normalize("NFKC", text)

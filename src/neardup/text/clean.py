@@ -83,6 +83,19 @@ _SPACES = re.compile(r"[^\S\n]+")
 _NEWLINES = re.compile(r"\s*\n\s*")
 
 
+_QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*(?:\n|\Z)", re.MULTILINE)
+
+
+def strip_quoted(text: str) -> str:
+    """``text`` without its quoted lines (``> …``, ``>> …``: mail replies quoting others).
+
+    A reply is compared on its own words: the message it quotes is a document of its own.
+    """
+    if not (text.startswith(">") or "\n>" in text or re.search(r"\n[ \t]+>", text)):
+        return text
+    return _QUOTED_LINE.sub("", text)
+
+
 def looks_like_html(text: str) -> bool:
     """Whether ``text`` has a tag, comment/doctype or entity, so that parsing it is worthwhile."""
     if "<" not in text and "&" not in text:
