@@ -166,3 +166,18 @@ def test_other_version_of_the_collection_is_refused(db):
     result = neardup("index", "stats", "--db", str(db))
     assert result.returncode == 1
     assert "format version is 99" in result.stderr
+
+
+def test_collection_of_an_older_store_layout_is_refused_in_one_line(db):
+    raw = sqlite3.connect(db)
+    raw.execute("DELETE FROM meta WHERE name = 'schema'")  # as written before layout 2
+    raw.commit()
+    raw.close()
+    for command in ("stats", "add"):
+        args = [str(write_jsonl(db.parent / "a.jsonl", [{"id": "a", "text": body(1)}]))]
+        result = neardup("index", command, "--db", str(db), *(args if command == "add" else []))
+        assert result.returncode == 1
+        assert "store layout 1" in result.stderr
+        assert "rebuild the collection" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert "Traceback" not in result.stderr

@@ -237,3 +237,136 @@ def test_answers_say_which_document_holds_the_other(store: Store) -> None:
     assert found.as_dict()["contained"] == "stored_in_new"
     held = {d.id: d.contained for d in news.query([question])[0].duplicates}
     assert held == {"question": None, "answer": "new_in_stored"}
+
+
+# --- shared templates ---------------------------------------------------------------------------
+
+FOOTER = " ".join(f"listfooter{i}" for i in range(40))  # a list's 40-word footer
+
+
+def own_words(n: int, words: int) -> str:
+    """``words`` words of message ``n`` that no other message has."""
+    return " ".join(f"m{n}word{k}" for k in range(words))
+
+
+def list_messages() -> list[tuple[str, str]]:
+    """20 long and 20 very short messages of a list, interleaved, each ending in its footer."""
+    messages = []
+    for i in range(20):
+        messages.append((f"long{i}", f"{own_words(i, 200)} {FOOTER}"))
+        messages.append((f"short{i}", f"{own_words(100 + i, 5)} {FOOTER}"))
+    return messages
+
+
+def footer_held(coll: Collection) -> int:
+    """The smallest holder count of the footer's own shingles."""
+    return int(coll.store.shingle_counts(fingerprint_batch([FOOTER], coll.config.text)[0]).min())
+
+
+def test_shared_footer_is_not_content(store: Store) -> None:
+    coll = Collection.create(store, DedupConfig())  # template_df 10
+    reported, after_template = [], 0
+    for doc_id, body in list_messages():
+        is_template = footer_held(coll) >= coll.config.template_df
+        [res] = coll.add([(doc_id, body, None)])
+        if is_template:
+            after_template += 1
+            reported += [(doc_id, d.id) for d in res.duplicates]
+    assert after_template >= 20  # the footer is a template once 10 long messages hold it
+    assert reported == []
+    # the short messages are near copies of each other: their group counts once
+    assert footer_held(coll) == 21
+    assert sum(d.counted for d in store.get([i for i, _ in list_messages()])) == 21
+    assert all(res.duplicates == [] for res in coll.query([f"hello there {FOOTER}"]))
+
+
+def test_without_the_discount_the_footer_makes_duplicates(store: Store) -> None:
+    coll = Collection.create(store, DedupConfig(template_df=0))
+    results = [coll.add([(i, body, None)])[0] for i, body in list_messages()]
+    assert sum(bool(res.duplicates) for res in results) >= 15
+    assert footer_held(coll) == 0  # nothing is counted
+
+
+@pytest.mark.parametrize("batch", [1, 20])
+def test_copies_to_many_recipients_count_once(store: Store, batch: int) -> None:
+    body = text(31, 100)
+    names = [f"recipient{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(80)]
+    copies = [
+        (f"to{i}", f"Dear {name}, {body} Regards to {name}.", None) for i, name in enumerate(names)
+    ]
+    coll = Collection.create(store, DedupConfig(method="minhash", threshold=0.8))
+    results = [
+        res for start in range(0, 80, batch) for res in coll.add(copies[start : start + batch])
+    ]
+    assert results[0].duplicates == []
+    assert all(res.duplicates for res in results[1:])  # all 79 later copies are found
+    assert all(d.new_in_stored >= 0.9 for res in results for d in res.duplicates)
+    assert [d.counted for d in store.get([i for i, _, _ in copies])] == [True] + [False] * 79
+    shared = fingerprint_batch([body], coll.config.text)[0]
+    assert store.shingle_counts(shared).tolist() == [1] * shared.size
+    assert [d.id for d in coll.query([f"Dear someone, {body}"])[0].duplicates][:1] == ["to0"]
+
+
+def test_answer_quoting_a_question_on_a_list(store: Store) -> None:
+    coll = Collection.create(store, DedupConfig())
+    coll.add([(f"post{i}", f"{own_words(i, 60)} {FOOTER}", None) for i in range(12)])
+    question = f"{text(41, 40)} {FOOTER}"
+    coll.add([("question", question, None)])
+    answer = f"{text(42, 50)} > {text(41, 40)} {FOOTER}"
+    [res] = coll.add([("answer", answer, None)])
+    (found,) = res.duplicates
+    assert (found.id, found.contained) == ("question", "stored_in_new")
+    assert found.stored_in_new == 1.0
+    assert found.new_in_stored < 0.55
+    assert found.score == found.stored_in_new
+
+
+def test_dedup_and_the_collection_agree_with_templates(store: Store) -> None:
+    """Documents added one by one report the pairs dedup reports, with the same scores.
+
+    Counting is incremental: a pair scored before its shingles reached ``template_df`` holders
+    is scored without the discount. Here the footer's first holders (long posts) share too
+    little to pair anyway, so the corpus is one where both orders of counting agree.
+    """
+    corpus = [(f"post{i}", f"{own_words(i, 80)} {FOOTER}") for i in range(12)]
+    corpus += [(f"short{i}", f"{own_words(50 + i, 5)} {FOOTER}") for i in range(6)]
+    corpus += [(f"edit{i}", edit(corpus[i][1], 60 + i, 1 + i)) for i in range(4)]
+    corpus += [("reply", f"{text(70, 30)} {corpus[5][1]}")]
+    bases = [text(100 + i) for i in range(6)]
+    corpus += [(f"d{i}", b) for i, b in enumerate(bases)]
+    corpus += [(f"e{i}", edit(b, 200 + i, 1 + 2 * i)) for i, b in enumerate(bases)]
+    config = DedupConfig(template_df=10)
+    result = deduplicate(corpus, config)
+    assert result.template_shingles >= 38
+    expected = {
+        frozenset((result.ids[a], result.ids[b])): round(float(s), 9)
+        for a, b, s in zip(result.pairs.left, result.pairs.right, result.pairs.score, strict=True)
+    }
+    assert len(expected) >= 8
+    assert not any(pair & {"short0", "short1"} for pair in expected)
+    coll = Collection.create(store, config)
+    found = {
+        frozenset((res.id, d.id)): round(d.score, 9)
+        for doc_id, body in corpus
+        for res in coll.add([(doc_id, body, None)])
+        for d in res.duplicates
+    }
+    assert found == expected
+
+
+def test_open_refuses_an_older_store_layout() -> None:
+    store = MemoryStore()
+    coll = Collection.create(store)
+    meta = store.meta()
+    assert meta is not None
+    old = MemoryStore()
+    old.create(CollectionMeta(meta.config, coll.config_id, meta.format_version, schema=1))
+    with pytest.raises(ConfigError, match="store layout 1"):
+        Collection.open(old)
+
+
+def test_template_df_is_part_of_the_config(tmp_path: Path) -> None:
+    Collection.create(SQLiteStore(tmp_path / "c.db"), DedupConfig(template_df=5)).store.close()
+    with pytest.raises(ConfigError, match="another config"):
+        Collection.open(SQLiteStore(tmp_path / "c.db"), DedupConfig())
+    assert Collection.open(SQLiteStore(tmp_path / "c.db")).stats()["template_df"] == 5

@@ -10,10 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from neardup.collection import Collection
+from neardup.dedup import DedupConfig
 from neardup.errors import ConfigError
+from neardup.shingles import fingerprint_batch
 from neardup.store import CollectionMeta, DuplicateIdError, MemoryStore, SQLiteStore, Store
-from neardup.store.base import StoredDoc
+from neardup.store.base import STORE_SCHEMA, StoredDoc
 from neardup.store.postgres import PostgresStore
+from textgen import edit, text
 
 META = CollectionMeta({"method": "full", "threshold": 0.5}, "0123456789abcdef", 1)
 
@@ -180,12 +184,15 @@ def test_transaction_commits_and_sees_its_writes(store: Store) -> None:
 def test_transaction_rolls_back_on_error(store: Store) -> None:
     store.add([doc("a", [1])])
     store.update_doc_freqs(keys(5), np.array([1]), 1)
+    store.update_shingle_counts(keys(5, 7), np.array([2, 1]))
 
     def fail() -> None:
         with store.transaction():
             store.add([doc("b", [2])])
             store.remove(["a"])
             store.update_doc_freqs(keys(5, 6), np.array([1, 1]), 1)
+            store.update_shingle_counts(keys(5, 6, 7), np.array([1, 1, -1]))
+            assert store.shingle_counts(keys(5, 6, 7)).tolist() == [3, 1, 0]
             raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError, match="boom"):
@@ -195,6 +202,7 @@ def test_transaction_rolls_back_on_error(store: Store) -> None:
     assert store.candidates(keys(1, 2)) == [["a"], []]
     freqs = store.doc_freqs(keys(5, 6))
     assert (freqs.df.tolist(), freqs.n_docs) == ([1, 0], 1)
+    assert store.shingle_counts(keys(5, 6, 7)).tolist() == [2, 0, 1]
 
 
 def test_nested_transaction_joins_the_outer(store: Store) -> None:
@@ -240,6 +248,87 @@ def test_doc_freqs(store: Store) -> None:
     store.update_doc_freqs(keys(5, 7), np.array([-1, -3]), -2)
     freqs = store.doc_freqs(keys(5, 7))
     assert (freqs.df.tolist(), freqs.n_docs, freqs.min_df) == ([0, 0], 0, 0)
+
+
+def test_shingle_counts(store: Store) -> None:
+    empty = store.shingle_counts(keys())
+    assert (empty.dtype, empty.size) == (np.int64, 0)
+    assert store.shingle_counts(keys(5, BIG)).tolist() == [0, 0]
+    store.update_shingle_counts(keys(5, BIG, 7, 5), np.array([1, 2, 3, 1]))  # 5 given twice
+    counts = store.shingle_counts(keys(BIG, 5, 9, 5, 7))
+    assert counts.dtype == np.int64
+    assert counts.tolist() == [2, 2, 0, 2, 3]
+    with store.transaction():  # inside the caller's transaction, several calls add up
+        store.update_shingle_counts(keys(BIG, 5), np.array([-2, -1]))
+        store.update_shingle_counts(keys(5, 9), np.array([-1, 1]))
+    assert store.shingle_counts(keys(BIG, 5, 9, 7)).tolist() == [0, 0, 1, 3]
+    store.update_shingle_counts(keys(BIG), np.array([1]))  # a count that reached 0 is gone
+    assert store.shingle_counts(keys(BIG, 5)).tolist() == [1, 0]
+    store.update_shingle_counts(keys(), np.array([], np.int64))
+
+
+def test_counted_flag_round_trip(store: Store) -> None:
+    counted = StoredDoc("c", None, b"sig", keys(3, BIG), keys(1), counted=True)
+    store.add([counted, doc("u", [1])])
+    assert [(d.id, d.counted) for d in store.get(["u", "c"])] == [("u", False), ("c", True)]
+    store.add([doc("c", [2])], upsert=True)
+    assert store.get(["c"])[0].counted is False
+
+
+def test_meta_keeps_the_store_layout(make: Callable[[], Store]) -> None:
+    st = make()
+    st.create(CollectionMeta({"method": "full"}, "0123456789abcdef", 1))
+    meta = st.meta()
+    assert meta is not None
+    assert meta.schema == STORE_SCHEMA
+    st.close()
+
+
+FOOTER = " ".join(f"footer{i}" for i in range(40))
+
+
+def recount(coll: Collection, ids: list[str]) -> dict[int, int]:
+    """The holder counts the stored counted documents among ``ids`` make, from scratch."""
+    counts: dict[int, int] = {}
+    for d in coll.store.get(ids):
+        for feature in d.prints.tolist() if d.counted else []:
+            counts[feature] = counts.get(feature, 0) + 1
+    return counts
+
+
+def stored_counts(coll: Collection, features: list[int]) -> dict[int, int]:
+    held = coll.store.shingle_counts(np.array(features, dtype=np.uint64)).tolist()
+    return {f: n for f, n in zip(features, held, strict=True) if n}
+
+
+def test_collection_counts_follow_add_remove_upsert_and_rollback(
+    make: Callable[[], Store],
+) -> None:
+    coll = Collection.create(make(), DedupConfig(template_df=3))
+    bodies = {f"m{i}": f"{text(500 + i, 30)} {FOOTER}" for i in range(5)}
+    bodies["copy"] = edit(bodies["m0"], 9, 1)  # a near copy of m0: not counted
+    coll.add([(i, b, None) for i, b in bodies.items()][:3])
+    coll.add([(i, b, None) for i, b in bodies.items()][3:])
+    everyone = [*bodies, "new"]
+    flags = {d.id: d.counted for d in coll.store.get(everyone)}
+    assert flags == {"m0": True, "m1": True, "m2": True, "m3": True, "m4": True, "copy": False}
+    features = sorted({f for d in coll.store.get(everyone) for f in d.prints.tolist()})
+    assert stored_counts(coll, features) == recount(coll, everyone)
+    footer = fingerprint_batch([FOOTER], coll.config.text)[0]
+    assert coll.store.shingle_counts(footer).tolist() == [5] * 38  # the copy counted once
+
+    coll.remove(["m1", "copy", "nope"])
+    assert stored_counts(coll, features) == recount(coll, everyone)
+    coll.add([("m2", text(600, 30), None), ("new", bodies["m1"], None)], upsert=True)
+    features += coll.store.get(["m2"])[0].prints.tolist()
+    assert stored_counts(coll, features) == recount(coll, everyone)
+    before = stored_counts(coll, features)
+    with pytest.raises(DuplicateIdError):  # rolled back: counts too
+        coll.add([("m9", text(700, 30) + " " + FOOTER, None), ("m3", "anything", None)])
+    assert stored_counts(coll, features) == before
+    coll.remove(everyone)
+    assert stored_counts(coll, features) == {}
+    coll.store.close()
 
 
 def test_threads_lose_no_document(store: Store) -> None:
@@ -296,10 +385,14 @@ def test_reopen_sees_the_data(make: Callable[[], Store]) -> None:
     first.add([a, doc("b", [1])])
     first.remove(["b"])
     first.update_doc_freqs(np.array([BIG], np.uint64), np.array([3]), 4)
+    first.update_shingle_counts(np.array([BIG, 5], np.uint64), np.array([2, 1]))
+    first.add([StoredDoc("c", None, b"s", keys(5), keys(5), counted=True)])
     second = make()
     assert second.meta() == META
-    assert second.count() == 1
+    assert second.count() == 2
     assert same(second.get(["a"])[0], a)
+    assert [d.counted for d in second.get(["a", "c"])] == [False, True]
+    assert second.shingle_counts(np.array([5, BIG], np.uint64)).tolist() == [1, 2]
     assert second.candidates(np.array([BIG], dtype=np.uint64)) == [["a"]]
     freqs = second.doc_freqs(np.array([BIG], np.uint64))
     assert (freqs.df.tolist(), freqs.n_docs, freqs.min_df) == ([3], 4, 3)
@@ -316,3 +409,16 @@ def test_sqlite_layout(tmp_path: Path) -> None:
     assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     assert db.execute("SELECT key FROM keys").fetchall() == [(-1,)]
     db.close()
+
+
+def test_sqlite_of_an_older_layout_is_refused_in_one_line(tmp_path: Path) -> None:
+    st = SQLiteStore(tmp_path / "c.db")
+    st.create(META)
+    st.close()
+    db = sqlite3.connect(tmp_path / "c.db")
+    db.execute("DELETE FROM meta WHERE name = 'schema'")  # as written before layout 2
+    db.commit()
+    db.close()
+    with pytest.raises(ConfigError, match=r"store layout 1; .* rebuild the collection") as err:
+        SQLiteStore(tmp_path / "c.db")
+    assert "\n" not in str(err.value)

@@ -164,3 +164,34 @@ def test_writers_in_two_processes_are_serialised(postgres_url: str) -> None:
     assert seen == list(range(0, total, BATCH))  # every batch saw all the batches before it
     assert [len(ids) for ids in store.candidates(np.array([0, 19], np.uint64))] == [20, 20]
     store.close()
+
+
+def test_database_of_an_older_layout_is_refused_in_one_line(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    store.create(META)
+    store.close()
+    with psycopg.connect(postgres_url) as conn:  # as written before layout 2
+        conn.execute("DELETE FROM neardup_meta WHERE name = 'schema'")
+        conn.execute("DROP TABLE neardup_shingles")
+        conn.execute("ALTER TABLE neardup_docs DROP COLUMN counted")
+    with pytest.raises(ConfigError, match=r"store layout 1; .* rebuild the collection") as err:
+        PostgresStore(postgres_url)
+    assert "\n" not in str(err.value)
+    with psycopg.connect(postgres_url) as conn:
+        assert conn.execute("SELECT to_regclass('neardup_shingles')").fetchone() == (None,)
+
+
+def test_older_tables_without_a_collection_are_brought_up_to_date(postgres_url: str) -> None:
+    PostgresStore(postgres_url).close()
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute("DROP TABLE neardup_shingles")
+        conn.execute("ALTER TABLE neardup_docs DROP COLUMN counted")
+    store = PostgresStore(postgres_url)
+    store.create(META)
+    store.add(
+        [StoredDoc("a", None, b"a", np.array([1], np.uint64), np.array([1], np.uint64), True)]
+    )
+    store.update_shingle_counts(np.array([1], np.uint64), np.array([1]))
+    assert store.get(["a"])[0].counted
+    assert store.shingle_counts(np.array([1], np.uint64)).tolist() == [1]
+    store.close()

@@ -14,10 +14,23 @@ the same state, so two clients adding near-copies at once cannot both miss each 
 Methods weighing features by the collection (SimHash tf-idf, I-Match) keep the document
 frequencies in the store, updated in the same transaction; a batch is sketched with the model
 that already counts it. Stored signatures are not recomputed as the model grows.
+
+Shared templates (list footers, mastheads; :mod:`neardup.dedup.templates`) are discounted as
+in dedup, from holder counts kept in the store and updated in the same transaction: a new
+document counts once for each of its shingles unless it is a near copy (plain containment
+≥ ``NEAR_COPY`` both ways) of one of its candidates, stored or earlier in the batch, so copies
+count once; a shingle held by ``template_df`` or more counted documents is template, and every
+pair is scored on content with dedup's own functions. Removing or replacing a document
+subtracts exactly what adding it added. Counting is incremental, so it differs from a dedup
+run over the same documents only where order matters: a shingle becomes template when its
+``template_df``-th holder arrives (pairs reported earlier were scored without the discount),
+a document joining two groups of copies leaves both counted, and removing a group's counted
+document leaves its copies uncounted.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -26,9 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from neardup._kernels.sample import count_shared
+from neardup._kernels.sample import shared_counts
 from neardup.configfile import config_from_dict, config_to_dict
 from neardup.dedup import DedupConfig
+from neardup.dedup.templates import NEAR_COPY, content_counts, directional_scores
 from neardup.errors import ConfigError, SignatureError
 from neardup.idf import IdfExcerpt
 from neardup.methods.base import FORMAT_VERSION, Method, serialize
@@ -39,6 +53,7 @@ from neardup.store.base import (
     DuplicateIdError,
     Store,
     StoredDoc,
+    check_schema,
     repeated_ids,
 )
 
@@ -47,7 +62,8 @@ DocInput = tuple[str, str, Mapping[str, Any] | None]
 
 @dataclass(frozen=True, slots=True)
 class Duplicate:
-    """A stored near-duplicate and its exact score (dedup's measure), both ways.
+    """A stored near-duplicate and its exact score (dedup's measure on content: shared
+    templates discounted), both ways.
 
     ``new_in_stored`` is how much of the new document the stored one holds (dedup's measure;
     the same both ways for resemblance), ``stored_in_new`` the other way, ``score`` the
@@ -77,6 +93,25 @@ class Duplicate:
         }
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _Flat:
+    """A batch's documents (first) and their stored candidates as one ragged fingerprint
+    array, with the candidate pairs ``(new, candidate)`` of dedup's scoring functions."""
+
+    values: np.ndarray
+    offsets: np.ndarray
+    left: np.ndarray  # index of the new document
+    right: np.ndarray  # index of its candidate
+    ids: list[str]  # id of every document of the flat array
+    shared: np.ndarray  # shared shingles of every pair
+
+    @property
+    def sizes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct shingles of each pair's left and right document."""
+        sizes = np.diff(self.offsets)
+        return sizes[self.left], sizes[self.right]
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """The near-duplicates found for one input document, best first."""
@@ -93,8 +128,15 @@ class Result:
 
 def collection_fingerprint(config: DedupConfig, method: Method) -> str:
     """16 hex digits over what decides a collection's answers: method, text, threshold,
-    measure, bucket cap."""
-    payload = [method.name, method.config_id, config.threshold, config.measure, config.max_bucket]
+    measure, bucket cap, template document frequency."""
+    payload = [
+        method.name,
+        method.config_id,
+        config.threshold,
+        config.measure,
+        config.max_bucket,
+        config.template_df,
+    ]
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
 
 
@@ -150,6 +192,7 @@ class Collection:
                 f"the collection was made with config {meta.config_id}, which this neardup "
                 f"computes as {collection.config_id}; rebuild the collection"
             )
+        check_schema(meta, "the store")
         if config is not None:
             wanted = collection_fingerprint(config, _method_for(config))
             if wanted != meta.config_id:
@@ -169,11 +212,15 @@ class Collection:
         prints = fingerprint_batch([text for _, text, _ in docs], self.config.text)
         metas = [None if meta is None else dict(meta) for _, _, meta in docs]
         with self.store.transaction():
+            replaced = self.store.get(ids) if upsert else []
             method = self.method
             if self.uses_idf:
-                method = self._count_and_weigh(prints, ids if upsert else [])
+                method = self._count_and_weigh(prints, replaced)
             items = self._items(method, prints, ids, metas)
-            results = self._match(items, within_batch=True, exclude_self=upsert)
+            flat = self._flat(items, within_batch=True, exclude_self=upsert)
+            if self.config.template_df:
+                items = self._count_templates(items, flat, replaced)
+            results = self._results(items, flat)
             self.store.add(items, upsert=upsert)
         return results
 
@@ -189,17 +236,22 @@ class Collection:
             method = self._weighed(features, freqs)
         ids = [f"#{i}" for i in range(len(texts))]
         items = self._items(method, prints, ids, [None] * len(texts))
-        results = self._match(items, within_batch=False, exclude_self=False)
+        flat = self._flat(items, within_batch=False, exclude_self=False)  # reads: no lock
+        results = self._results(items, flat)
         return [Result(None, r.duplicates) for r in results]
 
     def remove(self, ids: Sequence[str]) -> list[str]:
-        """Remove documents; the ids that were stored."""
-        if not self.uses_idf:
+        """Remove documents (and what they counted); the ids that were stored."""
+        if not self.uses_idf and not self.config.template_df:
             return self.store.remove(ids)
         with self.store.transaction():
             gone = self.store.get(list(dict.fromkeys(ids)))
-            features, counts = _feature_counts([doc.prints for doc in gone])
-            self.store.update_doc_freqs(features, -counts, -len(gone))
+            if self.uses_idf:
+                features, counts = _feature_counts([doc.prints for doc in gone])
+                self.store.update_doc_freqs(features, -counts, -len(gone))
+            if self.config.template_df:
+                features, counts = _feature_counts([d.prints for d in gone if d.counted])
+                self.store.update_shingle_counts(features, -counts)
             return self.store.remove(ids)
 
     def get(self, doc_id: str) -> StoredDoc | None:
@@ -215,15 +267,16 @@ class Collection:
             "threshold": self.config.threshold,
             "measure": self.config.measure,
             "config_id": self.config_id,
+            "template_df": self.config.template_df,
             "format_version": FORMAT_VERSION,
         }
 
     # ----------------------------------------------------------------------------------------
 
-    def _count_and_weigh(self, prints: FingerprintBatch, replaced: Sequence[str]) -> Method:
+    def _count_and_weigh(self, prints: FingerprintBatch, replaced: Sequence[StoredDoc]) -> Method:
         """Count a batch into the stored IDF model (less the documents it replaces) and return
         the method weighing with the updated model."""
-        old = [doc.prints for doc in self.store.get(replaced)] if replaced else []
+        old = [doc.prints for doc in replaced]
         new_features, new_counts = _feature_counts([prints.values])  # distinct per document
         old_features, old_counts = _feature_counts(old)
         features, where = np.unique(
@@ -264,23 +317,89 @@ class Collection:
             for d, doc_id in enumerate(ids)
         ]
 
-    def _match(
-        self, items: list[StoredDoc], *, within_batch: bool, exclude_self: bool
-    ) -> list[Result]:
-        """Exactly scored near-duplicates of each item among stored (and earlier) documents."""
+    def _flat(self, items: list[StoredDoc], *, within_batch: bool, exclude_self: bool) -> _Flat:
+        """Each item's candidates (stored, and earlier in the batch when ``within_batch``) as
+        pairs over one flat fingerprint array, with their shared shingle counts."""
         pools = self._pools(items, within_batch=within_batch, exclude_self=exclude_self)
         wanted = list(dict.fromkeys(i for pool in pools for i in pool))
-        prints = {doc.id: doc.prints for doc in self.store.get(wanted)}
-        if within_batch:
-            prints |= {item.id: item.prints for item in items}
-        results = []
-        for item, found in zip(items, pools, strict=True):
-            pool = [i for i in found if i in prints]  # a document removed meanwhile is gone
-            scored = (self._duplicate(i, item.prints, prints[i]) for i in pool)
-            dups = [d for d in scored if d.score >= self.config.threshold]
+        stored = self.store.get(wanted)  # a document removed meanwhile is gone
+        position = {doc.id: len(items) + j for j, doc in enumerate(stored)}
+        if within_batch:  # a batch's own version of an id wins over the stored one
+            position |= {item.id: d for d, item in enumerate(items)}
+        left, right = [], []
+        for d, pool in enumerate(pools):
+            found = [position[i] for i in pool if i in position]
+            left += [d] * len(found)
+            right += found
+        docs = [*items, *stored]
+        sizes = np.array([doc.prints.size for doc in docs], dtype=np.int64)
+        offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        values = (
+            np.concatenate([doc.prints for doc in docs]).astype(np.uint64)
+            if docs
+            else np.empty(0, np.uint64)
+        )
+        pair_l, pair_r = np.array(left, dtype=np.int64), np.array(right, dtype=np.int64)
+        shared = shared_counts(values, offsets, pair_l, pair_r)
+        return _Flat(values, offsets, pair_l, pair_r, [doc.id for doc in docs], shared)
+
+    def _count_templates(
+        self, items: list[StoredDoc], flat: _Flat, replaced: Sequence[StoredDoc]
+    ) -> list[StoredDoc]:
+        """Count the batch's documents that are no near copy of a candidate into the stored
+        holder counts (less the counted documents it replaces); the items with their flag."""
+        size_l, size_r = flat.sizes
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c_lr = np.nan_to_num(flat.shared / size_l)
+            c_rl = np.nan_to_num(flat.shared / size_r)
+        copies = flat.left[np.minimum(c_lr, c_rl) >= NEAR_COPY]
+        counted = np.ones(len(items), dtype=bool)
+        counted[copies] = False
+        items = [
+            dataclasses.replace(item, counted=bool(c))
+            for item, c in zip(items, counted.tolist(), strict=True)
+        ]
+        new_features, new_counts = _feature_counts([i.prints for i in items if i.counted])
+        old_features, old_counts = _feature_counts([d.prints for d in replaced if d.counted])
+        self.store.update_shingle_counts(
+            np.concatenate([new_features, old_features]), np.concatenate([new_counts, -old_counts])
+        )
+        return items
+
+    def _results(self, items: list[StoredDoc], flat: _Flat) -> list[Result]:
+        """Every pair scored on content as dedup scores it; the pairs reaching the threshold
+        per item, best first."""
+        size_l, size_r = flat.sizes
+        template = np.empty(0, dtype=np.uint64)
+        if self.config.template_df and flat.left.size:
+            docs = np.unique(np.concatenate([flat.left, flat.right]))
+            features = np.unique(
+                np.concatenate(
+                    [flat.values[flat.offsets[d] : flat.offsets[d + 1]] for d in docs.tolist()]
+                )
+            )
+            held = self.store.shingle_counts(features)
+            template = features[held >= self.config.template_df]
+        content = content_counts(
+            flat.values, flat.offsets, flat.left, flat.right, flat.shared, template
+        )
+        new_in, stored_in = directional_scores(
+            flat.shared, size_l, size_r, content, self.config.measure
+        )
+        found: list[list[Duplicate]] = [[] for _ in items]
+        score = np.maximum(new_in, stored_in)
+        for k in np.flatnonzero(score >= self.config.threshold).tolist():
+            found[int(flat.left[k])].append(
+                Duplicate(
+                    flat.ids[int(flat.right[k])],
+                    float(score[k]),
+                    float(new_in[k]),
+                    float(stored_in[k]),
+                )
+            )
+        for dups in found:
             dups.sort(key=lambda d: (-d.score, d.id))
-            results.append(Result(item.id, dups))
-        return results
+        return [Result(item.id, dups) for item, dups in zip(items, found, strict=True)]
 
     def _pools(
         self, items: list[StoredDoc], *, within_batch: bool, exclude_self: bool
@@ -302,15 +421,3 @@ class Collection:
                     earlier.setdefault(key, []).append(item.id)
             pools.append(list(pool))
         return pools
-
-    def _duplicate(self, stored_id: str, new: np.ndarray, stored: np.ndarray) -> Duplicate:
-        """dedup's exact measure of a new and a stored fingerprint set, both ways (0.0 if
-        either is empty)."""
-        if new.size == 0 or stored.size == 0:
-            return Duplicate(stored_id, 0.0, 0.0, 0.0)
-        shared = float(count_shared(new, stored))
-        if self.config.measure == "resemblance":
-            score = shared / (new.size + stored.size - shared)
-            return Duplicate(stored_id, score, score, score)
-        new_in, stored_in = shared / new.size, shared / stored.size
-        return Duplicate(stored_id, max(new_in, stored_in), new_in, stored_in)

@@ -2,7 +2,10 @@
 
 A store knows nothing of texts or methods: it keeps opaque signature bytes, the exact shingle
 fingerprints (for exact verification) and the uint64 index keys of every document, and answers
-"which stored documents share these keys". Everything else lives in :mod:`neardup.collection`.
+"which stored documents share these keys". It also keeps two sets of per-feature counts that
+the collection maintains inside its transactions: the IDF model's document frequencies, and the
+holder counts of shared-template detection (:mod:`neardup.dedup.templates`). Everything else
+lives in :mod:`neardup.collection`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from neardup.errors import InputError
+from neardup.errors import ConfigError, InputError
+
+# The stores' layout: 2 added per-shingle holder counts and each document's ``counted`` flag.
+# A collection written with another layout is refused on open (rebuild it).
+STORE_SCHEMA = 2
 
 
 class DuplicateIdError(InputError):
@@ -35,6 +42,7 @@ class CollectionMeta:
     config: dict[str, Any]  # the DedupConfig as JSON values (configfile.config_to_dict)
     config_id: str  # fingerprint of the settings that decide the answers
     format_version: int  # signature FORMAT_VERSION (methods.base)
+    schema: int = STORE_SCHEMA  # the store layout it was written with
 
     def rows(self) -> list[tuple[str, str]]:
         """The metadata as the (name, value) text rows a SQL store keeps."""
@@ -42,14 +50,30 @@ class CollectionMeta:
             ("config", json.dumps(self.config, sort_keys=True)),
             ("config_id", self.config_id),
             ("format_version", str(self.format_version)),
+            ("schema", str(self.schema)),
         ]
 
     @classmethod
     def from_rows(cls, rows: Mapping[str, str]) -> CollectionMeta | None:
-        """The metadata of :meth:`rows` (other names are ignored); None if there is none."""
+        """The metadata of :meth:`rows` (other names are ignored); None if there is none.
+        A collection from before the ``schema`` row has layout 1."""
         if "config" not in rows:
             return None
-        return cls(json.loads(rows["config"]), rows["config_id"], int(rows["format_version"]))
+        return cls(
+            json.loads(rows["config"]),
+            rows["config_id"],
+            int(rows["format_version"]),
+            int(rows.get("schema", 1)),
+        )
+
+
+def check_schema(meta: CollectionMeta | None, where: str) -> None:
+    """ConfigError (one line) when ``meta`` was written with another store layout."""
+    if meta is not None and meta.schema != STORE_SCHEMA:
+        raise ConfigError(
+            f"{where} holds a collection of store layout {meta.schema}; this neardup reads "
+            f"layout {STORE_SCHEMA} (shared-template counts): rebuild the collection"
+        )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -63,13 +87,16 @@ class DocFreqs:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class StoredDoc:
-    """One stored document: id, metadata, signature bytes, sorted fingerprints, index keys."""
+    """One stored document: id, metadata, signature bytes, sorted fingerprints, index keys,
+    and whether its fingerprints were counted into the shingle holder counts (so removing or
+    replacing it subtracts exactly what adding it added)."""
 
     id: str
     meta: dict[str, Any] | None
     signature: bytes
     prints: np.ndarray  # uint64, sorted, distinct
     keys: np.ndarray  # uint64
+    counted: bool = False
 
 
 @runtime_checkable
@@ -126,6 +153,16 @@ class Store(Protocol):
         """The model's document frequencies of ``features``."""
         ...
 
+    def update_shingle_counts(self, features: np.ndarray, deltas: np.ndarray) -> None:
+        """Add ``deltas`` (int64) to the holder counts of ``features`` (uint64; a feature
+        given twice gets both); a count reaching 0 is deleted. Joins the caller's transaction.
+        Kept apart from the IDF model: these count each group of near copies once."""
+        ...
+
+    def shingle_counts(self, features: np.ndarray) -> np.ndarray:
+        """The holder counts of ``features`` (int64, in order; 0 for an unknown feature)."""
+        ...
+
     def close(self) -> None:
         """Release the store's resources."""
         ...
@@ -134,6 +171,15 @@ class Store(Protocol):
 def as_signed(values: np.ndarray) -> np.ndarray:
     """uint64 values as the int64 values of the same bytes (SQL integers are signed)."""
     return np.ascontiguousarray(values, dtype=np.uint64).view(np.int64)
+
+
+def net_deltas(features: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(sorted distinct features, summed delta of each)`` with zero sums left out."""
+    unique, where = np.unique(np.asarray(features, np.uint64), return_inverse=True)
+    sums = np.zeros(unique.size, np.int64)
+    np.add.at(sums, where.ravel(), np.asarray(deltas, np.int64))
+    keep = sums != 0
+    return unique[keep], sums[keep]
 
 
 def to_blob(values: np.ndarray) -> bytes:

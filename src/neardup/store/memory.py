@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from neardup.errors import ConfigError
-from neardup.store.base import CollectionMeta, DocFreqs, StoredDoc, check_batch
+from neardup.store.base import CollectionMeta, DocFreqs, StoredDoc, check_batch, net_deltas
 
 
 class MemoryStore:
@@ -24,6 +24,7 @@ class MemoryStore:
         self._index: dict[int, dict[str, None]] = {}  # key -> ids (insertion-ordered set)
         self._df: dict[int, int] = {}
         self._df_docs = 0
+        self._counts: dict[int, int] = {}  # shingle holder counts (templates)
         self._depth = 0
 
     @contextmanager
@@ -48,10 +49,11 @@ class MemoryStore:
 
     def _snapshot(self) -> tuple:
         index = copy.deepcopy(self._index)
-        return (self._meta, dict(self._docs), index, dict(self._df), self._df_docs)
+        counts = dict(self._counts)
+        return (self._meta, dict(self._docs), index, dict(self._df), self._df_docs, counts)
 
     def _restore(self, saved: tuple) -> None:
-        self._meta, self._docs, self._index, self._df, self._df_docs = saved
+        self._meta, self._docs, self._index, self._df, self._df_docs, self._counts = saved
 
     def create(self, meta: CollectionMeta) -> None:
         with self._lock:
@@ -116,6 +118,21 @@ class MemoryStore:
             return DocFreqs(
                 np.array(df, dtype=np.int64), self._df_docs, min(self._df.values(), default=0)
             )
+
+    def update_shingle_counts(self, features: np.ndarray, deltas: np.ndarray) -> None:
+        unique, sums = net_deltas(features, deltas)
+        with self._lock:
+            for feature, delta in zip(unique.tolist(), sums.tolist(), strict=True):
+                count = self._counts.get(feature, 0) + delta
+                if count > 0:
+                    self._counts[feature] = count
+                else:
+                    self._counts.pop(feature, None)
+
+    def shingle_counts(self, features: np.ndarray) -> np.ndarray:
+        with self._lock:
+            found = [self._counts.get(f, 0) for f in np.asarray(features, np.uint64).tolist()]
+        return np.array(found, dtype=np.int64)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -2,11 +2,13 @@
 
 Tables, created when missing in the database's current ``search_path`` (one transaction):
 ``neardup_meta(name, value)`` holds the config, the document count and the IDF model's
-document count; ``neardup_docs(n, id, meta, signature, prints, keys)`` with ``n`` an identity
-(so ``n`` orders documents oldest first) and ``prints``/``keys`` little-endian uint64 blobs;
-``neardup_keys(key, doc)`` is the inverted index, primary key ``(key, doc)``, so one index scan
-answers "documents having this key, oldest first"; ``neardup_idf(feature, df)`` the IDF model,
-indexed on ``df`` for its minimum. uint64 values are stored as the int64 with the same bytes.
+document count; ``neardup_docs(n, id, meta, signature, prints, keys, counted)`` with ``n`` an
+identity (so ``n`` orders documents oldest first) and ``prints``/``keys`` little-endian uint64
+blobs; ``neardup_keys(key, doc)`` is the inverted index, primary key ``(key, doc)``, so one
+index scan answers "documents having this key, oldest first"; ``neardup_idf(feature, df)`` the
+IDF model, indexed on ``df`` for its minimum; ``neardup_shingles(feature, holders)`` the
+shared-template holder counts (binary COPY into a temporary table, then one upsert).
+uint64 values are stored as the int64 with the same bytes.
 
 Writers are serialised by a transaction-level advisory lock (threads and processes alike);
 readers never wait for it. Numbers travel in PostgreSQL's binary formats built by numpy
@@ -35,7 +37,9 @@ from neardup.store.base import (
     StoredDoc,
     as_signed,
     check_batch,
+    check_schema,
     from_blob,
+    net_deltas,
     to_blob,
 )
 
@@ -46,31 +50,35 @@ _WRITER_LOCK = 0x6E65617264757021  # "neardup!": the pg_advisory_xact_lock every
 _CONNECT_TIMEOUT = 10  # seconds, unless the URL sets connect_timeout
 _DOC_COUNT = "doc_count"  # neardup_meta rows kept by the writers
 _IDF_DOCS = "idf_docs"
-_CONFIG_NAMES = ("config", "config_id", "format_version")
+_CONFIG_NAMES = ("config", "config_id", "format_version", "schema")
 _DSN_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS neardup_meta (name text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE IF NOT EXISTS neardup_docs (
     n bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text NOT NULL UNIQUE, meta jsonb,
-    signature bytea NOT NULL, prints bytea NOT NULL, keys bytea NOT NULL
+    signature bytea NOT NULL, prints bytea NOT NULL, keys bytea NOT NULL,
+    counted boolean NOT NULL DEFAULT false
 );
+ALTER TABLE neardup_docs ADD COLUMN IF NOT EXISTS counted boolean NOT NULL DEFAULT false;
 CREATE TABLE IF NOT EXISTS neardup_keys (
     key bigint NOT NULL, doc bigint NOT NULL, PRIMARY KEY (key, doc)
 );
 CREATE TABLE IF NOT EXISTS neardup_idf (feature bigint PRIMARY KEY, df bigint NOT NULL);
 CREATE INDEX IF NOT EXISTS neardup_idf_df ON neardup_idf (df);
+CREATE TABLE IF NOT EXISTS neardup_shingles (feature bigint PRIMARY KEY, holders bigint NOT NULL);
 INSERT INTO neardup_meta (name, value) VALUES ('doc_count', '0'), ('idf_docs', '0')
     ON CONFLICT (name) DO NOTHING
 """
-_SCHEMA_DONE = "SELECT to_regclass('neardup_idf_df') IS NOT NULL"  # the last object made
+_SCHEMA_DONE = "SELECT to_regclass('neardup_shingles') IS NOT NULL"  # the last object made
+_HAS_META = "SELECT to_regclass('neardup_meta') IS NOT NULL"
 _LOCK = "SELECT pg_advisory_xact_lock(%s)"
 _BUMP = "UPDATE neardup_meta SET value = (value::bigint + %s::bigint)::text WHERE name = %s"
 _INSERT_DOCS = """
-INSERT INTO neardup_docs (id, meta, signature, prints, keys)
-SELECT id, meta::jsonb, signature, prints, keys
-FROM unnest(%s::text[], %s::text[], %s::bytea[], %s::bytea[], %s::bytea[])
-    WITH ORDINALITY AS batch (id, meta, signature, prints, keys, ord)
+INSERT INTO neardup_docs (id, meta, signature, prints, keys, counted)
+SELECT id, meta::jsonb, signature, prints, keys, counted
+FROM unnest(%s::text[], %s::text[], %s::bytea[], %s::bytea[], %s::bytea[], %s::boolean[])
+    WITH ORDINALITY AS batch (id, meta, signature, prints, keys, counted, ord)
 ORDER BY ord
 RETURNING n, id
 """
@@ -100,6 +108,25 @@ SELECT
      LEFT JOIN neardup_idf i ON i.feature = asked.feature),
     (SELECT value::bigint FROM neardup_meta WHERE name = 'idf_docs'),
     (SELECT min(df) FROM neardup_idf)
+"""
+_COUNT_BATCH = """
+CREATE TEMP TABLE IF NOT EXISTS neardup_count_batch (feature bigint NOT NULL, delta bigint NOT NULL)
+    ON COMMIT DELETE ROWS
+"""
+_COPY_COUNTS = "COPY neardup_count_batch (feature, delta) FROM STDIN (FORMAT BINARY)"
+_COUNT = """
+INSERT INTO neardup_shingles AS s (feature, holders)
+SELECT feature, delta FROM neardup_count_batch ORDER BY feature
+ON CONFLICT (feature) DO UPDATE SET holders = s.holders + EXCLUDED.holders
+"""
+_UNCOUNT = """
+DELETE FROM neardup_shingles s USING neardup_count_batch b
+WHERE b.delta < 0 AND s.feature = b.feature AND s.holders <= 0
+"""
+_COUNTS = """
+SELECT string_agg(int8send(coalesce(s.holders, 0)), ''::bytea ORDER BY asked.ord)
+FROM unnest(%s::bigint[]) WITH ORDINALITY AS asked (feature, ord)
+LEFT JOIN neardup_shingles s ON s.feature = asked.feature
 """
 
 # PostgreSQL binary formats (COPY "PGCOPY" file and array_recv), filled by numpy
@@ -152,7 +179,7 @@ def _configure(conn: Connection) -> None:
 
 
 def _key_copy(keys: np.ndarray, docs: np.ndarray) -> bytes:
-    """A binary COPY stream of ``(key, doc)`` rows."""
+    """A binary COPY stream of ``(key, doc)`` rows (any two bigint columns)."""
     rows = np.empty(len(keys), _KEY_ROW)
     rows["fields"] = 2
     rows["key_size"] = rows["doc_size"] = 8
@@ -230,6 +257,9 @@ class PostgresStore:
                 if not conn.execute(_SCHEMA_DONE).fetchone()[0]:
                     with conn.transaction():
                         conn.execute(_LOCK, (_WRITER_LOCK,))
+                        if conn.execute(_HAS_META).fetchone()[0]:  # made by an older neardup
+                            rows = conn.execute("SELECT name, value FROM neardup_meta")
+                            check_schema(CollectionMeta.from_rows(dict(rows.fetchall())), self.url)
                         conn.execute(_SCHEMA)
             except psycopg.Error as err:
                 raise ConfigError(f"cannot create the neardup tables in {self.url}: {err}") from err
@@ -327,12 +357,13 @@ class PostgresStore:
             return []
         with self._reading() as conn:
             rows = conn.execute(
-                "SELECT id, meta, signature, prints, keys FROM neardup_docs WHERE id = ANY(%s)",
+                "SELECT id, meta, signature, prints, keys, counted FROM neardup_docs "
+                "WHERE id = ANY(%s)",
                 (list(dict.fromkeys(ids)),),
             ).fetchall()
         by_id = {
-            doc_id: StoredDoc(doc_id, meta, bytes(sig), from_blob(prints), from_blob(keys))
-            for doc_id, meta, sig, prints, keys in rows
+            doc_id: StoredDoc(doc_id, meta, bytes(sig), from_blob(prints), from_blob(keys), counted)
+            for doc_id, meta, sig, prints, keys, counted in rows
         }
         return [by_id[i] for i in ids if i in by_id]
 
@@ -369,6 +400,7 @@ class PostgresStore:
                 [d.signature for d in docs],
                 [to_blob(d.prints) for d in docs],
                 [to_blob(d.keys) for d in docs],
+                [bool(d.counted) for d in docs],
             ),
         ).fetchall()
         number = {doc_id: n for n, doc_id in rows}
@@ -425,6 +457,31 @@ class PostgresStore:
             dfs, n_docs, min_df = conn.execute(_DOC_FREQS, (_Int8Array(signed),)).fetchone()
         df = np.frombuffer(dfs or b"", dtype=">i8").astype(np.int64)
         return DocFreqs(df, int(n_docs), int(min_df or 0))
+
+    # ---------------------------------------------------------------- template counts
+
+    def update_shingle_counts(self, features: np.ndarray, deltas: np.ndarray) -> None:
+        unique, sums = net_deltas(features, deltas)
+        if not unique.size:
+            return
+        signed = as_signed(unique)
+        with self._writing() as conn:
+            conn.execute(_COUNT_BATCH)
+            conn.execute("TRUNCATE neardup_count_batch")  # an earlier call of this transaction
+            with conn.cursor() as cur, cur.copy(_COPY_COUNTS) as copy:
+                copy.write(_key_copy(signed, sums))
+            conn.execute(_COUNT)
+            if (sums < 0).any():  # only a decrease can reach 0
+                conn.execute(_UNCOUNT)
+
+    def shingle_counts(self, features: np.ndarray) -> np.ndarray:
+        signed = as_signed(np.asarray(features))
+        if not signed.size:
+            return np.zeros(0, dtype=np.int64)
+        unique, where = np.unique(signed, return_inverse=True)
+        with self._reading() as conn:
+            (packed,) = conn.execute(_COUNTS, (_Int8Array(unique),)).fetchone()
+        return np.frombuffer(packed, dtype=">i8").astype(np.int64)[where.ravel()]
 
     def close(self) -> None:
         self._pool.close()

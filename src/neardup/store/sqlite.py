@@ -1,12 +1,13 @@
 """The default store: one SQLite file (stdlib ``sqlite3``), WAL mode, one transaction per write.
 
-Tables: ``meta(name, value)``; ``docs(n, id, meta, signature, prints, keys)``;
+Tables: ``meta(name, value)``; ``docs(n, id, meta, signature, prints, keys, counted)``;
 ``keys(key, doc)``, a clustered ``WITHOUT ROWID`` index on ``(key, doc)`` that answers "which
 documents have this key" with one range scan; ``idf(feature, df)`` for methods weighing
-features by the collection (SimHash tf-idf, I-Match). ``docs.n`` is an explicit INTEGER PRIMARY
-KEY (VACUUM keeps it) referenced by ``keys.doc``; a document's own keys are kept beside it, so
-removing it deletes exactly its ``(key, doc)`` rows. uint64 values are stored as the int64
-with the same bytes (SQLite integers are signed).
+features by the collection (SimHash tf-idf, I-Match); ``shingles(feature, holders)``, a
+``WITHOUT ROWID`` table of shared-template holder counts (upserted in sorted batches).
+``docs.n`` is an explicit INTEGER PRIMARY KEY (VACUUM keeps it) referenced by ``keys.doc``; a
+document's own keys are kept beside it, so removing it deletes exactly its ``(key, doc)`` rows.
+uint64 values are stored as the int64 with the same bytes (SQLite integers are signed).
 
 Each thread has its own connection (sqlite3 connections are not to be shared). Writes take
 ``BEGIN IMMEDIATE``, so writers — threads or processes — queue instead of failing mid-batch, and
@@ -32,7 +33,9 @@ from neardup.store.base import (
     StoredDoc,
     as_signed,
     check_batch,
+    check_schema,
     from_blob,
+    net_deltas,
     to_blob,
 )
 
@@ -40,14 +43,24 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (
     n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, meta TEXT,
-    signature BLOB NOT NULL, prints BLOB NOT NULL, keys BLOB NOT NULL
+    signature BLOB NOT NULL, prints BLOB NOT NULL, keys BLOB NOT NULL,
+    counted INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS keys (
     key INTEGER NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (key, doc)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS idf (feature INTEGER PRIMARY KEY, df INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS idf_df ON idf (df);
+CREATE TABLE IF NOT EXISTS shingles (
+    feature INTEGER PRIMARY KEY, holders INTEGER NOT NULL
+) WITHOUT ROWID;
 """
+_COUNT = (
+    "INSERT INTO shingles (feature, holders) VALUES (?, ?) "
+    "ON CONFLICT (feature) DO UPDATE SET holders = holders + excluded.holders"
+)
+_UNCOUNT = "DELETE FROM shingles WHERE feature = ? AND holders <= 0"
+_COUNTS = "SELECT s.feature, s.holders FROM json_each(?) j JOIN shingles s ON s.feature = j.value"
 # Per key asked (a JSON array), the numbers of its oldest `limit` documents (LIMIT -1: all),
 # comma-separated: one index range scan per key, ids looked up once for all keys afterwards.
 _CANDIDATES = """
@@ -79,11 +92,24 @@ class SQLiteStore:
         self._lock = threading.Lock()
         try:
             with self.transaction() as db:
+                self._check_layout(db)
                 for statement in filter(str.strip, _SCHEMA.split(";")):
                     db.execute(statement)
+                columns = {row[1] for row in db.execute("PRAGMA table_info(docs)")}
+                if "counted" not in columns:  # tables of an older neardup, no collection yet
+                    db.execute("ALTER TABLE docs ADD COLUMN counted INTEGER NOT NULL DEFAULT 0")
         except sqlite3.DatabaseError as exc:
             self.close()
             raise ConfigError(f"{self.path}: not a usable SQLite collection ({exc})") from None
+        except ConfigError:
+            self.close()
+            raise
+
+    def _check_layout(self, db: sqlite3.Connection) -> None:
+        """Refuse (before touching it) a file holding a collection of another store layout."""
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+            rows = dict(db.execute("SELECT name, value FROM meta"))
+            check_schema(CollectionMeta.from_rows(rows), str(self.path))
 
     # -- connections and transactions ----------------------------------------------------
 
@@ -157,9 +183,18 @@ class SQLiteStore:
             (top,) = db.execute("SELECT COALESCE(MAX(n), 0) FROM docs").fetchone()
             numbers = np.arange(top + 1, top + 1 + len(docs), dtype=np.int64)
             db.executemany(
-                "INSERT INTO docs (n, id, meta, signature, prints, keys) VALUES (?,?,?,?,?,?)",
+                "INSERT INTO docs (n, id, meta, signature, prints, keys, counted) "
+                "VALUES (?,?,?,?,?,?,?)",
                 [
-                    (n, d.id, _json(d.meta), d.signature, to_blob(d.prints), to_blob(d.keys))
+                    (
+                        n,
+                        d.id,
+                        _json(d.meta),
+                        d.signature,
+                        to_blob(d.prints),
+                        to_blob(d.keys),
+                        int(d.counted),
+                    )
                     for n, d in zip(numbers.tolist(), docs, strict=True)
                 ],
             )
@@ -193,17 +228,18 @@ class SQLiteStore:
         db = self._db()
         for chunk in _chunks(list(dict.fromkeys(ids))):
             rows = db.execute(
-                f"SELECT id, meta, signature, prints, keys FROM docs WHERE id IN "
+                f"SELECT id, meta, signature, prints, keys, counted FROM docs WHERE id IN "
                 f"({_marks(len(chunk))})",
                 list(chunk),
             )
-            for doc_id, meta, signature, prints, keys in rows:
+            for doc_id, meta, signature, prints, keys, counted in rows:
                 by_id[doc_id] = StoredDoc(
                     doc_id,
                     None if meta is None else json.loads(meta),
                     bytes(signature),
                     from_blob(prints),
                     from_blob(keys),
+                    bool(counted),
                 )
         return [by_id[i] for i in ids if i in by_id]
 
@@ -255,6 +291,35 @@ class SQLiteStore:
         ).fetchone()
         (min_df,) = db.execute("SELECT COALESCE(MIN(df), 0) FROM idf").fetchone()
         return DocFreqs(df, int(n_docs), int(min_df))
+
+    # -- shared-template holder counts ------------------------------------------------------
+
+    def update_shingle_counts(self, features: np.ndarray, deltas: np.ndarray) -> None:
+        unique, sums = net_deltas(features, deltas)
+        if not unique.size:
+            return
+        signed = as_signed(unique)
+        order = np.argsort(signed, kind="stable")  # B-tree order: neighbouring pages
+        signed, sums = signed[order], sums[order]
+        with self.transaction() as db:
+            db.executemany(_COUNT, zip(signed.tolist(), sums.tolist(), strict=True))
+            if (sums < 0).any():  # only a decrease can reach 0
+                db.executemany(_UNCOUNT, ((f,) for f in signed[sums < 0].tolist()))
+
+    def shingle_counts(self, features: np.ndarray) -> np.ndarray:
+        signed = as_signed(np.asarray(features))
+        counts = np.zeros(signed.size, dtype=np.int64)
+        if not signed.size:
+            return counts
+        rows = self._db().execute(_COUNTS, (json.dumps(np.unique(signed).tolist()),)).fetchall()
+        if rows:
+            known, held = (np.array(col, dtype=np.int64) for col in zip(*rows, strict=True))
+            order = np.argsort(known)
+            known, held = known[order], held[order]
+            pos = np.minimum(np.searchsorted(known, signed), known.size - 1)
+            hit = known[pos] == signed
+            counts[hit] = held[pos[hit]]
+        return counts
 
     # -- helpers ----------------------------------------------------------------------------
 
