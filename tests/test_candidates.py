@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -44,3 +46,27 @@ def test_equals_brute_force(entries):
             if ka == kb and a != b:
                 expected.add((min(a, b), max(a, b)))
     assert pairs_of(candidate_pairs(docs, keys)) == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 30), min_size=1, max_size=12), min_size=2, max_size=25),
+    st.sampled_from([0.3, 0.5, 0.55, 0.8, 1.0]),
+)
+def test_prefix_filter_keeps_every_pair_reaching_the_score(sets, score):
+    docs = np.concatenate([np.full(len(s), d) for d, s in enumerate(sets)])
+    keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
+    found = pairs_of(candidate_pairs(docs, keys, max_bucket=1000, prefix_score=score))
+    for a, b in itertools.combinations(range(len(sets)), 2):
+        shared = len(sets[a] & sets[b])
+        if shared >= score * min(len(sets[a]), len(sets[b])) and shared:
+            assert (a, b) in found
+    assert found <= pairs_of(candidate_pairs(docs, keys, max_bucket=1000))
+
+
+def test_prefix_filter_drops_pairs_of_common_keys_only():
+    # 0 and 1 share only the common key 9 (in every document): below 0.5 of either
+    sets = [{1, 2, 3, 9}, {4, 5, 6, 9}, {7, 8, 9}, {1, 2, 3, 9}]
+    docs = np.concatenate([np.full(len(s), d) for d, s in enumerate(sets)])
+    keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
+    assert pairs_of(candidate_pairs(docs, keys, prefix_score=0.5)) == {(0, 3)}

@@ -6,6 +6,12 @@ boilerplate shingle, a template line): pairing all of them would be quadratic, s
 larger than ``max_bucket`` each document is paired only with the bucket's first document —
 enough to chain exact copies together, and counted in the result so the user sees it.
 
+With keys that are the shingles themselves (the full index) a **prefix filter** keeps recall
+exact at a known score ``s`` and drops most pairs of common phrases: when document A holds
+≥ s of its shingles in B, one of them is among A's ``|A| − ⌈s·|A|⌉ + 1`` rarest shingles (its
+*prefix*, rarest by document frequency, ties by value: one order for every document), so a
+bucket need only pair the documents holding its key in their prefix with the others.
+
 The same function serves a corpus (keys of all documents) and a shard of one (keys hashed
 to shards first), which is how it maps onto Spark's group-by.
 """
@@ -35,15 +41,36 @@ class Candidates:
 
 
 def candidate_pairs(
-    docs: np.ndarray, keys: np.ndarray, max_bucket: int = DEFAULT_MAX_BUCKET
+    docs: np.ndarray,
+    keys: np.ndarray,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+    prefix_score: float = 0.0,
 ) -> Candidates:
-    """Distinct pairs of documents sharing at least one key."""
+    """Distinct pairs of documents sharing at least one key.
+
+    ``prefix_score`` > 0 (keys = each document's distinct shingles): only pairs where one
+    side holds the shared key in its prefix for that score (module docstring) — every pair
+    in which some document holds ≥ ``prefix_score`` of its keys in the other is kept. A
+    capped bucket pairs the first document holding the key in its prefix with the others
+    that do.
+    """
     if max_bucket < 2:
         raise ConfigError(f"max_bucket={max_bucket!r} must be at least 2")
+    if not 0.0 <= prefix_score <= 1.0:
+        raise ConfigError(f"prefix_score={prefix_score!r} must be in [0, 1]")
+    docs = np.ascontiguousarray(docs, dtype=np.int64)
     order = np.lexsort((docs, keys))
     sorted_keys = np.ascontiguousarray(keys[order])
-    sorted_docs = np.ascontiguousarray(docs[order], dtype=np.int64)
-    left, right, capped = _bucket_pairs(sorted_keys, sorted_docs, max_bucket)
+    sorted_docs = np.ascontiguousarray(docs[order])
+    in_prefix = np.ones(order.size, dtype=np.bool_)
+    if prefix_score > 0.0 and order.size:
+        freq = np.empty(order.size, dtype=np.int64)
+        freq[order] = _run_sizes(sorted_keys, sorted_docs)
+        by_doc = np.argsort(docs, kind="stable")  # keys come grouped by document: ~free
+        flags = _prefix_flags(docs[by_doc], keys[by_doc], freq[by_doc], prefix_score)
+        in_prefix[by_doc] = flags
+        in_prefix = in_prefix[order]
+    left, right, capped = _bucket_pairs(sorted_keys, sorted_docs, max_bucket, in_prefix)
     if left.size == 0:
         return Candidates(left, right, int(capped))
     code = np.unique((left.astype(np.uint64) << np.uint64(32)) | right.astype(np.uint64))
@@ -55,10 +82,59 @@ def candidate_pairs(
 
 
 @njit(cache=True)
+def _run_sizes(keys: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """Per entry (sorted by key, then document): distinct documents holding its key."""
+    out = np.empty(keys.size, dtype=np.int64)
+    i = 0
+    while i < keys.size:
+        j = _run_end(keys, docs, i)
+        out[i:j] = _distinct_docs(docs, i, j)
+        i = j
+    return out
+
+
+@njit(cache=True)
+def _prefix_flags(
+    docs: np.ndarray, keys: np.ndarray, freq: np.ndarray, score: float
+) -> np.ndarray:
+    """Per entry (grouped by document): is its key among the document's prefix for
+    ``score`` — its ``m − ⌈score·m⌉ + 1`` rarest distinct keys (by frequency, then value)."""
+    flags = np.zeros(docs.size, dtype=np.bool_)
+    i = 0
+    while i < docs.size:
+        j = i + 1
+        while j < docs.size and docs[j] == docs[i]:
+            j += 1
+        run_keys = keys[i:j]
+        by_key = np.argsort(run_keys)
+        ranked = by_key[np.argsort(freq[i:j][by_key], kind="mergesort")]  # by freq, then key
+        seen = 0
+        last = np.uint64(0)
+        m = 0  # distinct keys of the document
+        for t in range(ranked.size):
+            if t == 0 or run_keys[ranked[t]] != last:
+                m += 1
+                last = run_keys[ranked[t]]
+        take = m - int(np.ceil(score * m - 1e-9)) + 1
+        for t in range(ranked.size):
+            k = ranked[t]
+            if t > 0 and run_keys[k] == last:
+                flags[i + k] = seen <= take
+                continue
+            seen += 1
+            last = run_keys[k]
+            flags[i + k] = seen <= take
+        i = j
+    return flags
+
+
+@njit(cache=True)
 def _bucket_pairs(
-    keys: np.ndarray, docs: np.ndarray, max_bucket: int
+    keys: np.ndarray, docs: np.ndarray, max_bucket: int, in_prefix: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Pairs within every run of equal keys (sorted by key, then document)."""
+    """Pairs within every run of equal keys (sorted by key, then document) with at least one
+    side holding the key in its prefix; a capped run pairs its first prefix holder with the
+    other prefix holders."""
     n = keys.size
     total = 0
     capped = 0
@@ -66,8 +142,12 @@ def _bucket_pairs(
     while i < n:
         j = _run_end(keys, docs, i)
         m = _distinct_docs(docs, i, j)
-        total += m * (m - 1) // 2 if m <= max_bucket else m - 1
-        capped += m > max_bucket
+        p = _prefix_docs(docs, in_prefix, i, j)
+        if m <= max_bucket:
+            total += p * (p - 1) // 2 + p * (m - p)
+        else:
+            total += max(p - 1, 0)
+            capped += 1
         i = j
     left = np.empty(total, dtype=np.int64)
     right = np.empty(total, dtype=np.int64)
@@ -75,21 +155,54 @@ def _bucket_pairs(
     i = 0
     while i < n:
         j = _run_end(keys, docs, i)
-        members = _unique_sorted(docs[i:j])
+        members, flags = _members(docs, in_prefix, i, j)
         m = members.size
         if m <= max_bucket:
             for a in range(m):
                 for b in range(a + 1, m):
-                    left[k] = members[a]
+                    if flags[a] or flags[b]:
+                        left[k] = members[a]
+                        right[k] = members[b]
+                        k += 1
+        else:
+            first = -1
+            for b in range(m):
+                if not flags[b]:
+                    continue
+                if first < 0:
+                    first = members[b]
+                else:
+                    left[k] = first
                     right[k] = members[b]
                     k += 1
-        else:
-            for b in range(1, m):
-                left[k] = members[0]
-                right[k] = members[b]
-                k += 1
         i = j
-    return left, right, capped
+    return left[:k], right[:k], capped
+
+
+@njit(cache=True)
+def _prefix_docs(docs: np.ndarray, in_prefix: np.ndarray, i: int, j: int) -> int:
+    """Distinct documents of entries ``i:j`` holding the key in their prefix."""
+    p = 0
+    for t in range(i, j):
+        if (t == i or docs[t] != docs[t - 1]) and in_prefix[t]:
+            p += 1
+    return p
+
+
+@njit(cache=True)
+def _members(
+    docs: np.ndarray, in_prefix: np.ndarray, i: int, j: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct documents of entries ``i:j`` (sorted) and whether each holds it in prefix."""
+    members = np.empty(j - i, dtype=np.int64)
+    flags = np.zeros(j - i, dtype=np.bool_)
+    m = 0
+    for t in range(i, j):
+        if t == i or docs[t] != docs[t - 1]:
+            members[m] = docs[t]
+            m += 1
+        flags[m - 1] |= in_prefix[t]
+    return members[:m], flags[:m]
 
 
 @njit(cache=True, inline="always")
@@ -106,14 +219,3 @@ def _distinct_docs(docs: np.ndarray, i: int, j: int) -> int:
     for t in range(i + 1, j):
         m += docs[t] != docs[t - 1]
     return m
-
-
-@njit(cache=True)
-def _unique_sorted(values: np.ndarray) -> np.ndarray:
-    out = np.empty(values.size, dtype=values.dtype)
-    m = 0
-    for t in range(values.size):
-        if t == 0 or values[t] != values[t - 1]:
-            out[m] = values[t]
-            m += 1
-    return out[:m]

@@ -34,6 +34,7 @@ from neardup.dedup.cluster import (
 )
 from neardup.dedup.templates import (
     DEFAULT_TEMPLATE_DF,
+    MIN_PLAIN,
     content_counts,
     directional_scores,
     group_representatives,
@@ -272,7 +273,7 @@ def score_candidates(
         timings["sketch"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
-        candidates = candidate_pairs(keys[0], keys[1], config.max_bucket)
+        candidates = candidate_pairs(keys[0], keys[1], config.max_bucket, _prefix_score(config))
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
@@ -345,6 +346,17 @@ def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
         (pairs.score_rl >= guard) & kept[pairs.right] & (keep_of[pairs.left] != pairs.right)
     )
     return int(np.count_nonzero(left_declined | right_declined))
+
+
+def _prefix_score(config: DedupConfig) -> float:
+    """For the full index (keys = shingles): the least plain containment with which a pair
+    can still be kept (the threshold or guard; 0.5 where the template discount may raise a
+    score), so the prefix filter of the candidates loses no such pair."""
+    if config.method != "full" or not config.verify:
+        return 0.0
+    guard = config.threshold if config.guard is None else config.guard
+    lowest = min(config.threshold, guard)
+    return min(lowest, MIN_PLAIN) if config.template_df else lowest
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
