@@ -21,20 +21,33 @@ def _slot(value: np.uint64, shift: np.uint64) -> int:
     return int((value * _MIX) >> shift)
 
 
-@njit(cache=True)
-def slot_counts(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, bits: int) -> np.ndarray:
-    """Saturating uint16 count of the fingerprints of ``docs`` in each of 2**bits slots."""
-    counts = np.zeros(1 << bits, dtype=np.uint16)
+@njit(cache=True, parallel=True)
+def slot_counts(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, bits: int, chunks: int
+) -> np.ndarray:
+    """Saturating count of the fingerprints of ``docs`` in each of 2**bits slots (uint16;
+    ``chunks`` parts of ``docs`` counted in parallel, then added)."""
+    size = 1 << bits
     shift = np.uint64(64 - bits)
-    for d in docs:
-        for k in range(offsets[d], offsets[d + 1]):
-            s = _slot(values[k], shift)
-            if counts[s] < _SATURATED:
-                counts[s] += 1
-    return counts
+    partial = np.zeros((chunks, size), dtype=np.uint16)
+    for c in prange(chunks):
+        counts = partial[c]
+        for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
+            d = docs[i]
+            for k in range(offsets[d], offsets[d + 1]):
+                s = _slot(values[k], shift)
+                if counts[s] < _SATURATED:
+                    counts[s] += 1
+    total = np.zeros(size, dtype=np.uint16)
+    for s in prange(size):
+        t = 0
+        for c in range(chunks):
+            t += partial[c, s]
+        total[s] = min(t, _SATURATED)
+    return total
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def hot_values(
     values: np.ndarray,
     offsets: np.ndarray,
@@ -45,13 +58,18 @@ def hot_values(
 ) -> np.ndarray:
     """Every fingerprint of ``docs`` (with repeats) whose slot count reached ``min_count``."""
     shift = np.uint64(64 - bits)
-    total = 0
-    for d in docs:
+    per_doc = np.zeros(docs.size + 1, dtype=np.int64)
+    for i in prange(docs.size):
+        d = docs[i]
+        n = 0
         for k in range(offsets[d], offsets[d + 1]):
-            total += counts[_slot(values[k], shift)] >= min_count
-    out = np.empty(total, dtype=np.uint64)
-    m = 0
-    for d in docs:
+            n += counts[_slot(values[k], shift)] >= min_count
+        per_doc[i + 1] = n
+    starts = np.cumsum(per_doc)
+    out = np.empty(starts[-1], dtype=np.uint64)
+    for i in prange(docs.size):
+        d = docs[i]
+        m = starts[i]
         for k in range(offsets[d], offsets[d + 1]):
             if counts[_slot(values[k], shift)] >= min_count:
                 out[m] = values[k]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from neardup._kernels import templates as _k
@@ -61,7 +62,7 @@ def template_shingles(
     if min_df < 2 or total == 0:
         return np.empty(0, dtype=np.uint64)
     bits = int(np.clip(np.ceil(np.log2(total)), _MIN_BITS, _MAX_BITS))
-    counts = _k.slot_counts(values, offsets, docs, bits)
+    counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
     hot = _k.hot_values(values, offsets, docs, counts, bits, min(min_df, 65535))
     unique, held = np.unique(hot, return_counts=True)
     return unique[held >= min_df]
