@@ -116,31 +116,46 @@ def test_soft_hyphen_does_not_split_a_word():
 # --- stop words ----------------------------------------------------------------------------
 
 
+STOP = CanonConfig(stopwords=True)
+
+
+def test_stop_words_are_kept_by_default():
+    assert canonicalize("The cat sat on the mat").split() == [
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "the",
+        "mat",
+    ]
+
+
 def test_english_stop_words():
-    assert "the" not in canonicalize("The cat sat on the mat").split()
+    assert "the" not in canonicalize("The cat sat on the mat", STOP).split()
 
 
 def test_russian_stop_words_of_the_lecture():
-    text = canonicalize("И вот он пришёл ко мне, а она б не пришла")
+    text = canonicalize("И вот он пришёл ко мне, а она б не пришла", STOP)
     for word in ("и", "он", "ко", "она", "б"):
         assert word not in text.split()
     assert "пришёл" in text
 
 
 def test_chinese_stop_words():
-    words = canonicalize("我的朋友在北京工作").split()
+    words = canonicalize("我的朋友在北京工作", STOP).split()
     assert "的" not in words
     assert "北京" in words
 
 
 def test_extra_stop_words_and_switch_off():
-    assert "harbour" not in canonicalize("old harbour", CanonConfig(extra_stopwords=("harbour",)))
+    extra = CanonConfig(stopwords=True, extra_stopwords=("harbour",))
+    assert "harbour" not in canonicalize("old harbour", extra)
     assert canonicalize("the cat", CanonConfig(stopwords=False)).split() == ["the", "cat"]
 
 
 def test_explicit_language_uses_only_its_list():
     # "и" is a Russian stop word; with lang=en it is an ordinary token
-    assert "и" in canonicalize("кошки и собаки", CanonConfig(lang="en")).split()
+    assert "и" in canonicalize("кошки и собаки", CanonConfig(lang="en", stopwords=True)).split()
 
 
 # --- word forms ----------------------------------------------------------------------------
@@ -185,7 +200,7 @@ def test_segmentation_switch_off_keeps_runs_whole():
 
 
 def test_char_unit_joins_chinese_without_spaces_but_keeps_them_elsewhere():
-    batch = canonicalize_batch(["北京 的 天气，很好", "red fox"], CanonConfig(), unit="char")
+    batch = canonicalize_batch(["北京 的 天气，很好", "red fox"], STOP, unit="char")
     assert batch.text(0) == "北京天气很好"
     assert batch.text(1) == "red fox"
 

@@ -18,6 +18,7 @@ OTHER = (
     "company added an evening crossing so that lorries could reach the port before dawn."
 )
 WORDS = TextConfig(CanonConfig(stopwords=False), ShingleConfig(size=3))
+STOP_WORDS = TextConfig(CanonConfig(stopwords=True))
 
 
 def test_exact_measures_and_passages():
@@ -63,4 +64,4 @@ def test_empty_texts_are_named():
     with pytest.raises(EmptyTextError, match="B: the text is empty"):
         compare_texts("some words here", "  ", labels=("A", "B"))
     with pytest.raises(EmptyTextError, match="first: no words left"):
-        compare_texts("the of and", "words", labels=("first", "second"))
+        compare_texts("the of and", "words", labels=("first", "second"), config=STOP_WORDS)

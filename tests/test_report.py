@@ -134,7 +134,7 @@ def test_top_pairs_side_by_side_with_marked_passages(page, result):
         )
         assert "<mark>" in section
     quote = next(s for s in sections if "b = quote" in s)
-    assert re.search(r"<mark>[^<]*captain walked along benches[^<]*</mark>", quote)
+    assert re.search(r"<mark>[^<]*captain walked along the benches[^<]*</mark>", quote)
     long_pair = next(s for s in sections if "b = long" in s)
     assert re.search(r"cut to characters 0–1,9\d\d", long_pair)
 

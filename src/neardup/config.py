@@ -56,7 +56,7 @@ class CanonConfig:
     normalize: bool = True  # Unicode NFKC
     lowercase: bool = True  # Unicode case folding
     punctuation: bool = True  # remove punctuation and special characters
-    stopwords: bool = True  # remove the language's stop words (and ``extra_stopwords``)
+    stopwords: bool = False  # remove the language's stop words (and ``extra_stopwords``)
     extra_stopwords: tuple[str, ...] = ()
     segment: bool = True  # segment Chinese into words with jieba (word shingles only)
     lemmatize: bool = False  # Russian: pymorphy3 normal forms

@@ -76,12 +76,12 @@ _TEXT_OPTIONS = [
     _switch("normalize", "Unicode NFKC normalization."),
     _switch("lowercase", "Case folding."),
     _switch("punctuation", "Remove punctuation and special characters."),
-    _switch("stopwords", "Remove stop words."),
+    _switch("stopwords", "Remove stop words (off by default: kept, they raise recall)."),
     click.option(
         "--stopwords-file",
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
-        help="Your own stop words, one per line.",
+        help="Your own stop words, one per line (turns --stopwords on).",
     ),
     _switch("segment", "Segment Chinese into words (jieba)."),
     click.option(
@@ -141,6 +141,8 @@ def _with_text_options(func: Callable[..., Any], options: list[Any]) -> Callable
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         switches = {name: kwargs.pop(name) for name in _CANON_SWITCHES}
         extra = kwargs.pop("stopwords_file")
+        if extra and switches["stopwords"] is None:
+            switches["stopwords"] = True  # a list of one's own stop words asks for removal
         canon = CanonConfig.profile(
             kwargs.pop("canon"),
             lang=kwargs.pop("lang"),

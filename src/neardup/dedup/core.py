@@ -48,7 +48,7 @@ from neardup.shingles import FingerprintBatch, fingerprint_batch
 Measure = Literal["resemblance", "containment"]
 MEASURES: tuple[str, ...] = get_args(Measure)
 DEFAULT_METHOD = "full"
-DEFAULT_THRESHOLD = 0.55
+DEFAULT_THRESHOLD = 0.65
 DEFAULT_MEASURE: Measure = "containment"
 DEFAULT_TEXT = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3))
 
