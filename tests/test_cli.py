@@ -230,3 +230,28 @@ def test_methods_lists_every_method_with_parameters():
     assert by_name["megashingle"]["params"]["num_perm"] == 84
     assert all(m["summary"] for m in lines)
     assert "minhash" in run("methods").output
+
+
+def test_dedup_discounts_a_shared_footer_unless_told_not_to(tmp_path):
+    footer = (
+        "you received this message because you are subscribed to the harbour users list to "
+        "unsubscribe send an empty message to the list address or visit the archives online"
+    )
+    rows = [
+        {
+            "id": f"m{i}",
+            "text": " ".join(f"w{i}x{j}" for j in range(3 + 2 * (i % 20))) + " " + footer,
+        }
+        for i in range(40)
+    ]
+    corpus = tmp_path / "mail.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    summaries = {}
+    for df in ("10", "0"):
+        out = tmp_path / f"out{df}"
+        assert run("dedup", str(corpus), "--out", str(out), "--template-df", df).exit_code == 0
+        summaries[df] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert (summaries["10"]["removed"], summaries["0"]["template_shingles"]) == (0, 0)
+    assert summaries["10"]["template_shingles"] > 10
+    assert summaries["0"]["removed"] > 5
+    assert "content" in summaries["10"]["guarantee"]

@@ -33,7 +33,6 @@ from neardup.dedup import (
 )
 from neardup.dedup.cluster import KeepPolicy
 from neardup.dedup.pipeline import Inputs, run_dedup
-from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
 from neardup.sample import sample_documents, sample_path
 
 
@@ -95,14 +94,6 @@ def demo(out_dir: str) -> None:
     default=None,
     help="A document is removed only if this much of it is in the kept document "
     "[default: the threshold].",
-)
-@click.option(
-    "--template-df",
-    type=click.IntRange(min=0),
-    default=DEFAULT_TEMPLATE_DF,
-    show_default=True,
-    help="Shingles held by this many groups of otherwise different documents are a shared "
-    "template (footers, mastheads), not content (0: off).",
 )
 @click.option(
     "--chain",

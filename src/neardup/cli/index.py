@@ -67,6 +67,7 @@ def create(
     threshold: float,
     measure: str,
     max_bucket: int,
+    template_df: int,
     config_file: str | None,
     config: TextConfig,
 ) -> None:
@@ -79,6 +80,7 @@ def create(
         threshold=threshold,
         measure=measure,
         max_bucket=max_bucket,
+        template_df=template_df,
     )
     store = open_store(db_url)
     try:

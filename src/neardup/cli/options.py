@@ -23,6 +23,7 @@ from neardup.config import (
 from neardup.configfile import merge_config, read_config
 from neardup.dedup import DEFAULT_MEASURE, DEFAULT_METHOD, DEFAULT_THRESHOLD, MEASURES, DedupConfig
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
+from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
 from neardup.methods import METHOD_NAMES, parse_params
 from neardup.text.stopwords import load_stopword_file
 
@@ -246,6 +247,14 @@ method_options = stack(
         default=DEFAULT_MAX_BUCKET,
         show_default=True,
         help="Keys shared by more documents pair only with the first.",
+    ),
+    click.option(
+        "--template-df",
+        type=click.IntRange(min=0),
+        default=DEFAULT_TEMPLATE_DF,
+        show_default=True,
+        help="Shingles held by this many groups of otherwise different documents are a "
+        "shared template (footers, mastheads), not content (0: off).",
     ),
     click.option(
         "--config",
