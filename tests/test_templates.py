@@ -1,11 +1,12 @@
 """Shared templates are not content; removal is lossless (dedup end to end and the pieces)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
-from neardup.dedup import DedupConfig, Pairs, deduplicate
+from neardup.dedup import DedupConfig, Pairs, deduplicate, templates
 from neardup.dedup.cluster import KeepPolicy, lossless_keepers
 from neardup.dedup.core import declined_pairs
 from neardup.dedup.templates import content_counts, directional_scores, template_shingles
@@ -40,6 +41,27 @@ def test_template_shingles_are_exactly_the_frequent_fingerprints(sets, min_df):
     found = template_shingles(values, offsets, np.arange(len(docs)), min_df)
     unique, counts = np.unique(values, return_counts=True)
     assert np.array_equal(found, unique[counts >= min_df])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 40), max_size=30), min_size=1, max_size=40),
+    st.integers(2, 8),
+    st.data(),
+    st.booleans(),
+)
+def test_template_shingles_of_wanted_documents_are_counted_exactly(sets, min_df, data, sketch):
+    docs = [np.unique(np.array(s, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) for s in sets]
+    values = np.concatenate(docs)
+    offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
+    wanted = np.array(sorted(data.draw(st.sets(st.integers(0, len(docs) - 1)))), dtype=np.int64)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(templates, "_MAX_EXACT_KEYS", 0 if sketch else 1 << 23)
+        found = template_shingles(values, offsets, np.arange(len(docs)), min_df, wanted)
+    unique, counts = np.unique(values, return_counts=True)
+    frequent = unique[counts >= min_df]
+    mine = np.unique(np.concatenate([docs[w] for w in wanted])) if wanted.size else unique[:0]
+    assert np.array_equal(found, np.intersect1d(frequent, mine))
 
 
 def test_content_scores_discount_the_template_and_keep_all_template_documents_whole():

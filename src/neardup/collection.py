@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from neardup._kernels.sample import shared_counts
+from neardup.arrays import unique, unique_counts
 from neardup.configfile import config_from_dict, config_to_dict
 from neardup.dedup import DedupConfig
 from neardup.dedup.templates import NEAR_COPY, content_counts, directional_scores
@@ -150,7 +151,7 @@ def _feature_counts(prints: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarra
     """Distinct features of some documents' fingerprint sets and how many documents hold each."""
     if not prints:
         return np.empty(0, np.uint64), np.empty(0, np.int64)
-    features, counts = np.unique(np.concatenate(prints), return_counts=True)
+    features, counts = unique_counts(np.concatenate(prints))
     return features.astype(np.uint64), counts.astype(np.int64)
 
 
@@ -229,7 +230,7 @@ class Collection:
         prints = fingerprint_batch(list(texts), self.config.text)
         method = self.method
         if self.uses_idf:
-            features = np.unique(prints.values)
+            features = unique(prints.values)
             freqs = self.store.doc_freqs(features)
             if freqs.n_docs == 0:
                 return [Result(None, []) for _ in texts]

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from neardup.arrays import unique_counts
 from neardup.errors import InputError
 from neardup.shingles import FingerprintBatch
 
@@ -47,7 +48,7 @@ def _batch_counts(batch: FingerprintBatch) -> tuple[np.ndarray, np.ndarray]:
     A batch's values are distinct within each document, so occurrences = documents.
     """
     values = np.asarray(batch.values, dtype=np.uint64)
-    features, counts = np.unique(values, return_counts=True)
+    features, counts = unique_counts(values)
     return features, counts.astype(np.int64)
 
 

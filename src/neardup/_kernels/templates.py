@@ -122,3 +122,90 @@ def shared_member_counts(
             j += y <= x
         out[k] = n
     return out
+
+
+@njit(cache=True)
+def gather(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """The fingerprints of ``docs``, one after the other."""
+    total = 0
+    for d in docs:
+        total += offsets[d + 1] - offsets[d]
+    out = np.empty(total, dtype=np.uint64)
+    m = 0
+    for d in docs:
+        n = offsets[d + 1] - offsets[d]
+        out[m : m + n] = values[offsets[d] : offsets[d + 1]]
+        m += n
+    return out
+
+
+_FILTER_BITS = 26  # a 8 MiB bit filter in front of the table: most fingerprints miss it
+_MIX2 = np.uint64(0xD6E8FEB86659FD93)
+
+
+@njit(cache=True, inline="always")
+def _filter_bit(value: np.uint64) -> int:
+    return int((value * _MIX2) >> np.uint64(64 - _FILTER_BITS))
+
+
+@njit(cache=True)
+def key_filter(keys: np.ndarray) -> np.ndarray:
+    """A bit filter of ``keys``: a fingerprint whose bit is clear is none of them."""
+    bitmap = np.zeros(1 << (_FILTER_BITS - 3), dtype=np.uint8)
+    for i in range(keys.size):
+        b = _filter_bit(keys[i])
+        bitmap[b >> 3] |= np.uint8(1 << (b & 7))
+    return bitmap
+
+
+@njit(cache=True)
+def hash_table(keys: np.ndarray, bits: int) -> np.ndarray:
+    """Open-addressing table of 2**bits slots holding the index of each of ``keys`` (-1:
+    empty); ``keys`` distinct (fewer than 2**31), fewer than half the slots."""
+    table = np.full(1 << bits, -1, dtype=np.int32)
+    shift = np.uint64(64 - bits)
+    mask = np.int64((1 << bits) - 1)
+    for i in range(keys.size):
+        s = np.int64(_slot(keys[i], shift))
+        while table[s] >= 0:
+            s = (s + 1) & mask
+        table[s] = i
+    return table
+
+
+@njit(cache=True, parallel=True)
+def holder_counts(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    keys: np.ndarray,
+    table: np.ndarray,
+    bits: int,
+    bitmap: np.ndarray,
+    chunks: int,
+) -> np.ndarray:
+    """Exactly how many of ``docs`` hold each of ``keys`` (looked up in ``table`` behind the
+    bit filter ``bitmap``)."""
+    shift = np.uint64(64 - bits)
+    mask = np.int64((1 << bits) - 1)
+    partial = np.zeros((chunks, keys.size), dtype=np.int32)
+    for c in prange(chunks):
+        counts = partial[c]
+        for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
+            d = docs[i]
+            for k in range(offsets[d], offsets[d + 1]):
+                v = values[k]
+                b = _filter_bit(v)
+                if not (bitmap[b >> 3] >> (b & 7)) & 1:
+                    continue
+                s = np.int64(_slot(v, shift))
+                while table[s] >= 0:
+                    if keys[table[s]] == v:
+                        counts[table[s]] += 1
+                        break
+                    s = (s + 1) & mask
+    total = np.zeros(keys.size, dtype=np.int64)
+    for i in prange(keys.size):
+        for c in range(chunks):
+            total[i] += partial[c, i]
+    return total

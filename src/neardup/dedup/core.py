@@ -22,6 +22,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from neardup._kernels.sample import shared_counts
+from neardup.arrays import unique
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET, Candidates, candidate_pairs
 from neardup.dedup.cluster import (
@@ -419,9 +420,10 @@ def score_pairs(
     if signatures is not None:
         s_lr, s_rl = _estimates(method, signatures, left, right, config)
     else:
-        if config.template_df:
+        if config.template_df and left.size:
             holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
-            template = template_shingles(values, offsets, holders, config.template_df)
+            wanted = unique(np.concatenate((left, right)))
+            template = template_shingles(values, offsets, holders, config.template_df, wanted)
         content = content_counts(values, offsets, left, right, shared, template)
         s_lr, s_rl = directional_scores(shared, size_l, size_r, content, config.measure)
     pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, resemblance, c_lr, c_rl)

@@ -10,8 +10,9 @@ make a two-line reply a "duplicate" of every other reply on the list. So, per ru
    holder of its shingles. Issues of a newsletter whose template is under ``NEAR_COPY`` of
    each issue stay apart, so their template is found; a short reply that is mostly a list
    footer is held by a long message but does not hold it, so it never joins it.
-2. **Template shingles** are those held by ``min_df`` or more groups (found by a count sketch
-   and an exact count of the few hot fingerprints: no sort of the whole corpus).
+2. **Template shingles** are those held by ``min_df`` or more groups, counted exactly for the
+   fingerprints of the documents being scored (a hash table and one pass; a count sketch and
+   an exact count of the hot fingerprints when those documents are most of the corpus).
 3. **Content** of a document is its shingles that are not template shingles; pair scores are
    measured on content (:func:`content_counts`). A document made of template shingles only
    (a footer alone) has no content to protect and is judged on all its shingles. The
@@ -31,12 +32,14 @@ import numba
 import numpy as np
 
 from neardup._kernels import templates as _k
+from neardup.arrays import unique, unique_counts
 from neardup.dedup.cluster import connected_components
 
 DEFAULT_TEMPLATE_DF = 10
 NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
 MIN_PLAIN = 0.5  # the discount raises a score only where this much is shared plainly
 _MIN_BITS, _MAX_BITS = 12, 24  # count-sketch slots: 4 Ki … 16 Mi (32 MiB of uint16)
+_MAX_EXACT_KEYS = 1 << 23  # fingerprints counted exactly in a hash table (~200 MiB at most)
 
 
 def group_representatives(
@@ -54,18 +57,41 @@ def group_representatives(
 
 
 def template_shingles(
-    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, min_df: int
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    min_df: int,
+    wanted: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Sorted fingerprints held by at least ``min_df`` of ``docs`` (each doc a sorted set)."""
+    """Sorted fingerprints held by at least ``min_df`` of ``docs`` (each doc a sorted set).
+
+    With ``wanted`` (documents), only their fingerprints are looked at: when they are few
+    (a run's candidate pairs usually involve few documents), each is counted exactly in a
+    hash table over one pass; otherwise a count sketch finds the few hot fingerprints of all
+    documents, then those are counted exactly.
+    """
     docs = np.ascontiguousarray(docs, dtype=np.int64)
     total = int((offsets[docs + 1] - offsets[docs]).sum()) if docs.size else 0
     if min_df < 2 or total == 0:
         return np.empty(0, dtype=np.uint64)
+    if wanted is not None:
+        keys = unique(_k.gather(values, offsets, np.ascontiguousarray(wanted, np.int64)))
+        if keys.size == 0:
+            return keys
+        if keys.size <= _MAX_EXACT_KEYS:
+            bits = max(int(np.ceil(np.log2(keys.size))) + 1, _MIN_BITS)
+            table = _k.hash_table(keys, bits)
+            bitmap = _k.key_filter(keys)
+            held = _k.holder_counts(
+                values, offsets, docs, keys, table, bits, bitmap, numba.get_num_threads()
+            )
+            return keys[held >= min_df]
     bits = int(np.clip(np.ceil(np.log2(total)), _MIN_BITS, _MAX_BITS))
     counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
     hot = _k.hot_values(values, offsets, docs, counts, bits, min(min_df, 65535))
-    unique, held = np.unique(hot, return_counts=True)
-    return unique[held >= min_df]
+    distinct, held = unique_counts(hot)
+    found = distinct[held >= min_df]
+    return found if wanted is None else found[np.isin(found, keys, assume_unique=True)]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -94,7 +120,7 @@ def content_counts(
     size_r = offsets[right + 1] - offsets[right]
     if template.size == 0 or left.size == 0:
         return ContentCounts(shared, size_l, size_r)
-    docs = np.unique(np.concatenate((left, right)))
+    docs = unique(np.concatenate((left, right)))
     in_template = np.zeros(offsets.size - 1, dtype=np.int64)
     in_template[docs] = _k.member_counts(values, offsets, docs, template)
     both = (in_template[left] > 0) & (in_template[right] > 0)

@@ -1,0 +1,27 @@
+"""The sort-based distinct values equal NumPy's."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from neardup.arrays import unique, unique_counts
+
+values = st.one_of(
+    arrays(np.uint64, st.integers(0, 200), elements=st.integers(0, 2**64 - 1)),
+    arrays(np.int64, st.integers(0, 200), elements=st.integers(-50, 50)),
+)
+
+
+@given(values)
+def test_unique_equals_numpy(array):
+    assert np.array_equal(unique(array), np.unique(array))
+    assert unique(array).dtype == array.dtype
+
+
+@given(values)
+def test_unique_counts_equal_numpy(array):
+    got, counts = unique_counts(array)
+    want, want_counts = np.unique(array, return_counts=True)
+    assert np.array_equal(got, want)
+    assert np.array_equal(counts, want_counts)
