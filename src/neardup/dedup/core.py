@@ -92,6 +92,12 @@ class DedupConfig:
         if self.batch_size < 1:
             raise ConfigError(f"batch_size={self.batch_size!r} must be positive")
 
+    @property
+    def removal_guard(self) -> float:
+        """What a removed document's score in its keeper must reach (the threshold unless a
+        ``guard`` is set)."""
+        return self.threshold if self.guard is None else self.guard
+
     def build_method(self) -> Method:
         """The signature method with its parameters, over this config's text config.
 
@@ -307,7 +313,7 @@ def decide(
     pairs = scored.pairs.take(scored.pairs.score >= config.threshold)
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
-    guard = config.threshold if config.guard is None else config.guard
+    guard = config.removal_guard
     keep_of = lossless_keepers(
         n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
     )
@@ -356,8 +362,7 @@ def _prefix_score(config: DedupConfig) -> float:
     score), so the prefix filter of the candidates loses no such pair."""
     if config.method != "full" or not config.verify:
         return 0.0
-    guard = config.threshold if config.guard is None else config.guard
-    lowest = min(config.threshold, guard)
+    lowest = min(config.threshold, config.removal_guard)
     return min(lowest, MIN_PLAIN) if config.template_df else lowest
 
 

@@ -201,7 +201,7 @@ def _summary(
 
 def guarantee(config: DedupConfig) -> str:
     """The removal rule of the run, in one sentence (summary.json and the report)."""
-    guard = config.threshold if config.guard is None else config.guard
+    guard = config.removal_guard
     whose = "its content" if config.template_df else "its shingles"
     if not config.verify:
         return (
@@ -227,7 +227,7 @@ def _parameters(config: DedupConfig, fmt: Format) -> dict[str, Any]:
         "measure": config.measure,
         "verify": config.verify,
         "keep": str(config.keep),
-        "guard": config.threshold if config.guard is None else config.guard,
+        "guard": config.removal_guard,
         "chain": config.chain,
         "max_bucket": config.max_bucket,
         "template_df": config.template_df,
