@@ -36,6 +36,7 @@ from neardup.dedup.cluster import (
 from neardup.dedup.templates import (
     DEFAULT_TEMPLATE_DF,
     MIN_PLAIN,
+    ContentCounts,
     content_counts,
     directional_scores,
     group_representatives,
@@ -425,14 +426,40 @@ def score_pairs(
     if signatures is not None:
         s_lr, s_rl = _estimates(method, signatures, left, right, config)
     else:
+        plain = ContentCounts(shared, size_l, size_r)
+        s_lr, s_rl = directional_scores(shared, size_l, size_r, plain, config.measure)
         if config.template_df and left.size:
+            # only pairs sharing this much of one side plainly can reach the threshold (the
+            # discount raises no score under MIN_PLAIN): the others keep their plain scores
+            bound = min(config.threshold, config.removal_guard, MIN_PLAIN)
+            near = np.flatnonzero(np.maximum(c_lr, c_rl) >= bound)
             holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
-            wanted = unique(np.concatenate((left, right)))
-            template = template_shingles(values, offsets, holders, config.template_df, wanted)
-        content = content_counts(values, offsets, left, right, shared, template)
-        s_lr, s_rl = directional_scores(shared, size_l, size_r, content, config.measure)
+            template, scores = _content_scores(
+                values, offsets, left[near], right[near], shared[near], holders, config
+            )
+            s_lr[near], s_rl[near] = scores
     pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, resemblance, c_lr, c_rl)
     return pairs, int(template.size)
+
+
+def _content_scores(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    shared: np.ndarray,
+    holders: np.ndarray,
+    config: DedupConfig,
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The template shingles (held by ``template_df`` of ``holders``) among the pairs'
+    documents, and the pairs' directional scores on content shingles."""
+    template = np.empty(0, dtype=np.uint64)
+    if left.size:
+        wanted = unique(np.concatenate((left, right)))
+        template = template_shingles(values, offsets, holders, config.template_df, wanted)
+    content = content_counts(values, offsets, left, right, shared, template)
+    size_l, size_r = offsets[left + 1] - offsets[left], offsets[right + 1] - offsets[right]
+    return template, directional_scores(shared, size_l, size_r, content, config.measure)
 
 
 def _estimates(
