@@ -159,18 +159,24 @@ def key_filter(keys: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def hash_table(keys: np.ndarray, bits: int) -> np.ndarray:
-    """Open-addressing table of 2**bits slots holding the index of each of ``keys`` (-1:
-    empty); ``keys`` distinct (fewer than 2**31), fewer than half the slots."""
+def distinct_table(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, table)``: the distinct ``values`` (in first-seen order) and an open-addressing
+    table of 2**bits slots holding each key's index (-1: empty); 2**bits > 2·values.size."""
     table = np.full(1 << bits, -1, dtype=np.int32)
+    keys = np.empty(values.size, dtype=np.uint64)
     shift = np.uint64(64 - bits)
     mask = np.int64((1 << bits) - 1)
-    for i in range(keys.size):
-        s = np.int64(_slot(keys[i], shift))
-        while table[s] >= 0:
+    n = 0
+    for i in range(values.size):
+        v = values[i]
+        s = np.int64(_slot(v, shift))
+        while table[s] >= 0 and keys[table[s]] != v:
             s = (s + 1) & mask
-        table[s] = i
-    return table
+        if table[s] < 0:
+            table[s] = n
+            keys[n] = v
+            n += 1
+    return keys[:n], table
 
 
 @njit(cache=True, parallel=True)

@@ -75,17 +75,18 @@ def template_shingles(
     if min_df < 2 or total == 0:
         return np.empty(0, dtype=np.uint64)
     if wanted is not None:
-        keys = unique(_k.gather(values, offsets, np.ascontiguousarray(wanted, np.int64)))
-        if keys.size == 0:
-            return keys
-        if keys.size <= _MAX_EXACT_KEYS:
-            bits = max(int(np.ceil(np.log2(keys.size))) + 1, _MIN_BITS)
-            table = _k.hash_table(keys, bits)
+        mine = _k.gather(values, offsets, np.ascontiguousarray(wanted, np.int64))
+        if mine.size == 0:
+            return mine
+        if mine.size <= _MAX_EXACT_KEYS:
+            bits = max(int(np.ceil(np.log2(mine.size))) + 1, _MIN_BITS)
+            keys, table = _k.distinct_table(mine, bits)
             bitmap = _k.key_filter(keys)
             held = _k.holder_counts(
                 values, offsets, docs, keys, table, bits, bitmap, numba.get_num_threads()
             )
-            return keys[held >= min_df]
+            return np.sort(keys[held >= min_df])
+        keys = unique(mine)
     bits = int(np.clip(np.ceil(np.log2(total)), _MIN_BITS, _MAX_BITS))
     counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
     hot = _k.hot_values(values, offsets, docs, counts, bits, min(min_df, 65535))
