@@ -96,33 +96,21 @@ def _run_sizes(keys: np.ndarray, docs: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def _prefix_flags(docs: np.ndarray, keys: np.ndarray, freq: np.ndarray, score: float) -> np.ndarray:
-    """Per entry (grouped by document): is its key among the document's prefix for
-    ``score`` — its ``m − ⌈score·m⌉ + 1`` rarest distinct keys (by frequency, then value)."""
+    """Per entry (grouped by document, a document's keys distinct): is its key among the
+    document's prefix for ``score`` — its ``m − ⌈score·m⌉ + 1`` rarest keys (by frequency,
+    then value: one order for every document)."""
     flags = np.zeros(docs.size, dtype=np.bool_)
     i = 0
     while i < docs.size:
         j = i + 1
         while j < docs.size and docs[j] == docs[i]:
             j += 1
-        run_keys = keys[i:j]
-        by_key = np.argsort(run_keys)
+        by_key = np.argsort(keys[i:j])
         ranked = by_key[np.argsort(freq[i:j][by_key], kind="mergesort")]  # by freq, then key
-        seen = 0
-        last = np.uint64(0)
-        m = 0  # distinct keys of the document
-        for t in range(ranked.size):
-            if t == 0 or run_keys[ranked[t]] != last:
-                m += 1
-                last = run_keys[ranked[t]]
+        m = j - i
         take = m - int(np.ceil(score * m - 1e-9)) + 1
-        for t in range(ranked.size):
-            k = ranked[t]
-            if t > 0 and run_keys[k] == last:
-                flags[i + k] = seen <= take
-                continue
-            seen += 1
-            last = run_keys[k]
-            flags[i + k] = seen <= take
+        for t in range(min(take, m)):
+            flags[i + ranked[t]] = True
         i = j
     return flags
 
