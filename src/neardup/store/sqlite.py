@@ -278,14 +278,7 @@ class SQLiteStore:
             "SELECT i.feature, i.df FROM json_each(?) j JOIN idf i ON i.feature = j.value",
             (json.dumps(np.unique(signed).tolist()),),
         ).fetchall()
-        df = np.zeros(signed.size, dtype=np.int64)
-        if rows:
-            known, counts = (np.array(col, dtype=np.int64) for col in zip(*rows, strict=True))
-            order = np.argsort(known)
-            known, counts = known[order], counts[order]
-            pos = np.minimum(np.searchsorted(known, signed), known.size - 1)
-            hit = known[pos] == signed
-            df[hit] = counts[pos[hit]]
+        df = _aligned_counts(signed, rows)
         (n_docs,) = db.execute(
             "SELECT COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE name='idf_docs'), 0)"
         ).fetchone()
@@ -308,18 +301,10 @@ class SQLiteStore:
 
     def shingle_counts(self, features: np.ndarray) -> np.ndarray:
         signed = as_signed(np.asarray(features))
-        counts = np.zeros(signed.size, dtype=np.int64)
         if not signed.size:
-            return counts
+            return np.zeros(0, dtype=np.int64)
         rows = self._db().execute(_COUNTS, (json.dumps(np.unique(signed).tolist()),)).fetchall()
-        if rows:
-            known, held = (np.array(col, dtype=np.int64) for col in zip(*rows, strict=True))
-            order = np.argsort(known)
-            known, held = known[order], held[order]
-            pos = np.minimum(np.searchsorted(known, signed), known.size - 1)
-            hit = known[pos] == signed
-            counts[hit] = held[pos[hit]]
-        return counts
+        return _aligned_counts(signed, rows)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -355,3 +340,16 @@ class SQLiteStore:
 
 def _json(meta: dict[str, Any] | None) -> str | None:
     return None if meta is None else json.dumps(meta)
+
+
+def _aligned_counts(signed: np.ndarray, rows: Sequence[tuple[int, int]]) -> np.ndarray:
+    """The count of each of ``signed`` from ``(feature, count)`` rows (0 where absent)."""
+    out = np.zeros(signed.size, dtype=np.int64)
+    if rows:
+        known, counts = (np.array(col, dtype=np.int64) for col in zip(*rows, strict=True))
+        order = np.argsort(known)
+        known, counts = known[order], counts[order]
+        pos = np.minimum(np.searchsorted(known, signed), known.size - 1)
+        hit = known[pos] == signed
+        out[hit] = counts[pos[hit]]
+    return out
