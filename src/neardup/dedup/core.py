@@ -36,7 +36,6 @@ from neardup.dedup.cluster import (
 from neardup.dedup.templates import (
     DEFAULT_TEMPLATE_DF,
     MIN_PLAIN,
-    ContentCounts,
     content_counts,
     directional_scores,
     group_representatives,
@@ -92,6 +91,14 @@ class DedupConfig:
             raise ConfigError(f"template_df={self.template_df!r} must be 0 (off) or at least 2")
         if self.batch_size < 1:
             raise ConfigError(f"batch_size={self.batch_size!r} must be positive")
+
+    @property
+    def least_keepable(self) -> float:
+        """The least plain containment (in one direction) with which a verified pair can
+        still be kept: the threshold or guard, or ``MIN_PLAIN`` where the template discount
+        may raise a score. Candidates and rescoring may drop pairs below it."""
+        lowest = min(self.threshold, self.removal_guard)
+        return min(lowest, MIN_PLAIN) if self.template_df else lowest
 
     @property
     def removal_guard(self) -> float:
@@ -358,13 +365,11 @@ def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
 
 
 def _prefix_score(config: DedupConfig) -> float:
-    """For the full index (keys = shingles): the least plain containment with which a pair
-    can still be kept (the threshold or guard; 0.5 where the template discount may raise a
-    score), so the prefix filter of the candidates loses no such pair."""
+    """The prefix filter's score for the full index (keys = shingles): no pair that can
+    still be kept is lost; other methods' keys are not shingles (0: no filter)."""
     if config.method != "full" or not config.verify:
         return 0.0
-    lowest = min(config.threshold, config.removal_guard)
-    return min(lowest, MIN_PLAIN) if config.template_df else lowest
+    return config.least_keepable
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
@@ -425,14 +430,15 @@ def score_pairs(
     template = np.empty(0, dtype=np.uint64)
     if signatures is not None:
         s_lr, s_rl = _estimates(method, signatures, left, right, config)
-    else:
-        plain = ContentCounts(shared, size_l, size_r)
-        s_lr, s_rl = directional_scores(shared, size_l, size_r, plain, config.measure)
+    else:  # plain scores; with templates, rescored on content where it can matter
+        if config.measure == "resemblance":
+            s_lr = s_rl = resemblance.copy()
+        else:
+            s_lr, s_rl = c_lr.copy(), c_rl.copy()
         if config.template_df and left.size:
-            # only pairs sharing this much of one side plainly can reach the threshold (the
-            # discount raises no score under MIN_PLAIN): the others keep their plain scores
-            bound = min(config.threshold, config.removal_guard, MIN_PLAIN)
-            near = np.flatnonzero(np.maximum(c_lr, c_rl) >= bound)
+            # only pairs sharing this much of one side plainly can be kept: the others keep
+            # their plain scores, below the threshold either way
+            near = np.flatnonzero(np.maximum(c_lr, c_rl) >= config.least_keepable)
             holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
             template, scores = _content_scores(
                 values, offsets, left[near], right[near], shared[near], holders, config
