@@ -43,7 +43,12 @@ from neardup._kernels.sample import shared_counts
 from neardup.arrays import unique, unique_counts
 from neardup.configfile import config_from_dict, config_to_dict
 from neardup.dedup import DedupConfig
-from neardup.dedup.templates import NEAR_COPY, content_counts, directional_scores
+from neardup.dedup.templates import (
+    NEAR_COPY,
+    content_counts,
+    directional_scores,
+    distinct_fingerprints,
+)
 from neardup.errors import ConfigError, SignatureError
 from neardup.idf import IdfExcerpt
 from neardup.methods.base import FORMAT_VERSION, Method, serialize
@@ -373,12 +378,8 @@ class Collection:
         size_l, size_r = flat.sizes
         template = np.empty(0, dtype=np.uint64)
         if self.config.template_df and flat.left.size:
-            docs = np.unique(np.concatenate([flat.left, flat.right]))
-            features = np.unique(
-                np.concatenate(
-                    [flat.values[flat.offsets[d] : flat.offsets[d + 1]] for d in docs.tolist()]
-                )
-            )
+            docs = unique(np.concatenate([flat.left, flat.right]))
+            features = distinct_fingerprints(flat.values, flat.offsets, docs)
             held = self.store.shingle_counts(features)
             template = features[held >= self.config.template_df]
         content = content_counts(

@@ -86,13 +86,18 @@ def template_shingles(
                 values, offsets, docs, keys, table, bits, bitmap, numba.get_num_threads()
             )
             return np.sort(keys[held >= min_df])
-        keys = unique(mine)
+        keys = distinct_fingerprints(values, offsets, wanted)
     bits = int(np.clip(np.ceil(np.log2(total)), _MIN_BITS, _MAX_BITS))
     counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
     hot = _k.hot_values(values, offsets, docs, counts, bits, min(min_df, 65535))
     distinct, held = unique_counts(hot)
     found = distinct[held >= min_df]
     return found if wanted is None else found[np.isin(found, keys, assume_unique=True)]
+
+
+def distinct_fingerprints(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """The sorted distinct fingerprints of ``docs``."""
+    return unique(_k.gather(values, offsets, np.ascontiguousarray(docs, dtype=np.int64)))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
