@@ -414,6 +414,22 @@ def test_quoted_lines_of_mail_replies_are_dropped():
     assert strip_quoted("a > b\nno quote here") == "a > b\nno quote here"
 
 
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        "On 1 Jan 2014 22:11, Karen Harris wrote:",
+        "1 янв. 2014 22:11, Карен Харрис пишет:",
+        "林怡君 於 2014年1月21日 07:28 寫道：",
+    ],
+)
+def test_the_line_introducing_a_quote_goes_with_it(attribution):
+    reply = f"Any update?\n\n{attribution}\n\n> the question\n> more\n\nBye\n"
+    assert strip_quoted(reply) == "Any update?\n\n\nBye\n"
+    # a colon line not followed by a quote is the reply's own text
+    own = f"Steps:\nfirst\n{attribution}\nsecond\n> quoted"
+    assert strip_quoted(own) == f"Steps:\nfirst\n{attribution}\nsecond\n"
+
+
 def test_quotes_switch_keeps_quoted_lines_when_off():
     from neardup.config import CanonConfig
     from neardup.text.canon import canonicalize

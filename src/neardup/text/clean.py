@@ -84,16 +84,21 @@ _NEWLINES = re.compile(r"\s*\n\s*")
 
 
 _QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*(?:\n|\Z)", re.MULTILINE)
+# "On 1 Jan 2014, Ann wrote:" / "1 янв, Анна пишет:" / "安 於 … 寫道：": one short line ending in a
+# colon right before a quoted block introduces the quote, and goes with it
+_ATTRIBUTION = re.compile(r"^[^\n>]{1,200}[:：][ \t]*\n(?:[ \t]*\n)*(?=[ \t]*>)", re.MULTILINE)
 
 
 def strip_quoted(text: str) -> str:
-    """``text`` without its quoted lines (``> …``, ``>> …``: mail replies quoting others).
+    """``text`` without its quoted lines (``> …``, ``>> …``: mail replies quoting others) and
+    the line that introduces each quote ("On …, Ann wrote:").
 
-    A reply is compared on its own words: the message it quotes is a document of its own.
+    A reply is compared on its own words: the message it quotes is a document of its own, and
+    the attribution line is shared by every reply to that message.
     """
     if not (text.startswith(">") or "\n>" in text or re.search(r"\n[ \t]+>", text)):
         return text
-    return _QUOTED_LINE.sub("", text)
+    return _QUOTED_LINE.sub("", _ATTRIBUTION.sub("", text))
 
 
 def looks_like_html(text: str) -> bool:
