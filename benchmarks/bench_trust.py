@@ -291,6 +291,7 @@ def run_thresholds(bench: Bench, configs: list[DedupConfig], reuse: bool) -> lis
         t1 = time.perf_counter()
         result = decide(scored, c)
         rows.append(judge(result, bench, c, shared + time.perf_counter() - t1))
+    scored.close()
     return rows
 
 
@@ -301,14 +302,15 @@ def reusable(configs: list[DedupConfig], probe: Bench) -> bool:
     if "threshold" in {f.name for f in dataclasses.fields(config_type)}:
         return False
     items = list(zip(probe.ids, probe.texts, strict=True))
-    scored = score_candidates(items, configs[0])
-    for c in (configs[0], configs[-1]):
-        full, fast = deduplicate(items, c), decide(scored, c)
-        if not (
-            np.array_equal(full.labels, fast.labels) and np.array_equal(full.removed, fast.removed)
-        ):
-            print("  (decide(score_candidates) ≠ deduplicate: every config runs in full)")
-            return False
+    with score_candidates(items, configs[0]) as scored:
+        for c in (configs[0], configs[-1]):
+            full, fast = deduplicate(items, c), decide(scored, c)
+            if not (
+                np.array_equal(full.labels, fast.labels)
+                and np.array_equal(full.removed, fast.removed)
+            ):
+                print("  (decide(score_candidates) ≠ deduplicate: every config runs in full)")
+                return False
     return True
 
 

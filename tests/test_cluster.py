@@ -521,3 +521,23 @@ def test_scale_two_million_pairs_over_200k_documents():
     assert (
         removed_mask(guarded, keepers_by_rank(guarded, rank)).sum() == n - np.unique(guarded).size
     )
+
+
+def test_pairs_to_keepers_proposes_the_keepers_of_what_holds_a_document():
+    from neardup.dedup.cluster import pairs_to_keepers
+
+    # 1 and 2 hold each other and 0; 0 is held by the keepers 2 and 3; 4 only weakly by 2
+    left = np.array([0, 0, 0, 2])
+    right = np.array([1, 2, 3, 4])
+    s_lr = np.array([0.9, 0.9, 0.95, 0.1])  # left in right
+    s_rl = np.array([0.9, 0.9, 0.2, 0.3])  # right in left
+    keep_of = np.array([3, 1, 2, 3, 4])
+    lo, hi = pairs_to_keepers(left, right, s_lr, s_rl, keep_of, 0.6)
+    assert sorted(zip(lo.tolist(), hi.tolist(), strict=True)) == [(1, 2), (1, 3), (2, 3)]
+    # nothing new once every such pair is known
+    left2 = np.r_[left, lo]
+    right2 = np.r_[right, hi]
+    lo, hi = pairs_to_keepers(
+        left2, right2, np.r_[s_lr, 0.9, 0.9, 0.9], np.r_[s_rl, 0.5, 0.5, 0.5], keep_of, 0.6
+    )
+    assert lo.size == 0

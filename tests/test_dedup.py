@@ -117,3 +117,18 @@ def test_minhash_bands_follow_the_run_threshold_unless_given():
     assert low.candidate_probability(0.5) > high.candidate_probability(0.5)
     fixed = DedupConfig(method="minhash", threshold=0.5, params=(("threshold", 0.9),))
     assert fixed.build_method().bands == high.bands
+
+
+@pytest.mark.parametrize("method", ["full", "minhash"])
+def test_a_text_copied_past_the_bucket_cap_is_kept_once(method):
+    """Capped buckets pair their members with one document only; the copies still all meet
+    the document their group is kept in (pairs to the final keeper are verified)."""
+    from tests.textgen import text
+
+    article = text(7, 300)
+    docs = [(f"site{i}", f"{text(1000 + i, 25)} {article} {text(2000 + i, 15)}") for i in range(60)]
+    # the document every capped bucket pairs with goes into a later one that holds it
+    docs.append(("anthology", f"{docs[0][1]} {text(3000, 400)}"))
+    result = deduplicate(docs, DedupConfig(method=method, max_bucket=3))
+    assert result.removed.sum() == 60
+    assert set(result.keep_of.tolist()) == {60}

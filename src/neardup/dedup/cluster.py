@@ -25,6 +25,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from neardup._kernels import cluster as _k
+from neardup.arrays import unique
 from neardup.errors import ConfigError, InputError
 
 KeepKind = Literal["first", "longest", "shortest", "field"]
@@ -241,6 +242,46 @@ def lossless_keepers(
     return _k.lossless_stars(
         n, left, right, scores[0], scores[1], preference, float(guard), float(margin)
     )
+
+
+def pairs_to_keepers(
+    left: np.ndarray,
+    right: np.ndarray,
+    score_lr: np.ndarray,
+    score_rl: np.ndarray,
+    keep_of: np.ndarray,
+    guard: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Unverified pairs ``(d, k)`` (``lo < hi``, distinct, not among the given pairs): ``d``
+    is held at ≥ ``guard`` by a document that a keeper ``k`` holds at ≥ ``guard``, and ``d``
+    is kept elsewhere than ``k``.
+
+    A capped bucket pairs its members with one document only, so copies of a mass-copied text
+    may meet the document their group is finally kept in only through its other members;
+    ``d`` likely holds its content in ``k`` too, and the pair, once verified, lets
+    :func:`lossless_keepers` put ``d`` (and what went into ``d``) there instead of keeping a
+    second copy. Repeated until no pair is new, this reaches every keeper of the group.
+    """
+    held = np.concatenate((left[score_lr >= guard], right[score_rl >= guard]))
+    holder = np.concatenate((right[score_lr >= guard], left[score_rl >= guard]))
+    kept = keep_of[holder] == holder
+    by_doc = np.argsort(held[kept], kind="stable")  # (r, k): r held by keeper k
+    r_held, k_holder = held[kept][by_doc], holder[kept][by_doc]
+    start = np.searchsorted(r_held, holder, side="left")  # each (d, r): r's keepers
+    count = np.searchsorted(r_held, holder, side="right") - start
+    docs = np.repeat(held, count)
+    keepers = k_holder[np.repeat(start - np.cumsum(count) + count, count) + np.arange(count.sum())]
+    wanted = (keepers != docs) & (keepers != keep_of[docs])
+    docs, keepers = docs[wanted], keepers[wanted]
+    if not docs.size:
+        return docs, keepers
+    lo, hi = np.minimum(docs, keepers), np.maximum(docs, keepers)
+    code = unique((lo.astype(np.uint64) << np.uint64(32)) | hi.astype(np.uint64))
+    known = (np.minimum(left, right).astype(np.uint64) << np.uint64(32)) | np.maximum(
+        left, right
+    ).astype(np.uint64)
+    code = code[~np.isin(code, known, kind="sort")]
+    return (code >> np.uint64(32)).astype(np.int64), (code & np.uint64(0xFFFFFFFF)).astype(np.int64)
 
 
 def star_labels(keep_of: np.ndarray) -> np.ndarray:

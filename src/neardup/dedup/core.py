@@ -30,6 +30,7 @@ from neardup.dedup.cluster import (
     connected_components,
     keepers_by_rank,
     lossless_keepers,
+    pairs_to_keepers,
     preference_rank,
     star_labels,
 )
@@ -51,6 +52,8 @@ MEASURES: tuple[str, ...] = get_args(Measure)
 DEFAULT_METHOD = "full"
 DEFAULT_THRESHOLD = 0.65
 DEFAULT_MEASURE: Measure = "containment"
+# rounds of verifying the pairs that reach a group's final keeper (one is almost always enough)
+KEEPER_ROUNDS = 6
 DEFAULT_TEXT = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3))
 
 
@@ -146,6 +149,11 @@ class Pairs:
     def take(self, mask: np.ndarray) -> Pairs:
         return Pairs(*(getattr(self, f)[mask] for f in Pairs.__slots__))
 
+    def joined(self, other: Pairs) -> Pairs:
+        return Pairs(
+            *(np.concatenate((getattr(self, f), getattr(other, f))) for f in Pairs.__slots__)
+        )
+
 
 @dataclass(eq=False)
 class DedupResult:
@@ -237,6 +245,23 @@ class Scored:
     template_shingles: int
     weak: list[str]
     timings: dict[str, float]
+    # scores further pairs as the candidates were scored (the fingerprints stay on disk until
+    # close()): decide() asks it for the pairs that reach a group's final keeper
+    verify: Callable[[np.ndarray, np.ndarray], Pairs] | None = None
+    workspace: tempfile.TemporaryDirectory[str] | None = None
+
+    def close(self) -> None:
+        """Release the fingerprints kept for :attr:`verify`."""
+        self.verify = None
+        if self.workspace is not None:
+            self.workspace.cleanup()
+            self.workspace = None
+
+    def __enter__(self) -> Scored:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 def deduplicate(
@@ -253,9 +278,9 @@ def deduplicate(
     ``field:NAME`` keep policy; ``progress`` is called with each batch's size.
     """
     config = config or DedupConfig()
-    scored = score_candidates(texts, config, progress=progress, workdir=workdir)
-    values = field_values() if config.keep.kind == "field" and field_values else None
-    return decide(scored, config, values)
+    with score_candidates(texts, config, progress=progress, workdir=workdir) as scored:
+        values = field_values() if config.keep.kind == "field" and field_values else None
+        return decide(scored, config, values)
 
 
 def score_candidates(
@@ -265,12 +290,17 @@ def score_candidates(
     progress: Callable[[int], None] | None = None,
     workdir: str | Path | None = None,
 ) -> Scored:
-    """Fingerprints, signatures, keys, candidate pairs and their scores (no threshold yet)."""
+    """Fingerprints, signatures, keys, candidate pairs and their scores (no threshold yet).
+
+    The fingerprints stay in a temporary directory for :attr:`Scored.verify` until
+    :meth:`Scored.close` (or the end of a ``with`` block).
+    """
     method = config.build_method()
     timings: dict[str, float] = {}
-    with tempfile.TemporaryDirectory(dir=workdir, prefix="neardup-") as tmp:
+    workspace = tempfile.TemporaryDirectory(dir=workdir, prefix="neardup-")
+    try:
         clock = time.perf_counter()
-        spill = _Spill(Path(tmp))
+        spill = _Spill(Path(workspace.name))
         ids: list[str] = []
         lengths: list[int] = []
         for chunk in _chunks(texts, config.batch_size):
@@ -293,18 +323,27 @@ def score_candidates(
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
-        pairs, templates = score_pairs(candidates, values, offsets, method, signatures, config)
+        pairs, template = score_pairs(candidates, values, offsets, method, signatures, config)
         timings["verify"] = time.perf_counter() - clock
-        del values, spill  # release the memory map before the directory goes
+    except BaseException:
+        workspace.cleanup()
+        raise
+
+    def verify(left: np.ndarray, right: np.ndarray) -> Pairs:
+        more = Candidates(left, right, 0)
+        return score_pairs(more, values, offsets, method, signatures, config, template)[0]
+
     return Scored(
         ids,
         np.array(lengths, dtype=np.int64),
         np.diff(offsets),
         pairs,
         candidates.capped_buckets,
-        templates,
+        int(template.size),
         weak,
         timings,
+        verify,
+        workspace,
     )
 
 
@@ -325,6 +364,17 @@ def decide(
     keep_of = lossless_keepers(
         n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
     )
+    for _ in range(KEEPER_ROUNDS if scored.verify is not None else 0):
+        left, right = pairs_to_keepers(
+            pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, keep_of, guard
+        )
+        if not left.size:
+            break
+        more = scored.verify(left, right)
+        pairs = pairs.joined(more.take(more.score >= config.threshold))
+        keep_of = lossless_keepers(
+            n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
+        )
     if config.chain:
         labels = connected_components(n, pairs.left, pairs.right)
         kept_rank = np.where(keep_of == np.arange(n), rank, n + rank)  # kept documents first
@@ -413,11 +463,13 @@ def score_pairs(
     method: Method,
     signatures: Signatures | None,
     config: DedupConfig,
-) -> tuple[Pairs, int]:
-    """Measures of every candidate pair, and how many template shingles were discounted.
+    template: np.ndarray | None = None,
+) -> tuple[Pairs, np.ndarray]:
+    """Measures of every candidate pair, and the template shingles discounted.
 
     Exact (content shingles, :mod:`neardup.dedup.templates`), or the method's own estimate
-    as the score when ``signatures`` are given (``--no-verify``: no discount).
+    as the score when ``signatures`` are given (``--no-verify``: no discount). ``template``
+    given: those shingles are discounted (found earlier for a larger set of pairs).
     """
     left, right = candidates.left, candidates.right
     shared = shared_counts(values, offsets, left, right)
@@ -427,7 +479,8 @@ def score_pairs(
         resemblance = np.nan_to_num(shared / (size_l + size_r - shared))
         c_lr = np.nan_to_num(shared / size_l)
         c_rl = np.nan_to_num(shared / size_r)
-    template = np.empty(0, dtype=np.uint64)
+    known = template
+    template = np.empty(0, dtype=np.uint64) if known is None else known
     if signatures is not None:
         s_lr, s_rl = _estimates(method, signatures, left, right, config)
     else:  # plain scores; with templates, rescored on content where it can matter
@@ -439,33 +492,33 @@ def score_pairs(
             # only pairs sharing this much of one side plainly can be kept: the others keep
             # their plain scores, below the threshold either way
             near = np.flatnonzero(np.maximum(c_lr, c_rl) >= config.least_keepable)
-            holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
-            template, scores = _content_scores(
-                values, offsets, left[near], right[near], shared[near], holders, config
+            if known is None:
+                holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
+                template = _template_of(values, offsets, left[near], right[near], holders, config)
+            content = content_counts(
+                values, offsets, left[near], right[near], shared[near], template
             )
-            s_lr[near], s_rl[near] = scores
+            s_lr[near], s_rl[near] = directional_scores(
+                shared[near], size_l[near], size_r[near], content, config.measure
+            )
     pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, resemblance, c_lr, c_rl)
-    return pairs, int(template.size)
+    return pairs, template
 
 
-def _content_scores(
+def _template_of(
     values: np.ndarray,
     offsets: np.ndarray,
     left: np.ndarray,
     right: np.ndarray,
-    shared: np.ndarray,
     holders: np.ndarray,
     config: DedupConfig,
-) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+) -> np.ndarray:
     """The template shingles (held by ``template_df`` of ``holders``) among the pairs'
-    documents, and the pairs' directional scores on content shingles."""
-    template = np.empty(0, dtype=np.uint64)
-    if left.size:
-        wanted = unique(np.concatenate((left, right)))
-        template = template_shingles(values, offsets, holders, config.template_df, wanted)
-    content = content_counts(values, offsets, left, right, shared, template)
-    size_l, size_r = offsets[left + 1] - offsets[left], offsets[right + 1] - offsets[right]
-    return template, directional_scores(shared, size_l, size_r, content, config.measure)
+    documents."""
+    if not left.size:
+        return np.empty(0, dtype=np.uint64)
+    wanted = unique(np.concatenate((left, right)))
+    return template_shingles(values, offsets, holders, config.template_df, wanted)
 
 
 def _estimates(

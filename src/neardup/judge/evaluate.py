@@ -259,6 +259,10 @@ class Row:
     clusters: PairScores | None = None  # cluster truth: co-membership in dedup's clusters
     hamming: int | None = None  # simhash estimates: largest distance counted as duplicate
     judged_by: Judged = "pairs"
+    # as dedup: the pairs dedup writes at t (among them pairs verified to reach a keeper)
+    found_pairs: tuple[np.ndarray, np.ndarray] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     @property
     def scores(self) -> PairScores:
@@ -318,6 +322,9 @@ class MethodEvaluation:
 
     def found_pairs(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
         """Document indices ``(left, right)`` of the pairs found at ``threshold``."""
+        for row in self.rows:
+            if row.threshold == threshold and row.found_pairs is not None:
+                return row.found_pairs
         pairs = self.pairs_at(threshold)
         keep = pairs.score >= threshold
         return pairs.left[keep], pairs.right[keep]
@@ -403,6 +410,7 @@ def sweep_clusters(
                 cluster_pair_scores(result.labels, codes),
                 _hamming(config, t),
                 judged_by,
+                (p.left, p.right),
             )
         )
     return rows

@@ -66,6 +66,7 @@ def evaluate_corpus(
                 scores = pair_scores(scored.pairs, a, b)[0]
                 rows = sweep_pairs(scores, labels, group, found, config)
             runs.append((rows, scored.pairs, scored.weak))
+            scored.close()
         seconds = time.perf_counter() - clock
         methods.append(_method(config, runs, seconds, keep_pairs))
     return _evaluation(truth, ids, thresholds, methods, truth_arrays, mode=mode)
@@ -80,6 +81,8 @@ def _method(
     """One method's evaluation from its runs (each: rows of a group of thresholds, the scored
     candidates, warnings)."""
     rows = sorted((row for run in runs for row in run[0]), key=lambda r: r.threshold)
+    if not keep_pairs:
+        rows = [replace(row, found_pairs=None) for row in rows]
     weak = list(dict.fromkeys(w for run in runs for w in run[2]))
     candidates = sum(len(run[1]) for run in runs)
     kept = [
