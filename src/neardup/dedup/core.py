@@ -50,7 +50,7 @@ from neardup.shingles import FingerprintBatch, fingerprint_batch
 Measure = Literal["resemblance", "containment"]
 MEASURES: tuple[str, ...] = get_args(Measure)
 DEFAULT_METHOD = "full"
-DEFAULT_THRESHOLD = 0.65
+DEFAULT_THRESHOLD = 0.6
 DEFAULT_MEASURE: Measure = "containment"
 # rounds of verifying the pairs that reach a group's final keeper (one is almost always enough)
 KEEPER_ROUNDS = 6
@@ -64,7 +64,7 @@ class DedupConfig:
     The defaults were chosen on the shared benchmark, benches of mail, newsletters,
     syndicated and mixed-language text (tune split) and checked on held-out data (README):
     exact containment of 3-shingles (words, stop words kept; characters for Chinese) at
-    t = 0.65, candidates from the prefix-filtered inverted index of fingerprints, shared
+    t = 0.6, candidates from the prefix-filtered inverted index of fingerprints, shared
     templates discounted (``template_df``). A document is removed only into a kept one that
     holds at least ``guard`` (default: the threshold) of its content; with ``chain=True``
     clusters are connected components of the verified pairs, removal staying lossless.
