@@ -4,9 +4,9 @@ Each document's tokens are written to the buffer joined by one space (or by noth
 character shingles of Chinese), stop words dropped on the way. With ``split_han`` (the ``auto``
 unit) every Han character is a token of its own and ends the word before it, and two Han
 tokens in a row are joined by nothing: the unit is decided per run of script, so a few
-Chinese characters never change how the Cyrillic or Latin words around them are cut. Token boundaries come from a
-per-code-point class table built once in Python (see ``neardup.text.chars``), so the kernel
-knows nothing about Unicode categories itself.
+Chinese characters never change how the Cyrillic or Latin words around them are cut. Token
+boundaries come from a per-code-point class table built once in Python (see
+``neardup.text.chars``), so the kernel knows nothing about Unicode categories itself.
 """
 
 from __future__ import annotations

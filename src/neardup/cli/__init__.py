@@ -35,6 +35,10 @@ def main() -> None:
         sys.stderr.close()  # the reader (head, less) went away: not an error
     except click.exceptions.Abort:
         sys.exit(130)
+    except click.UsageError as exc:  # a bad option: one line naming it, and where help is
+        where = f" (see: {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
+        click.echo(f"neardup: error: {exc.format_message()}{where}", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

@@ -23,7 +23,15 @@ from rich.progress import (
 from rich.table import Table
 
 from neardup.cli.app import cli, console
-from neardup.cli.options import dedup_config, input_options, method_options, text_options
+from neardup.cli.options import (
+    FRACTION,
+    bad_options,
+    count,
+    dedup_config,
+    input_options,
+    method_options,
+    text_options,
+)
 from neardup.config import (
     TextConfig,
 )
@@ -90,7 +98,7 @@ def demo(out_dir: str) -> None:
 )
 @click.option(
     "--guard",
-    type=click.FloatRange(0, 1, min_open=True),
+    type=FRACTION,
     default=None,
     help="A document is removed only if this much of it is in the kept document "
     "[default: the threshold].",
@@ -112,13 +120,13 @@ def demo(out_dir: str) -> None:
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=None,
     help="Threads for sketching [default: all cores].",
 )
 @click.option(
     "--batch-size",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=4096,
     show_default=True,
     help="Documents per batch (memory per batch).",
@@ -153,6 +161,8 @@ def dedup(
     """
     if jobs is not None:
         numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
+    with bad_options():
+        keep = KeepPolicy.parse(keep_text)
     settings = dedup_config(
         method_name=method_name,
         params=params,
@@ -161,7 +171,7 @@ def dedup(
         threshold=threshold,
         measure=measure,
         verify=verify,
-        keep=KeepPolicy.parse(keep_text),
+        keep=keep,
         guard=guard,
         chain=chain,
         template_df=template_df,

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from neardup.cli.app import cli, console
 from neardup.cli.options import (
+    count,
     db_option,
     dedup_config,
     input_options,
@@ -27,7 +28,7 @@ from neardup.cli.options import (
 from neardup.collection import Collection, Result
 from neardup.config import TextConfig
 from neardup.corpus import Document, read_documents
-from neardup.errors import NearDupError
+from neardup.errors import InputError, NearDupError
 from neardup.store.url import open_store
 
 DEFAULT_BATCH = 5000  # a commit writes every index page its batch touched: fewer, larger ones
@@ -35,7 +36,7 @@ DEFAULT_BATCH = 5000  # a commit writes every index page its batch touched: fewe
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON lines.")
 batch_option = click.option(
     "--batch-size",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=DEFAULT_BATCH,
     show_default=True,
     help="Documents per transaction: a failure keeps the batches before it.",
@@ -185,6 +186,26 @@ def stats(db_url: str, as_json: bool) -> None:
     for name, value in figures.items():
         table.add_row(name.replace("_", " "), str(value))
     console.print(table)
+
+
+@index.command()
+@db_option
+def check(db_url: str) -> None:
+    """Check the whole collection file for damage (SQLite: PRAGMA integrity_check)."""
+    store = open_store(db_url, must_exist=True)
+    try:
+        problems = store.check() if hasattr(store, "check") else None
+    finally:
+        store.close()
+    if problems is None:
+        click.echo(f"{db_url}: the server checks its own pages; nothing to check here")
+    elif problems:
+        shown = "; ".join(problems[:3]) + (
+            f" and {len(problems) - 3} more" if len(problems) > 3 else ""
+        )
+        raise InputError(f"{db_url}: the collection file is damaged: {shown}")
+    else:
+        click.echo(f"{db_url}: ok")
 
 
 @contextlib.contextmanager

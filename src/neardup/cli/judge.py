@@ -20,8 +20,9 @@ from rich.progress import (
 from rich.table import Table
 
 from neardup.cli.app import cli, console
-from neardup.cli.options import given, text_options
+from neardup.cli.options import bad_options, count, given, text_options
 from neardup.config import (
+    MAX_UNITS,
     UNITS,
     TextConfig,
 )
@@ -164,7 +165,7 @@ def _eval_options(func: Callable[..., Any]) -> Callable[..., Any]:
 )
 @click.option(
     "--examples",
-    type=click.IntRange(min=0),
+    type=count(0),
     default=EXAMPLES,
     show_default=True,
     help="False positives and false negatives shown per method in the report.",
@@ -194,12 +195,13 @@ def evaluate_command(
     clusters; --estimates judges the methods' own estimates and the pairs found instead.
     """
     names = _names(methods_text, "--methods", METHOD_NAMES)
-    thresholds = parse_thresholds(thresholds_text)
-    by_method = _method_params(params, names)
     mode: Mode = "estimates" if estimates else "dedup"
-    configs = [
-        method_config(n, config, measure, thresholds, by_method[n], mode=mode) for n in names
-    ]
+    with bad_options():
+        thresholds = parse_thresholds(thresholds_text)
+        by_method = _method_params(params, names)
+        configs = [
+            method_config(n, config, measure, thresholds, by_method[n], mode=mode) for n in names
+        ]
     with _runs_progress(len(configs), "evaluating") as advance:
         ev, fetch = evaluate_files(
             inputs,
@@ -390,13 +392,14 @@ def calibrate_command(
     neardup dedup --config FILE (which then reproduces the figure reported) and neardup
     index create --config FILE.
     """
-    goal = Objective.parse(objective)
     names = _names(methods_text, "--methods", METHOD_NAMES)
-    thresholds = parse_thresholds(thresholds_text)
     units = [config.shingle.unit] if given("unit") else _names(units_text, "--units", UNITS)
-    sizes = [config.shingle.size] if given("size") else _sizes(sizes_text)
     mode: Mode = "estimates" if estimates else "dedup"
-    configs = grid_configs(config, names, units, sizes, measure, thresholds, mode)
+    with bad_options():
+        goal = Objective.parse(objective)
+        thresholds = parse_thresholds(thresholds_text)
+        sizes = [config.shingle.size] if given("size") else _sizes(sizes_text)
+        configs = grid_configs(config, names, units, sizes, measure, thresholds, mode)
     with _runs_progress(len(configs), "calibrating") as advance:
         ev, _ = evaluate_files(
             inputs,
@@ -422,7 +425,7 @@ def _sizes(text: str) -> list[int]:
         sizes = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
         sizes = []
-    if not sizes or min(sizes) < 1:
+    if not sizes or min(sizes) < 1 or max(sizes) > MAX_UNITS:
         raise click.BadParameter(
             f"{text!r}: give positive integers, e.g. 2,3,4,5", param_hint="--sizes"
         )
