@@ -13,10 +13,12 @@ extension (case-insensitive):
   record is ``{"id", "path"}``.
 
 Bad records (malformed JSON, not an object, missing or non-string text, invalid UTF-8, a CSV row
-with the wrong number of fields, a text over ``max_text_bytes``, a duplicate id, an unreadable
-file) raise :class:`~neardup.errors.InputError` naming the file and line, or with ``skip_bad``
-are handed to ``on_bad`` as a :class:`BadRecord` and skipped. Empty or whitespace-only texts are
-*not* bad records here: they are yielded, and dedup reports them on its own.
+with the wrong number of fields or an unterminated quote, a text over ``max_text_bytes``, a
+duplicate id, an unreadable file) raise :class:`~neardup.errors.InputError` naming the file and
+line, or with ``skip_bad`` are handed to ``on_bad`` as a :class:`BadRecord` and skipped. Empty
+or whitespace-only texts are *not* bad records here: they are yielded, and dedup reports them
+on its own. An input that holds no record, and the files of a directory that are not read
+(other extensions), are handed to ``on_skip`` as :class:`Skipped` notices.
 
 Writing records back out is :mod:`neardup.records`.
 """
@@ -43,6 +45,7 @@ __all__ = [
     "DEFAULT_MAX_TEXT_BYTES",
     "BadRecord",
     "Document",
+    "Skipped",
     "count_lines",
     "read_documents",
 ]
@@ -91,6 +94,24 @@ class BadRecord:
         return f"{_where(self.source, self.line)}: {self.reason}"
 
 
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An input that gave no record (``files`` empty), or the files of a directory input that
+    were not read because of their extension."""
+
+    source: str
+    files: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if not self.files:
+            return f"{self.source}: no records (an empty input)"
+        shown = ", ".join(self.files[:5]) + (", …" if len(self.files) > 5 else "")
+        return (
+            f"{self.source}: {len(self.files)} file(s) skipped, not "
+            f"{'/'.join(_DIR_SUFFIXES)}: {shown}"
+        )
+
+
 def _where(source: str, line: int) -> str:
     return f"{source}:{line}" if line else source
 
@@ -112,8 +133,9 @@ class _Options:
     several: bool  # several inputs: a missing id becomes "path:line", not "line"
 
 
-# A reader yields, per record, a Document or a BadRecord (never raises for bad data).
-_Item = Document | BadRecord
+# A reader yields, per record, a Document or a BadRecord (never raises for bad data), and
+# Skipped notices.
+_Item = Document | BadRecord | Skipped
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,6 +150,7 @@ def read_documents(
     skip_bad: bool = False,
     on_bad: Callable[[BadRecord], None] | None = None,
     max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
+    on_skip: Callable[[Skipped], None] | None = None,
 ) -> Iterator[Document]:
     """Stream the documents of ``paths`` (files or directories; or one path) in order.
 
@@ -138,7 +161,8 @@ def read_documents(
 
     Unknown extensions and missing optional packages raise at once, before anything is read.
     Bad records raise :class:`InputError` (``data.jsonl:17: not valid JSON (...)``) unless
-    ``skip_bad`` is set; then ``on_bad`` (if given) gets each :class:`BadRecord`.
+    ``skip_bad`` is set; then ``on_bad`` (if given) gets each :class:`BadRecord`. ``on_skip``
+    gets each :class:`Skipped` notice (empty inputs, files of other extensions).
     """
     if max_text_bytes <= 0:
         raise ConfigError(f"max_text_bytes must be positive, got {max_text_bytes}")
@@ -146,7 +170,7 @@ def read_documents(
         paths = [paths]
     inputs = [_classify(Path(p)) for p in paths]
     opts = _Options(id_field, text_field, max_text_bytes, several=len(inputs) > 1)
-    return _stream(inputs, opts, skip_bad, on_bad)
+    return _stream(inputs, opts, skip_bad, on_bad, on_skip)
 
 
 def _stream(
@@ -154,11 +178,18 @@ def _stream(
     opts: _Options,
     skip_bad: bool,
     on_bad: Callable[[BadRecord], None] | None,
+    on_skip: Callable[[Skipped], None] | None = None,
 ) -> Iterator[Document]:
     """Documents of every input; bad ones and duplicate ids raised or reported."""
     seen: dict[str, int] = {}  # id -> line * len(inputs) + input index
     for index, inp in enumerate(inputs):
+        records = 0
         for item in _READERS[inp.kind](inp, opts):
+            if isinstance(item, Skipped):
+                if on_skip is not None:
+                    on_skip(item)
+                continue
+            records += 1
             if isinstance(item, Document):
                 here = item.line * len(inputs) + index
                 first = seen.setdefault(item.id, here)
@@ -173,6 +204,8 @@ def _stream(
                 raise InputError(str(item))
             if on_bad is not None:
                 on_bad(item)
+        if not records and on_skip is not None:
+            on_skip(Skipped(str(inp.path)))
 
 
 def _place(inputs: list[_Input], packed: int, doc_id: str) -> str:
@@ -354,7 +387,11 @@ def _check_text(text: str, max_bytes: int) -> str | None:
                 return None
         except UnicodeEncodeError as exc:
             return f"text has an unpaired surrogate at character {exc.start} (invalid UTF-8)"
-    return f"text larger than the limit of {max_bytes / 2**20:g} MiB (max_text_bytes)"
+    return f"text larger than the limit of {_mib(max_bytes)} (raise it with --max-text-bytes)"
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} bytes"
 
 
 def _type_name(value: Any) -> str:
@@ -441,19 +478,25 @@ def _read_parquet(inp: _Input, opts: _Options) -> Iterator[_Item]:
 
 def _read_dir(inp: _Input, opts: _Options) -> Iterator[_Item]:
     """Every .txt/.html/.htm file below a directory, sorted; HTML stripped to plain text."""
-    for path, rel in _dir_files(inp.path):
+    skipped: list[str] = []
+    for path, rel in _dir_files(inp.path, skipped):
         yield _file_item(path, rel, opts)
+    if skipped:
+        yield Skipped(str(inp.path), tuple(skipped))
 
 
-def _dir_files(root: Path) -> Iterator[tuple[Path, str]]:
-    """(path, relative POSIX path) of the text files below ``root``, each directory sorted."""
+def _dir_files(root: Path, skipped: list[str] | None = None) -> Iterator[tuple[Path, str]]:
+    """(path, relative POSIX path) of the text files below ``root``, each directory sorted;
+    the relative paths of the other files are appended to ``skipped``."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         base = Path(dirpath)
         for name in sorted(filenames):
+            path = base / name
             if name.lower().endswith(_DIR_SUFFIXES):
-                path = base / name
                 yield path, path.relative_to(root).as_posix()
+            elif skipped is not None:
+                skipped.append(path.relative_to(root).as_posix())
 
 
 def _file_item(path: Path, rel: str, opts: _Options) -> _Item:
@@ -464,7 +507,8 @@ def _file_item(path: Path, rel: str, opts: _Options) -> _Item:
     except OSError as exc:
         return BadRecord(source, 0, _read_error(exc))
     if len(data) > opts.max_text_bytes:
-        return BadRecord(source, 0, f"file over the limit of {opts.max_text_bytes / 2**20:g} MiB")
+        why = f"file over the limit of {_mib(opts.max_text_bytes)} (raise it with --max-text-bytes)"
+        return BadRecord(source, 0, why)
     try:
         text = decode_text(data, source)
     except InputError as exc:

@@ -148,6 +148,7 @@ def dedup(
     id_field: str,
     text_field: str,
     skip_bad: bool,
+    max_text_bytes: int,
     fmt: str,
     jobs: int | None,
     batch_size: int,
@@ -180,7 +181,7 @@ def dedup(
     )
     if settings.chain and settings.guard is not None:
         raise click.UsageError("--chain and --guard exclude each other")
-    source = Inputs(tuple(inputs), id_field, text_field, skip_bad)
+    source = Inputs(tuple(inputs), id_field, text_field, skip_bad, max_text_bytes)
     with _progress_bar(inputs) as advance:
         summary = run_dedup(source, out_dir, settings, fmt, progress=advance)
     _print_summary(summary, out_dir)
@@ -188,7 +189,8 @@ def dedup(
 
 @contextlib.contextmanager
 def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar over documents read (rate and ETA when the total is known)."""
+    """A rich progress bar over documents read (rate and ETA when the total is known), shown
+    from the first batch on: an error before any work prints its one line and nothing else."""
     counts = [count_lines(p) for p in inputs]
     total = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
     columns = [
@@ -199,18 +201,25 @@ def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
         TextColumn("{task.fields[rate]}"),
         TimeRemainingColumn(),
     ]
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("docs", total=total, rate="")
-        started = time.perf_counter()
-        done = 0
+    err = Console(stderr=True)  # not a terminal (a log, a pipe): no bar, no blank line left
+    bar = Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
+    task = bar.add_task("docs", total=total, rate="")
+    started = time.perf_counter()
+    done = 0
 
-        def advance(n: int) -> None:
-            nonlocal done
-            done += n
-            rate = done / max(time.perf_counter() - started, 1e-9)
-            bar.update(task, advance=n, rate=f"{rate:,.0f} docs/s")
+    def advance(n: int) -> None:
+        nonlocal done
+        if not done:
+            bar.start()
+        done += n
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        bar.update(task, advance=n, rate=f"{rate:,.0f} docs/s")
 
+    try:
         yield advance
+    finally:
+        if done:
+            bar.stop()
 
 
 def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
@@ -229,7 +238,7 @@ def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
         table.add_row(key.replace("_", " "), str(summary[key]))
     table.add_row("seconds", str(summary["timings_seconds"]["total"]))
     console.print(table)
-    for warning in summary["warnings"]:
+    for warning in [*summary["input_warnings"], *summary["warnings"]]:
         click.echo(f"neardup: warning: {warning}", err=True)
     if summary["empty_documents"]:
         click.echo(

@@ -108,6 +108,7 @@ def add(
     id_field: str,
     text_field: str,
     skip_bad: bool,
+    max_text_bytes: int,
     batch_size: int,
     as_json: bool,
 ) -> None:
@@ -116,7 +117,7 @@ def add(
     INPUTS are read as by dedup. Each batch is one transaction; record fields other than the
     id and the text are stored as the document's metadata.
     """
-    docs = _read(inputs, id_field, text_field, skip_bad)
+    docs = _read(inputs, id_field, text_field, skip_bad, max_text_bytes)
     added = with_duplicates = 0
     with _opened(db_url) as collection, _kept_on_failure(lambda: added):
         for batch in _batches(docs, batch_size):
@@ -141,11 +142,12 @@ def query(
     id_field: str,
     text_field: str,
     skip_bad: bool,
+    max_text_bytes: int,
     batch_size: int,
     as_json: bool,
 ) -> None:
     """The stored near-duplicates of each input document (nothing is stored)."""
-    docs = _read(inputs, id_field, text_field, skip_bad)
+    docs = _read(inputs, id_field, text_field, skip_bad, max_text_bytes)
     with _opened(db_url) as collection:
         for batch in _batches(docs, batch_size):
             found = collection.query([d.text for d in batch])
@@ -223,9 +225,19 @@ def _kept_on_failure(stored: Callable[[], int]) -> Iterator[None]:
 
 
 def _read(
-    inputs: Sequence[str], id_field: str, text_field: str, skip_bad: bool
+    inputs: Sequence[str], id_field: str, text_field: str, skip_bad: bool, max_text_bytes: int
 ) -> Iterator[Document]:
-    return read_documents(list(inputs), id_field=id_field, text_field=text_field, skip_bad=skip_bad)
+    """The documents of the inputs; bad records skipped (--skip-bad) and empty inputs and
+    unread files of directories are named on stderr."""
+    return read_documents(
+        list(inputs),
+        id_field=id_field,
+        text_field=text_field,
+        skip_bad=skip_bad,
+        on_bad=lambda bad: click.echo(f"neardup: warning: skipped {bad}", err=True),
+        max_text_bytes=max_text_bytes,
+        on_skip=lambda notice: click.echo(f"neardup: warning: {notice}", err=True),
+    )
 
 
 def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:

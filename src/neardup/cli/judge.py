@@ -84,7 +84,8 @@ def _runs_progress(total: int, what: str) -> Iterator[Callable[[str], None]]:
         MofNCompleteColumn(),
         TextColumn("{task.fields[name]}"),
     ]
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    err = Console(stderr=True)  # not a terminal: no bar, no blank line before an error
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task(what, total=total, name="")
         started = False
 

@@ -24,6 +24,7 @@ from neardup.config import (
     TextConfig,
 )
 from neardup.configfile import merge_config, read_config
+from neardup.corpus import DEFAULT_MAX_TEXT_BYTES
 from neardup.dedup import DEFAULT_MEASURE, DEFAULT_METHOD, DEFAULT_THRESHOLD, MEASURES, DedupConfig
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
@@ -312,6 +313,13 @@ input_options = stack(
         "--skip-bad",
         is_flag=True,
         help="Skip malformed records (and count them) instead of stopping.",
+    ),
+    click.option(
+        "--max-text-bytes",
+        type=count(1, 2**40),
+        default=DEFAULT_MAX_TEXT_BYTES,
+        show_default=True,
+        help="Longest text (UTF-8 bytes) a record may hold; longer ones are bad records.",
     ),
 )
 
