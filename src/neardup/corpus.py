@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from neardup.csvlines import LineFeed, RecordTooLongError
 from neardup.errors import ConfigError, InputError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
 from neardup.io import decode_text
@@ -54,6 +55,7 @@ DEFAULT_MAX_TEXT_BYTES = 64 * 2**20
 _GZIP_READ = 1 << 18  # compressed bytes read at a time
 _PARQUET_READ_BATCH = 1024  # rows per batch: bounded memory even with long texts
 _COUNT_EXACT_BYTES = 64 * 2**20  # plain files up to this size are counted exactly
+_CSV_RECORD_SLACK = 2**20  # characters a CSV record may hold beyond its text's limit
 _DIR_SUFFIXES = (".txt", ".html", ".htm")
 _HTML_SUFFIXES = (".html", ".htm")
 _SUPPORTED = (
@@ -400,32 +402,58 @@ def _type_name(value: Any) -> str:
 
 
 def _read_csv(inp: _Input, opts: _Options) -> Iterator[_Item]:
-    """CSV with a header row; a record's line is the line where it starts."""
+    """CSV with a header row; a record's line is the line where it starts.
+
+    Parsed strictly: a quoted field must end with its closing quote followed by a comma or
+    the end of the line. A record that breaks this, or runs to the end of the file or past
+    ``max_text_bytes`` (+ 1 MiB) inside an open quote, is a bad record at its first line, and
+    reading resumes at its second line.
+    """
     source, lineno = str(inp.path), 0
     _raise_csv_field_limit()
     try:
         with io.TextIOWrapper(
             _open_binary(inp), encoding="utf-8-sig", errors="surrogateescape", newline=""
         ) as fh:
-            reader = csv.reader(fh)
-            header = next(reader, None)
+            feed = LineFeed(fh, opts.max_text_bytes + _CSV_RECORD_SLACK)
+            reader = csv.reader(feed, strict=True)
+            lineno = feed.start()
+            try:
+                header = next(reader, None)
+            except (csv.Error, RecordTooLongError) as exc:
+                yield BadRecord(source, 1, f"malformed CSV header ({_csv_problem(exc, opts)})")
+                return
             problem = _header_problem(header, opts.text_field)
             if problem or header is None:
                 yield BadRecord(source, 1, problem or "empty CSV file")
                 return
             while True:
-                lineno = reader.line_num + 1
+                lineno = feed.start()
                 try:
                     row = next(reader)
                 except StopIteration:
                     break
-                except csv.Error as exc:
-                    yield BadRecord(source, lineno, f"malformed CSV ({exc})")
+                except (csv.Error, RecordTooLongError) as exc:
+                    yield BadRecord(source, lineno, _csv_problem(exc, opts, len(feed.record)))
+                    feed.rewind()
+                    reader = csv.reader(feed, strict=True)
                     continue
                 if row:
                     yield _csv_item(header, row, source, lineno, opts)
     except _read_errors(inp) as exc:
         yield BadRecord(source, lineno, _read_error(exc))
+
+
+def _csv_problem(exc: Exception, opts: _Options, lines: int = 1) -> str:
+    """Why a CSV record (of ``lines`` lines read) could not be parsed, for its BadRecord."""
+    if isinstance(exc, RecordTooLongError):
+        limit = _mib(opts.max_text_bytes + _CSV_RECORD_SLACK)
+        return f"record runs past the limit of {limit}: an unterminated quote? (--max-text-bytes)"
+    if "unexpected end of data" in str(exc):
+        return "unterminated quote: the quoted field runs to the end of the file"
+    if lines > 1:
+        return f"malformed CSV: a quote left open? ({exc}, {lines - 1} line(s) later)"
+    return f"malformed CSV ({exc})"
 
 
 def _raise_csv_field_limit() -> None:
