@@ -41,6 +41,7 @@ from neardup.csvlines import LineFeed, RecordTooLongError
 from neardup.errors import ConfigError, InputError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
 from neardup.io import decode_text
+from neardup.jsonvalues import json_problem, may_hold_problem
 
 __all__ = [
     "DEFAULT_MAX_TEXT_BYTES",
@@ -355,6 +356,8 @@ def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
         return BadRecord(source, lineno, "not valid JSON (nested too deeply)")
     if not isinstance(record, dict):
         return BadRecord(source, lineno, f"not a JSON object but {_type_name(record)}")
+    if may_hold_problem(raw) and (problem := json_problem(record)):
+        return BadRecord(source, lineno, problem)
     return _document(record, source, lineno, opts)
 
 

@@ -216,6 +216,8 @@ def _kept_on_failure(stored: Callable[[], int]) -> Iterator[None]:
     try:
         yield
     except NearDupError:
+        if not stored():
+            raise
         click.echo(
             f"neardup: the failing batch was not stored; {stored()} documents of earlier "
             "batches were",

@@ -175,7 +175,7 @@ def parse_thresholds(spec: str) -> tuple[float, ...]:
             values = [start + k * step for k in range(count)]
         else:
             values = [float(x) for x in spec.split(",") if x.strip()]
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError, ZeroDivisionError):
         raise ConfigError(f"thresholds={spec!r}: give start:stop:step or t1,t2,…") from None
     values = sorted({round(v, 10) for v in values})
     if not values or not all(0.0 < v <= 1.0 for v in values):
