@@ -20,6 +20,7 @@ Settings reach worker processes through ``NEARDUP_*`` environment variables
 from __future__ import annotations
 
 import hmac
+import json
 import os
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -37,7 +38,8 @@ extras.fastapi("the HTTP service (neardup serve)")  # "pip install 'neardup[serv
 
 import anyio.to_thread  # noqa: E402  # installed with fastapi (starlette's event loop layer)
 from fastapi import Depends, FastAPI, HTTPException, Request, Security  # noqa: E402
-from fastapi.responses import JSONResponse  # noqa: E402
+from fastapi.exceptions import RequestValidationError  # noqa: E402
+from fastapi.responses import JSONResponse, Response  # noqa: E402
 from fastapi.security import HTTPBearer  # noqa: E402
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator  # noqa: E402
 from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
@@ -417,6 +419,14 @@ async def _unprocessable(_: Request, exc: InputError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, 422)
 
 
+async def _invalid_request(_: Request, exc: RequestValidationError) -> Response:
+    """422 naming each problem (where, what) without echoing the input: a value with a lone
+    surrogate or a NaN cannot be written back as JSON (FastAPI's own answer was a 500)."""
+    detail = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+    body = json.dumps({"detail": detail}, ensure_ascii=True)  # a key may hold a surrogate
+    return Response(body, 422, media_type="application/json")
+
+
 async def _bad_request(_: Request, exc: NearDupError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, 400)
 
@@ -469,6 +479,7 @@ def create_app(
     app.state.settings = settings
     app.add_exception_handler(DuplicateIdError, _conflict)
     app.add_exception_handler(InputError, _unprocessable)
+    app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(NearDupError, _bad_request)
     _register(app, secured=settings.token is not None)
     app.add_middleware(Guard, token=settings.token, max_body_bytes=settings.max_body_bytes)
