@@ -478,10 +478,13 @@ def _header_problem(header: list[str] | None, text_field: str) -> str | None:
 def _csv_item(header: list[str], row: list[str], source: str, lineno: int, opts: _Options) -> _Item:
     if len(row) != len(header):
         return BadRecord(source, lineno, f"{len(row)} fields, the header has {len(header)}")
+    joined = "\x1f".join(row)
     try:
-        "\x1f".join(row).encode("utf-8")
+        joined.encode("utf-8")
     except UnicodeEncodeError:
         return BadRecord(source, lineno, "invalid UTF-8")
+    if "\x00" in joined:
+        return BadRecord(source, lineno, "a NUL byte in the record (a binary file?)")
     return _document(dict(zip(header, row, strict=True)), source, lineno, opts)
 
 

@@ -43,7 +43,7 @@ def main() -> None:
     (2 for a bad option, 130 for Ctrl-C)."""
     warnings.showwarning = _show_warning
     try:
-        cli(standalone_mode=False)
+        cli(prog_name="neardup", standalone_mode=False)
     except BrokenPipeError:
         sys.stderr.close()  # the reader (head, less) went away: not an error
     except (KeyboardInterrupt, click.exceptions.Abort, SystemError) as exc:

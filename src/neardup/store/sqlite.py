@@ -130,6 +130,8 @@ class SQLiteStore:
                     db.execute("ALTER TABLE docs ADD COLUMN counted INTEGER NOT NULL DEFAULT 0")
         except sqlite3.DatabaseError as exc:
             self.close()
+            if "not a database" not in str(exc):
+                raise self.failure(exc) from None
             raise ConfigError(f"{self.path}: not a usable SQLite collection ({exc})") from None
         except (ConfigError, InputError):
             self.close()
