@@ -419,6 +419,30 @@ async def _unprocessable(_: Request, exc: InputError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, 422)
 
 
+class _JSON(JSONResponse):
+    """JSON answers that can always be written: a value stored before the service refused them
+    (a lone surrogate, a NaN in meta) is sent escaped / as null instead of failing with a 500,
+    so every stored document can be read back."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except (UnicodeEncodeError, ValueError):
+            text = json.dumps(_finite(content), ensure_ascii=True, separators=(",", ":"))
+            return text.encode("ascii")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and ±Infinity replaced by None (JSON has no such numbers)."""
+    if isinstance(value, float) and value - value != 0:
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
 async def _invalid_request(_: Request, exc: RequestValidationError) -> Response:
     """422 naming each problem (where, what) without echoing the input: a value with a lone
     surrogate or a NaN cannot be written back as JSON (FastAPI's own answer was a 500)."""
@@ -472,6 +496,7 @@ def create_app(
         version=__version__,
         description="Near-duplicate texts: add documents to a collection, query texts.",
         lifespan=lifespan,
+        default_response_class=_JSON,
         docs_url=None,  # FastAPI's page loads Swagger UI from a CDN: ours serves it
         redoc_url=None,
     )

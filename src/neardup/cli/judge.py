@@ -27,6 +27,7 @@ from neardup.config import (
     TextConfig,
 )
 from neardup.configfile import write_config
+from neardup.corpus import DEFAULT_MAX_TEXT_BYTES
 from neardup.dedup import (
     DEFAULT_MEASURE,
     MEASURES,
@@ -130,6 +131,13 @@ _EVAL_OPTIONS = [
     ),
     click.option("--id-field", default="id", show_default=True, help="Id field of records."),
     click.option("--text-field", default="text", show_default=True, help="Text field of records."),
+    click.option(
+        "--max-text-bytes",
+        type=count(1, 2**40),
+        default=DEFAULT_MAX_TEXT_BYTES,
+        show_default=True,
+        help="Longest text (UTF-8 bytes) a record may hold.",
+    ),
 ]
 
 
@@ -180,6 +188,7 @@ def evaluate_command(
     estimates: bool,
     id_field: str,
     text_field: str,
+    max_text_bytes: int,
     thresholds_text: str,
     params: tuple[str, ...],
     as_json: bool,
@@ -211,6 +220,7 @@ def evaluate_command(
             thresholds,
             id_field=id_field,
             text_field=text_field,
+            max_text_bytes=max_text_bytes,
             progress=advance,
             mode=mode,
         )
@@ -376,6 +386,7 @@ def calibrate_command(
     estimates: bool,
     id_field: str,
     text_field: str,
+    max_text_bytes: int,
     objective: str,
     thresholds_text: str,
     units_text: str,
@@ -409,6 +420,7 @@ def calibrate_command(
             thresholds,
             id_field=id_field,
             text_field=text_field,
+            max_text_bytes=max_text_bytes,
             progress=advance,
             keep_pairs=False,
             mode=mode,
