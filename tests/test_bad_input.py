@@ -324,3 +324,22 @@ def test_ctrl_c_is_exit_130_with_one_line_and_the_earlier_output_whole(files, tm
     assert lines == ["neardup: interrupted; nothing half-written was kept"]
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert not [p for p in tmp_path.iterdir() if "neardup-staging" in p.name]
+
+
+def _numba_interrupted() -> None:
+    """What numba raises when SIGINT arrives inside a compiled function."""
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as exc:
+        message = "CPUDispatcher(<function f>) returned a result with an exception set"
+        raise SystemError(message) from exc
+
+
+def test_ctrl_c_inside_a_compiled_function_counts_as_ctrl_c():
+    from neardup.cli import _interrupted
+
+    with pytest.raises(SystemError) as caught:
+        _numba_interrupted()
+    assert _interrupted(caught.value)
+    assert not _interrupted(SystemError("something else"))
+    assert not _interrupted(ValueError("x"))

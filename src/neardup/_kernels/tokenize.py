@@ -62,6 +62,8 @@ def _put_utf8(out: np.ndarray, pos: int, cp: np.uint32) -> int:
 @njit(cache=True, inline="always")
 def is_han(c: int) -> bool:
     """Whether code point ``c`` is a Han character (the ranges of ``text.segment.HAN_CLASS``)."""
+    if c < 0x3400:  # every alphabet: one comparison
+        return False
     return (
         (0x3400 <= c < 0x4DC0)
         or (0x4E00 <= c < 0xA000)
