@@ -168,6 +168,11 @@ BAD_OPTIONS = [
     (("index", "add", "--db", "{db}", "{good}", "--batch-size", "0"), ("--batch-size",)),
     (("evaluate", "{good}", "--truth", "{good}", "--thresholds", "0:1:0"), ("0:1:0",)),
     (("evaluate", "{good}", "--truth", "{good}", "--thresholds", "nan"), ("nan",)),
+    (
+        ("calibrate", "{good}", "--truth", "{good}", "--out", "{tmp}/c.json", "--sizes", "0"),
+        ("--sizes",),
+    ),
+    (("evaluate", "{good}", "--truth", "{good}", "--csv", "{texts}"), ("--csv", "directory")),
     (("serve", "--db", "{db}", "--port", "0"), ("--port",)),
     (("serve", "--db", "{db}", "--workers", "0"), ("--workers",)),
 ]
@@ -204,6 +209,8 @@ BAD_INPUTS = [
     (("serve", "--db", "{corrupt}"), ("corrupt.db", "damaged")),
     (("evaluate", "{good}", "--truth", "{truth_bad}"), ("truth_bad.jsonl:1",)),
     (("evaluate", "{quote}", "--truth", "{good}"), ("good.jsonl:1",)),
+    (("evaluate", "{good}", "--truth", "{good}", "--report", "{good}/r.html"), ("--report",)),
+    (("calibrate", "{good}", "--truth", "{good}", "--out", "{good}/c.json"), ("--out",)),
 ]
 
 

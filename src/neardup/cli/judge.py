@@ -20,7 +20,7 @@ from rich.progress import (
 from rich.table import Table
 
 from neardup.cli.app import cli, console
-from neardup.cli.options import bad_options, count, given, text_options
+from neardup.cli.options import bad_options, check_writable, count, given, text_options
 from neardup.config import (
     MAX_UNITS,
     UNITS,
@@ -206,6 +206,8 @@ def evaluate_command(
     """
     names = _names(methods_text, "--methods", METHOD_NAMES)
     mode: Mode = "estimates" if estimates else "dedup"
+    check_writable(csv_file, "--csv")
+    check_writable(report_file, "--report")
     with bad_options():
         thresholds = parse_thresholds(thresholds_text)
         by_method = _method_params(params, names)
@@ -405,6 +407,7 @@ def calibrate_command(
     index create --config FILE.
     """
     names = _names(methods_text, "--methods", METHOD_NAMES)
+    check_writable(out_file, "--out")
     units = [config.shingle.unit] if given("unit") else _names(units_text, "--units", UNITS)
     mode: Mode = "estimates" if estimates else "dedup"
     with bad_options():

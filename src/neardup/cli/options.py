@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from neardup.corpus import DEFAULT_MAX_TEXT_BYTES
 from neardup.dedup import DEFAULT_MEASURE, DEFAULT_METHOD, DEFAULT_THRESHOLD, MEASURES, DedupConfig
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
-from neardup.errors import ConfigError
+from neardup.errors import ConfigError, InputError
 from neardup.methods import METHOD_NAMES, parse_params
 from neardup.text.stopwords import load_stopword_file
 
@@ -66,6 +67,21 @@ def bad_options() -> Iterator[None]:
         yield
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def check_writable(path: str | None, option: str) -> None:
+    """InputError unless a file can be written at ``path``: checked before any work, so an
+    unwritable output fails at once rather than after the computation."""
+    if path is None:
+        return
+    target = Path(path)
+    try:
+        if target.is_dir():
+            raise IsADirectoryError(21, "is a directory")
+        with tempfile.TemporaryFile(dir=target.parent or "."):
+            pass
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
 
 
 def _switch(name: str, help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
