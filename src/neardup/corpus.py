@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from neardup.csvlines import LineFeed, RecordTooLongError
+from neardup.csvlines import csv_records
 from neardup.errors import ConfigError, InputError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
 from neardup.io import decode_text
@@ -413,35 +413,28 @@ def _read_csv(inp: _Input, opts: _Options) -> Iterator[_Item]:
     reading resumes at its second line.
     """
     source, lineno = str(inp.path), 0
-    _raise_csv_field_limit()
+    csv.field_size_limit(opts.max_text_bytes + _CSV_RECORD_SLACK)  # a runaway field stops
     try:
         with io.TextIOWrapper(
             _open_binary(inp), encoding="utf-8-sig", errors="surrogateescape", newline=""
         ) as fh:
-            feed = LineFeed(fh, opts.max_text_bytes + _CSV_RECORD_SLACK)
-            reader = csv.reader(feed, strict=True)
-            lineno = feed.start()
-            try:
-                header = next(reader, None)
-            except (csv.Error, RecordTooLongError) as exc:
-                yield BadRecord(source, 1, f"malformed CSV header ({_csv_problem(exc, opts)})")
-                return
+            records = csv_records(iter(fh))
+            header: list[str] | None = None
+            for lineno, row, lines in records:
+                if isinstance(row, csv.Error):
+                    problem = _csv_problem(row, opts, lines)
+                    yield BadRecord(source, lineno, f"malformed CSV header ({problem})")
+                    return
+                header = row
+                break
             problem = _header_problem(header, opts.text_field)
             if problem or header is None:
                 yield BadRecord(source, 1, problem or "empty CSV file")
                 return
-            while True:
-                lineno = feed.start()
-                try:
-                    row = next(reader)
-                except StopIteration:
-                    break
-                except (csv.Error, RecordTooLongError) as exc:
-                    yield BadRecord(source, lineno, _csv_problem(exc, opts, len(feed.record)))
-                    feed.rewind()
-                    reader = csv.reader(feed, strict=True)
-                    continue
-                if row:
+            for lineno, row, lines in records:
+                if isinstance(row, csv.Error):
+                    yield BadRecord(source, lineno, _csv_problem(row, opts, lines))
+                elif row:
                     yield _csv_item(header, row, source, lineno, opts)
     except _read_errors(inp) as exc:
         yield BadRecord(source, lineno, _read_error(exc))
@@ -449,20 +442,14 @@ def _read_csv(inp: _Input, opts: _Options) -> Iterator[_Item]:
 
 def _csv_problem(exc: Exception, opts: _Options, lines: int = 1) -> str:
     """Why a CSV record (of ``lines`` lines read) could not be parsed, for its BadRecord."""
-    if isinstance(exc, RecordTooLongError):
+    if "field larger than field limit" in str(exc):
         limit = _mib(opts.max_text_bytes + _CSV_RECORD_SLACK)
-        return f"record runs past the limit of {limit}: an unterminated quote? (--max-text-bytes)"
+        return f"a field runs past the limit of {limit}: an unterminated quote? (--max-text-bytes)"
     if "unexpected end of data" in str(exc):
         return "unterminated quote: the quoted field runs to the end of the file"
     if lines > 1:
         return f"malformed CSV: a quote left open? ({exc}, {lines - 1} line(s) later)"
     return f"malformed CSV ({exc})"
-
-
-def _raise_csv_field_limit() -> None:
-    """Let the csv module read long texts (its default field limit is 128 KiB)."""
-    if csv.field_size_limit() < 2**31 - 1:
-        csv.field_size_limit(2**31 - 1)
 
 
 def _header_problem(header: list[str] | None, text_field: str) -> str | None:

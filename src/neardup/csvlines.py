@@ -1,65 +1,46 @@
-"""The lines of a CSV file for :func:`csv.reader`, read again after a bad record.
+"""CSV records that survive a stray quote: :func:`csv.reader` over a file's lines, resumed
+after a bad record at the record's second line.
 
 Python's csv module reads a quoted field across lines until its closing quote: one quote
-left open swallows the rest of the file into one field. :class:`LineFeed` keeps the lines of
-the record being parsed and bounds its size, so that the reader can report the record as bad
-and resume at its second line (see :func:`neardup.corpus.read_documents`).
+left open swallows the rest of the file into one field. Parsed strictly, such a record ends
+in an error — at the end of the file, at a later line's quote followed by text, or at the
+field size limit — and :func:`csv_records` then reads on from the line after the one where
+the record started, so the stray quote costs one record. The lines of the record being
+parsed are held by :func:`itertools.tee` (all in C: reading costs what csv.reader over the
+file costs) and let go after each record.
 """
 
 from __future__ import annotations
 
 import collections
-from typing import IO
+import csv
+import itertools
+from collections.abc import Iterator
 
-__all__ = ["LineFeed", "RecordTooLongError"]
-
-
-class RecordTooLongError(Exception):
-    """A CSV record ran past the size limit (an unterminated quote, most likely)."""
+__all__ = ["csv_records"]
 
 
-class LineFeed:
-    """The lines of a CSV file for :func:`csv.reader`, keeping the lines of the record being
-    parsed: after a bad record every line of it but the first is read again, so that an
-    unterminated quote costs its own record only, never the rest of the file."""
-
-    def __init__(self, fh: IO[str], limit: int) -> None:
-        self.fh = fh
-        self.limit = limit  # characters a record may span
-        self.replay: collections.deque[str] = collections.deque()
-        self.record: list[str] = []
-        self.size = 0
-        self.line = 0  # lines handed out so far
-
-    def __iter__(self) -> LineFeed:
-        return self
-
-    def __next__(self) -> str:
-        line = self.replay.popleft() if self.replay else self.fh.readline(self.limit + 1)
-        if not line:
-            raise StopIteration
-        self.record.append(line)
-        self.size += len(line)
-        self.line += 1
-        if self.size > self.limit:
-            raise RecordTooLongError
-        return line
-
-    def start(self) -> int:
-        """A record starts: the number of its first line."""
-        self.record, self.size = [], 0
-        return self.line + 1
-
-    def rewind(self) -> None:
-        """After a bad record: its lines but the first are read again (the rest of an
-        over-long first line is skipped)."""
-        rest = self.record[1:]
-        if not rest and self.record and not self.record[0].endswith(("\n", "\r")):
-            self._skip_line()
-        self.replay.extendleft(reversed(rest))
-        self.line -= len(rest)
-        self.record, self.size = [], 0
-
-    def _skip_line(self) -> None:
-        while (part := self.fh.readline(self.limit + 1)) and not part.endswith(("\n", "\r")):
-            pass
+def csv_records(lines: Iterator[str]) -> Iterator[tuple[int, list[str] | csv.Error, int]]:
+    """``(first line, row or csv.Error, lines read)`` of every record of ``lines`` (1-based
+    line numbers; blank lines give an empty row). After an error, reading resumes at the
+    second line of the failed record."""
+    base = 0  # lines before those of the current reader
+    while True:
+        ahead, behind = itertools.tee(lines)
+        reader = csv.reader(ahead, strict=True)
+        done = 0  # lines of the current reader in records already given
+        while True:
+            try:
+                row: list[str] | csv.Error = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                row = exc
+            yield base + done + 1, row, reader.line_num - done
+            if isinstance(row, csv.Error):
+                next(behind, None)  # the failed record's first line; the rest is read again
+                base += done + 1
+                lines = behind
+                break
+            collections.deque(itertools.islice(behind, reader.line_num - done), maxlen=0)
+            done = reader.line_num
