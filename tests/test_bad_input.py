@@ -194,6 +194,7 @@ BAD_INPUTS = [
     (("compare", "{tmp}/missing.txt", "{a_txt}"), ("missing.txt", "no such file")),
     (("compare", "{badutf8_txt}", "{a_txt}"), ("badutf8.txt",)),
     (("compare", "{empty_txt}", "{a_txt}"), ("empty.txt",)),
+    (("compare", "--text-a", "caf\udce9", "--text-b", "x"), ("--text-a", "UTF-8")),
     (("shingles", "{empty_txt}"), ("empty.txt", "no shingles")),
     (("shingles", "{binary_txt}"), ("binary.txt", "binary")),
     (("index", "create", "--db", "{db}"), ("c.db", "already holds")),

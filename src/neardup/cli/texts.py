@@ -79,6 +79,12 @@ def compare(
 
 def _text_argument(inline: str | None, files: Any, label: str) -> tuple[str, str]:
     if inline is not None:
+        try:
+            inline.encode("utf-8")
+        except UnicodeEncodeError as exc:  # the shell's bytes were not UTF-8 (surrogateescape)
+            raise InputError(
+                f"--text-{label.lower()}: not valid UTF-8 at character {exc.start}"
+            ) from None
         return inline, f"text {label}"
     path = next(files, None)
     if path is None:
