@@ -128,7 +128,7 @@ BAD_LINES = [
     (b'{"id": 1, "text": null}', "field 'text' is null, not a string"),
     (b'{"id": [1], "text": "x"}', "id field 'id' is an array"),
     (b'{"id": 1, "text": "ok \xff\xfe"}', r"invalid UTF-8 at byte 22 \(invalid start byte\)"),
-    (b'{"id": 1, "text": "\\ud800"}', "text has an unpaired surrogate"),
+    (b'{"id": 1, "text": "\\ud800"}', "field 'text' has an unpaired surrogate"),
 ]
 
 

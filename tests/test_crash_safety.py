@@ -1,7 +1,12 @@
 """A killed writer loses only its unfinished batch; concurrent writers lose nothing.
 
 Both claims are checked the way they happen to users: real ``neardup index add`` processes on
-a real SQLite file and a real PostgreSQL server, one of them killed with SIGKILL mid-batch.
+a real SQLite file and a real PostgreSQL server, one of them killed with SIGKILL mid-batch —
+while its rows are being written, not before: on SQLite the writer announces (from SQLite's
+statement trace, nothing in neardup) that it has inserted 1,000 rows of its batch and waits to
+be killed; on PostgreSQL the kill comes once its transaction has written rows (it has a
+transaction id). A store that committed each document on its own fails this test (checked by
+hand once against such a store).
 """
 
 import json
@@ -61,48 +66,71 @@ def stored(db_url: str, ids: list[str]) -> tuple[int, list[str]]:
         store.close()
 
 
-def add_process(db_url: str, path: str, batch: int) -> subprocess.Popen:
+ROWS_BEFORE_KILL = 1000
+WRITING = "test: rows are being written"
+# neardup index add, announcing on stderr (then waiting to be killed) when the batch has
+# inserted ROWS_BEFORE_KILL document rows: sqlite3's trace callback sees every row executed
+_PAUSING_MAIN = f"""
+import sqlite3, sys, time
+connect = sqlite3.connect
+def traced(*args, **kwargs):
+    db = connect(*args, **kwargs)
+    rows = 0
+    def trace(statement):
+        nonlocal rows
+        if statement.lstrip().upper().startswith("INSERT INTO DOCS"):
+            rows += 1
+            if rows == {ROWS_BEFORE_KILL}:
+                print({WRITING!r}, file=sys.stderr, flush=True)
+                time.sleep(600)
+    db.set_trace_callback(trace)
+    return db
+sqlite3.connect = traced
+from neardup.cli import main
+main()
+"""
+
+
+def add_process(db_url: str, path: str, batch: int, pause: bool = False) -> subprocess.Popen:
     command = ["index", "add", "--db", db_url, path, "--batch-size", str(batch), "--json"]
+    main = _PAUSING_MAIN if pause else "from neardup.cli import main; main()"
     return subprocess.Popen(
-        [sys.executable, "-c", "from neardup.cli import main; main()", *command],
+        [sys.executable, "-c", main, *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
 
 
-def writer_active(db_url: str) -> bool:
-    """Whether some process holds the collection's write transaction right now."""
-    if db_url.startswith("postgresql://"):
-        import psycopg
+def wait_for_rows_written(db_url: str, proc: subprocess.Popen) -> None:
+    """Return once the writer ``proc`` is inside its batch with rows written (uncommitted)."""
+    if not db_url.startswith("postgresql://"):
+        line = proc.stderr.readline()  # the announcement, or "" if the process ended
+        assert line.strip() == WRITING, line + proc.stderr.read()
+        return
+    import psycopg
 
-        with psycopg.connect(db_url, autocommit=True) as db:
-            (held,) = db.execute(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    deadline = time.monotonic() + 120
+    with psycopg.connect(db_url, autocommit=True) as db:
+        while True:
+            (writing,) = db.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE backend_xid IS NOT NULL "
+                "AND state <> 'idle' AND pid <> pg_backend_pid()"
             ).fetchone()
-        return held > 0
-    db = sqlite3.connect(db_url, timeout=0, isolation_level=None)
-    try:
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("ROLLBACK")
-        return False
-    except sqlite3.OperationalError:  # database is locked: a writer is inside its batch
-        return True
-    finally:
-        db.close()
+            if writing:
+                time.sleep(0.2)  # its inserts are under way
+                return
+            assert proc.poll() is None, proc.stderr.read()
+            assert time.monotonic() < deadline, "the writer never wrote a row"
+            time.sleep(0.01)
 
 
 def test_sigkill_mid_batch_leaves_the_store_as_before(db_url, tmp_path):
     create(db_url, docs=100)
     ids = [f"big{i}" for i in range(30_000)]
     big = write_jsonl(tmp_path / "big.jsonl", ids, texts(2, len(ids)))
-    proc = add_process(db_url, big, batch=len(ids))
-    deadline = time.monotonic() + 120
-    while not writer_active(db_url):
-        assert proc.poll() is None, proc.stderr.read()
-        assert time.monotonic() < deadline, "the writer never started its batch"
-        time.sleep(0.02)
-    time.sleep(0.3)  # well inside the batch: its inserts are under way
+    proc = add_process(db_url, big, batch=len(ids), pause=True)
+    wait_for_rows_written(db_url, proc)
     proc.send_signal(signal.SIGKILL)
     out, _ = proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGKILL

@@ -143,7 +143,7 @@ def test_cli_with_no_options_and_its_errors(tmp_path):
     assert "nope.jsonl" in missing.stderr
     assert "Traceback" not in missing.stderr
     weird = neardup("dedup", str(data), "--out", str(out), "--keep", "tallest")
-    assert weird.returncode == 1
+    assert weird.returncode == 2  # a bad option
     assert "tallest" in weird.stderr
     both = neardup("dedup", str(data), "--out", str(out), "--chain", "--guard", "0.6")
     assert both.returncode == 2

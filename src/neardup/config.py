@@ -28,6 +28,9 @@ PROFILES: tuple[str, ...] = get_args(ProfileName)
 # the paper's w = 4; the article's k = 5; auto (words, characters for Chinese): the size that
 # measured best on the shared benchmark for both
 DEFAULT_SIZES: dict[str, int] = {"word": 4, "char": 5, "auto": 3}
+# the largest shingle size and step: far beyond any useful value, and well inside the int64
+# arithmetic of the compiled kernels (a size of 10**20 overflowed them)
+MAX_UNITS = 1 << 20
 
 
 def _require_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
@@ -35,9 +38,11 @@ def _require_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
         raise ConfigError(f"{name}={value!r} is not one of {', '.join(allowed)}")
 
 
-def _require_positive(name: str, value: object) -> None:
+def _require_positive(name: str, value: object, at_most: int | None = None) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ConfigError(f"{name}={value!r} must be a positive integer")
+    if at_most is not None and value > at_most:
+        raise ConfigError(f"{name}={value!r} must be at most {at_most}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +119,8 @@ class ShingleConfig:
 
     def __post_init__(self) -> None:
         _require_choice("unit", self.unit, UNITS)
-        _require_positive("size", self.size)
-        _require_positive("step", self.step)
+        _require_positive("size", self.size, MAX_UNITS)
+        _require_positive("step", self.step, MAX_UNITS)
         _require_choice("hash", self.hash, HASH_NAMES)
         if not isinstance(self.seed, int) or not 0 <= self.seed < 2**64:
             raise ConfigError(f"seed={self.seed!r} must be an integer in [0, 2**64)")

@@ -13,10 +13,12 @@ extension (case-insensitive):
   record is ``{"id", "path"}``.
 
 Bad records (malformed JSON, not an object, missing or non-string text, invalid UTF-8, a CSV row
-with the wrong number of fields, a text over ``max_text_bytes``, a duplicate id, an unreadable
-file) raise :class:`~neardup.errors.InputError` naming the file and line, or with ``skip_bad``
-are handed to ``on_bad`` as a :class:`BadRecord` and skipped. Empty or whitespace-only texts are
-*not* bad records here: they are yielded, and dedup reports them on its own.
+with the wrong number of fields or an unterminated quote, a text over ``max_text_bytes``, a
+duplicate id, an unreadable file) raise :class:`~neardup.errors.InputError` naming the file and
+line, or with ``skip_bad`` are handed to ``on_bad`` as a :class:`BadRecord` and skipped. Empty
+or whitespace-only texts are *not* bad records here: they are yielded, and dedup reports them
+on its own. An input that holds no record, and the files of a directory that are not read
+(other extensions), are handed to ``on_skip`` as :class:`Skipped` notices.
 
 Writing records back out is :mod:`neardup.records`.
 """
@@ -35,14 +37,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from neardup.csvlines import csv_records
 from neardup.errors import ConfigError, InputError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
 from neardup.io import decode_text
+from neardup.jsonvalues import json_problem, may_hold_problem
 
 __all__ = [
     "DEFAULT_MAX_TEXT_BYTES",
     "BadRecord",
     "Document",
+    "Skipped",
     "count_lines",
     "read_documents",
 ]
@@ -51,6 +56,7 @@ DEFAULT_MAX_TEXT_BYTES = 64 * 2**20
 _GZIP_READ = 1 << 18  # compressed bytes read at a time
 _PARQUET_READ_BATCH = 1024  # rows per batch: bounded memory even with long texts
 _COUNT_EXACT_BYTES = 64 * 2**20  # plain files up to this size are counted exactly
+_CSV_RECORD_SLACK = 2**20  # characters a CSV record may hold beyond its text's limit
 _DIR_SUFFIXES = (".txt", ".html", ".htm")
 _HTML_SUFFIXES = (".html", ".htm")
 _SUPPORTED = (
@@ -91,6 +97,24 @@ class BadRecord:
         return f"{_where(self.source, self.line)}: {self.reason}"
 
 
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An input that gave no record (``files`` empty), or the files of a directory input that
+    were not read because of their extension."""
+
+    source: str
+    files: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if not self.files:
+            return f"{self.source}: no records (an empty input)"
+        shown = ", ".join(self.files[:5]) + (", …" if len(self.files) > 5 else "")
+        return (
+            f"{self.source}: {len(self.files)} file(s) skipped, not "
+            f"{'/'.join(_DIR_SUFFIXES)}: {shown}"
+        )
+
+
 def _where(source: str, line: int) -> str:
     return f"{source}:{line}" if line else source
 
@@ -112,8 +136,9 @@ class _Options:
     several: bool  # several inputs: a missing id becomes "path:line", not "line"
 
 
-# A reader yields, per record, a Document or a BadRecord (never raises for bad data).
-_Item = Document | BadRecord
+# A reader yields, per record, a Document or a BadRecord (never raises for bad data), and
+# Skipped notices.
+_Item = Document | BadRecord | Skipped
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,6 +153,7 @@ def read_documents(
     skip_bad: bool = False,
     on_bad: Callable[[BadRecord], None] | None = None,
     max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
+    on_skip: Callable[[Skipped], None] | None = None,
 ) -> Iterator[Document]:
     """Stream the documents of ``paths`` (files or directories; or one path) in order.
 
@@ -138,7 +164,8 @@ def read_documents(
 
     Unknown extensions and missing optional packages raise at once, before anything is read.
     Bad records raise :class:`InputError` (``data.jsonl:17: not valid JSON (...)``) unless
-    ``skip_bad`` is set; then ``on_bad`` (if given) gets each :class:`BadRecord`.
+    ``skip_bad`` is set; then ``on_bad`` (if given) gets each :class:`BadRecord`. ``on_skip``
+    gets each :class:`Skipped` notice (empty inputs, files of other extensions).
     """
     if max_text_bytes <= 0:
         raise ConfigError(f"max_text_bytes must be positive, got {max_text_bytes}")
@@ -146,7 +173,7 @@ def read_documents(
         paths = [paths]
     inputs = [_classify(Path(p)) for p in paths]
     opts = _Options(id_field, text_field, max_text_bytes, several=len(inputs) > 1)
-    return _stream(inputs, opts, skip_bad, on_bad)
+    return _stream(inputs, opts, skip_bad, on_bad, on_skip)
 
 
 def _stream(
@@ -154,11 +181,18 @@ def _stream(
     opts: _Options,
     skip_bad: bool,
     on_bad: Callable[[BadRecord], None] | None,
+    on_skip: Callable[[Skipped], None] | None = None,
 ) -> Iterator[Document]:
     """Documents of every input; bad ones and duplicate ids raised or reported."""
     seen: dict[str, int] = {}  # id -> line * len(inputs) + input index
     for index, inp in enumerate(inputs):
+        records = 0
         for item in _READERS[inp.kind](inp, opts):
+            if isinstance(item, Skipped):
+                if on_skip is not None:
+                    on_skip(item)
+                continue
+            records += 1
             if isinstance(item, Document):
                 here = item.line * len(inputs) + index
                 first = seen.setdefault(item.id, here)
@@ -173,6 +207,8 @@ def _stream(
                 raise InputError(str(item))
             if on_bad is not None:
                 on_bad(item)
+        if not records and on_skip is not None:
+            on_skip(Skipped(str(inp.path)))
 
 
 def _place(inputs: list[_Input], packed: int, doc_id: str) -> str:
@@ -320,6 +356,8 @@ def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
         return BadRecord(source, lineno, "not valid JSON (nested too deeply)")
     if not isinstance(record, dict):
         return BadRecord(source, lineno, f"not a JSON object but {_type_name(record)}")
+    if may_hold_problem(raw) and (problem := json_problem(record)):
+        return BadRecord(source, lineno, problem)
     return _document(record, source, lineno, opts)
 
 
@@ -354,7 +392,11 @@ def _check_text(text: str, max_bytes: int) -> str | None:
                 return None
         except UnicodeEncodeError as exc:
             return f"text has an unpaired surrogate at character {exc.start} (invalid UTF-8)"
-    return f"text larger than the limit of {max_bytes / 2**20:g} MiB (max_text_bytes)"
+    return f"text larger than the limit of {_mib(max_bytes)} (raise it with --max-text-bytes)"
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} bytes"
 
 
 def _type_name(value: Any) -> str:
@@ -363,38 +405,51 @@ def _type_name(value: Any) -> str:
 
 
 def _read_csv(inp: _Input, opts: _Options) -> Iterator[_Item]:
-    """CSV with a header row; a record's line is the line where it starts."""
+    """CSV with a header row; a record's line is the line where it starts.
+
+    Parsed strictly: a quoted field must end with its closing quote followed by a comma or
+    the end of the line. A record that breaks this, or runs to the end of the file or past
+    ``max_text_bytes`` (+ 1 MiB) inside an open quote, is a bad record at its first line, and
+    reading resumes at its second line.
+    """
     source, lineno = str(inp.path), 0
-    _raise_csv_field_limit()
+    csv.field_size_limit(opts.max_text_bytes + _CSV_RECORD_SLACK)  # a runaway field stops
     try:
         with io.TextIOWrapper(
             _open_binary(inp), encoding="utf-8-sig", errors="surrogateescape", newline=""
         ) as fh:
-            reader = csv.reader(fh)
-            header = next(reader, None)
+            records = csv_records(iter(fh))
+            header: list[str] | None = None
+            for lineno, row, lines in records:
+                if isinstance(row, csv.Error):
+                    problem = _csv_problem(row, opts, lines)
+                    yield BadRecord(source, lineno, f"malformed CSV header ({problem})")
+                    return
+                header = row
+                break
             problem = _header_problem(header, opts.text_field)
             if problem or header is None:
                 yield BadRecord(source, 1, problem or "empty CSV file")
                 return
-            while True:
-                lineno = reader.line_num + 1
-                try:
-                    row = next(reader)
-                except StopIteration:
-                    break
-                except csv.Error as exc:
-                    yield BadRecord(source, lineno, f"malformed CSV ({exc})")
-                    continue
-                if row:
+            for lineno, row, lines in records:
+                if isinstance(row, csv.Error):
+                    yield BadRecord(source, lineno, _csv_problem(row, opts, lines))
+                elif row:
                     yield _csv_item(header, row, source, lineno, opts)
     except _read_errors(inp) as exc:
         yield BadRecord(source, lineno, _read_error(exc))
 
 
-def _raise_csv_field_limit() -> None:
-    """Let the csv module read long texts (its default field limit is 128 KiB)."""
-    if csv.field_size_limit() < 2**31 - 1:
-        csv.field_size_limit(2**31 - 1)
+def _csv_problem(exc: Exception, opts: _Options, lines: int = 1) -> str:
+    """Why a CSV record (of ``lines`` lines read) could not be parsed, for its BadRecord."""
+    if "field larger than field limit" in str(exc):
+        limit = _mib(opts.max_text_bytes + _CSV_RECORD_SLACK)
+        return f"a field runs past the limit of {limit}: an unterminated quote? (--max-text-bytes)"
+    if "unexpected end of data" in str(exc):
+        return "unterminated quote: the quoted field runs to the end of the file"
+    if lines > 1:
+        return f"malformed CSV: a quote left open? ({exc}, {lines - 1} line(s) later)"
+    return f"malformed CSV ({exc})"
 
 
 def _header_problem(header: list[str] | None, text_field: str) -> str | None:
@@ -410,10 +465,13 @@ def _header_problem(header: list[str] | None, text_field: str) -> str | None:
 def _csv_item(header: list[str], row: list[str], source: str, lineno: int, opts: _Options) -> _Item:
     if len(row) != len(header):
         return BadRecord(source, lineno, f"{len(row)} fields, the header has {len(header)}")
+    joined = "\x1f".join(row)
     try:
-        "\x1f".join(row).encode("utf-8")
+        joined.encode("utf-8")
     except UnicodeEncodeError:
         return BadRecord(source, lineno, "invalid UTF-8")
+    if "\x00" in joined:
+        return BadRecord(source, lineno, "a NUL byte in the record (a binary file?)")
     return _document(dict(zip(header, row, strict=True)), source, lineno, opts)
 
 
@@ -441,19 +499,25 @@ def _read_parquet(inp: _Input, opts: _Options) -> Iterator[_Item]:
 
 def _read_dir(inp: _Input, opts: _Options) -> Iterator[_Item]:
     """Every .txt/.html/.htm file below a directory, sorted; HTML stripped to plain text."""
-    for path, rel in _dir_files(inp.path):
+    skipped: list[str] = []
+    for path, rel in _dir_files(inp.path, skipped):
         yield _file_item(path, rel, opts)
+    if skipped:
+        yield Skipped(str(inp.path), tuple(skipped))
 
 
-def _dir_files(root: Path) -> Iterator[tuple[Path, str]]:
-    """(path, relative POSIX path) of the text files below ``root``, each directory sorted."""
+def _dir_files(root: Path, skipped: list[str] | None = None) -> Iterator[tuple[Path, str]]:
+    """(path, relative POSIX path) of the text files below ``root``, each directory sorted;
+    the relative paths of the other files are appended to ``skipped``."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         base = Path(dirpath)
         for name in sorted(filenames):
+            path = base / name
             if name.lower().endswith(_DIR_SUFFIXES):
-                path = base / name
                 yield path, path.relative_to(root).as_posix()
+            elif skipped is not None:
+                skipped.append(path.relative_to(root).as_posix())
 
 
 def _file_item(path: Path, rel: str, opts: _Options) -> _Item:
@@ -464,7 +528,8 @@ def _file_item(path: Path, rel: str, opts: _Options) -> _Item:
     except OSError as exc:
         return BadRecord(source, 0, _read_error(exc))
     if len(data) > opts.max_text_bytes:
-        return BadRecord(source, 0, f"file over the limit of {opts.max_text_bytes / 2**20:g} MiB")
+        why = f"file over the limit of {_mib(opts.max_text_bytes)} (raise it with --max-text-bytes)"
+        return BadRecord(source, 0, why)
     try:
         text = decode_text(data, source)
     except InputError as exc:

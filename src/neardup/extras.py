@@ -32,6 +32,11 @@ def uvicorn(feature: str) -> ModuleType:
     return _require("uvicorn", "serve", feature)
 
 
+def swagger_ui(feature: str) -> ModuleType:
+    """The ``swagger_ui_bundle`` module (Swagger UI's files), or a clear install message."""
+    return _require("swagger_ui_bundle", "serve", feature)
+
+
 def psycopg(feature: str) -> ModuleType:
     """psycopg 3, checking that psycopg_pool (the same extra) is installed too."""
     module = _require("psycopg", "postgres", feature)

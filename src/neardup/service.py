@@ -4,6 +4,10 @@
     POST /query         the stored near-duplicates of texts, storing nothing
     GET|DELETE /documents/{id}, GET /stats, GET /health (open), /docs and /openapi.json
 
+Every string of a request (ids, texts, ``meta`` keys and values) must be valid Unicode (no
+lone surrogate such as ``"\ud800"``) and ``meta`` must hold no NaN or Infinity: such a
+request is a 422 before anything is stored, so every stored document can be read back.
+
 Each process (uvicorn worker) opens the collection once at startup and closes it at shutdown;
 the routes that work (fingerprints, store) are plain ``def``, run in FastAPI's threadpool, so
 the store is used from several threads at once. Before FastAPI sees a request, :class:`Guard`
@@ -16,15 +20,17 @@ Settings reach worker processes through ``NEARDUP_*`` environment variables
 from __future__ import annotations
 
 import hmac
+import json
 import os
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from neardup import __version__, extras
+from neardup import __version__, apidocs, extras
 from neardup.collection import Collection, Result
 from neardup.errors import ConfigError, InputError, NearDupError
+from neardup.jsonvalues import json_problem
 from neardup.store.base import DuplicateIdError
 from neardup.store.url import open_store
 
@@ -32,9 +38,10 @@ extras.fastapi("the HTTP service (neardup serve)")  # "pip install 'neardup[serv
 
 import anyio.to_thread  # noqa: E402  # installed with fastapi (starlette's event loop layer)
 from fastapi import Depends, FastAPI, HTTPException, Request, Security  # noqa: E402
-from fastapi.responses import JSONResponse  # noqa: E402
+from fastapi.exceptions import RequestValidationError  # noqa: E402
+from fastapi.responses import JSONResponse, Response  # noqa: E402
 from fastapi.security import HTTPBearer  # noqa: E402
-from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator  # noqa: E402
 from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
 
 DB_ENV = "NEARDUP_DB"
@@ -117,12 +124,25 @@ class _Body(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
+def _valid_json(value: Any, where: str) -> Any:
+    """``value`` if it can be stored and given back (:func:`json_problem`), else ValueError
+    naming where (FastAPI answers 422 before anything is stored)."""
+    if problem := json_problem(value, where):
+        raise ValueError(problem)
+    return value
+
+
 class DocumentIn(_Body):
     """A document to add."""
 
     id: str = Field(min_length=1, description="Unique within the collection.")
     text: str = Field(description="The text; may be empty (it then matches nothing).")
     meta: dict[str, Any] | None = Field(default=None, description="Kept and returned as given.")
+
+    @field_validator("id", "text", "meta")
+    @classmethod
+    def _valid(cls, value: Any, info: ValidationInfo) -> Any:
+        return _valid_json(value, str(info.field_name))
 
 
 class AddRequest(_Body):
@@ -138,6 +158,11 @@ class QueryText(_Body):
     model_config = ConfigDict(strict=True, extra="ignore")
 
     text: str
+
+    @field_validator("text")
+    @classmethod
+    def _valid(cls, value: str) -> str:
+        return _valid_json(value, "text")
 
 
 class QueryRequest(_Body):
@@ -250,7 +275,8 @@ class Guard:
 
     def _check_token(self, scope: Scope) -> None:
         """401 unless no token is set, the path is open, or the bearer token matches."""
-        if self.token is None or scope["path"] in OPEN_PATHS:
+        path = scope["path"]
+        if self.token is None or path in OPEN_PATHS or path.startswith(apidocs.ASSETS_PATH + "/"):
             return
         header = _header(scope, b"authorization")
         scheme, _, given = header.partition(b" ")
@@ -393,6 +419,38 @@ async def _unprocessable(_: Request, exc: InputError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, 422)
 
 
+class _JSON(JSONResponse):
+    """JSON answers that can always be written: a value stored before the service refused them
+    (a lone surrogate, a NaN in meta) is sent escaped / as null instead of failing with a 500,
+    so every stored document can be read back."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except (UnicodeEncodeError, ValueError):
+            text = json.dumps(_finite(content), ensure_ascii=True, separators=(",", ":"))
+            return text.encode("ascii")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and ±Infinity replaced by None (JSON has no such numbers)."""
+    if isinstance(value, float) and value - value != 0:
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+async def _invalid_request(_: Request, exc: RequestValidationError) -> Response:
+    """422 naming each problem (where, what) without echoing the input: a value with a lone
+    surrogate or a NaN cannot be written back as JSON (FastAPI's own answer was a 500)."""
+    detail = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+    body = json.dumps({"detail": detail}, ensure_ascii=True)  # a key may hold a surrogate
+    return Response(body, 422, media_type="application/json")
+
+
 async def _bad_request(_: Request, exc: NearDupError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, 400)
 
@@ -438,10 +496,15 @@ def create_app(
         version=__version__,
         description="Near-duplicate texts: add documents to a collection, query texts.",
         lifespan=lifespan,
+        default_response_class=_JSON,
+        docs_url=None,  # FastAPI's page loads Swagger UI from a CDN: ours serves it
+        redoc_url=None,
     )
+    apidocs.add_docs(app)
     app.state.settings = settings
     app.add_exception_handler(DuplicateIdError, _conflict)
     app.add_exception_handler(InputError, _unprocessable)
+    app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(NearDupError, _bad_request)
     _register(app, secured=settings.token is not None)
     app.add_middleware(Guard, token=settings.token, max_body_bytes=settings.max_body_bytes)

@@ -1,9 +1,12 @@
 """Compiled tokenizer: UTF-8 of many documents → one UTF-8 buffer of canonical tokens.
 
 Each document's tokens are written to the buffer joined by one space (or by nothing, for
-character shingles of Chinese), stop words dropped on the way. Token boundaries come from a
-per-code-point class table built once in Python (see ``neardup.text.chars``), so the kernel
-knows nothing about Unicode categories itself.
+character shingles of Chinese), stop words dropped on the way. With ``split_han`` (the ``auto``
+unit) every Han character is a token of its own and ends the word before it, and two Han
+tokens in a row are joined by nothing: the unit is decided per run of script, so a few
+Chinese characters never change how the Cyrillic or Latin words around them are cut. Token
+boundaries come from a per-code-point class table built once in Python (see
+``neardup.text.chars``), so the kernel knows nothing about Unicode categories itself.
 """
 
 from __future__ import annotations
@@ -54,6 +57,22 @@ def _put_utf8(out: np.ndarray, pos: int, cp: np.uint32) -> int:
     out[pos + 2] = np.uint8(0x80 | ((c >> 6) & 0x3F))
     out[pos + 3] = np.uint8(0x80 | (c & 0x3F))
     return pos + 4
+
+
+@njit(cache=True, inline="always")
+def is_han(c: int) -> bool:
+    """Whether code point ``c`` is a Han character (the ranges of ``text.segment.HAN_CLASS``)."""
+    if c < 0x3400:  # every alphabet: one comparison
+        return False
+    return (
+        (0x3400 <= c < 0x4DC0)
+        or (0x4E00 <= c < 0xA000)
+        or (0xF900 <= c < 0xFB00)
+        or (0x20000 <= c < 0x2A6E0)
+        or (0x2A700 <= c < 0x2EE60)
+        or (0x2F800 <= c < 0x2FA20)
+        or (0x30000 <= c < 0x323B0)
+    )
 
 
 @njit(cache=True)
@@ -138,6 +157,7 @@ def _scan(
     stops: np.ndarray,
     bits: int,
     joiner: bool,
+    split_han: bool,
     out: np.ndarray,
     pos: int,
     tok_s: np.ndarray,
@@ -148,12 +168,14 @@ def _scan(
     slots from tpos.
 
     Token boundaries come from the unfolded characters; a token's characters are case folded
-    (when ``fold`` is not empty) as they are written. Returns (tokens kept, bytes written).
+    (when ``fold`` is not empty) as they are written. ``split_han``: each Han character is a
+    token, joined to a Han token before it by nothing. Returns (tokens kept, bytes written).
     """
     check_stops = stops.size > 1
     folding = fold.size > 0
     ntok = 0
     start_pos = pos
+    prev_han = False  # the last kept token is a Han character
     i = lo
     while i < hi:
         c, width = decode_utf8(text, i)
@@ -161,7 +183,8 @@ def _scan(
             i += width
             continue
         # a token starts at i: write it (tentatively), hashing its kept code points
-        if ntok > 0 and joiner:
+        han = split_han and is_han(c)
+        if ntok > 0 and joiner and not (han and prev_han):
             out[pos] = _SPACE
             p = pos + 1
         else:
@@ -174,6 +197,8 @@ def _scan(
             cls = table[c]
             if cls == SEPARATOR:
                 break
+            if split_han and j > i and cls == TOKEN_CHAR and (han or is_han(c)):
+                break  # a Han character ends the token and starts its own
             j += width
             if cls != TOKEN_CHAR:
                 continue  # ignorable: dropped without ending the token
@@ -193,6 +218,7 @@ def _scan(
             tok_e[tpos + ntok] = p
             ntok += 1
             pos = p
+            prev_han = han
         i = j
     return ntok, pos - start_pos
 
@@ -207,12 +233,14 @@ def tokenize_batch(
     expansions: np.ndarray,
     stops: np.ndarray,
     joiners: np.ndarray,
+    split_han: bool,
     parts: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Tokenize documents, the UTF-8 bytes text[starts[d]:ends[d]], into one buffer.
 
     ``fold``/``expansions`` are :func:`neardup.text.chars.fold_table` (an empty ``fold``: no
-    case folding); ``stops`` is a :func:`stop_set`. Returns ``(buf, doc_offsets, tok_starts,
+    case folding); ``stops`` is a :func:`stop_set`; ``split_han``: Han characters are tokens
+    of their own (see the module docstring). Returns ``(buf, doc_offsets, tok_starts,
     tok_ends, tok_offsets)``: document d's canonical text is
     ``buf[doc_offsets[d]:doc_offsets[d + 1]]`` and its tokens are the byte spans
     ``tok_starts[t]:tok_ends[t]`` for t in ``tok_offsets[d]:tok_offsets[d + 1]``.
@@ -228,6 +256,8 @@ def tokenize_batch(
     while (1 << bits) < stops.size:
         bits += 1
     growth = _MAX_FOLD_GROWTH if fold.size > 0 else 1
+    if split_han:
+        growth += 1  # a space between a Han character and a word: "中a中" → "中 a 中"
     chunks = _chunks(starts, ends, parts)
     nc = chunks.size - 1
     byte_base = np.zeros(nc + 1, dtype=np.int64)
@@ -256,6 +286,7 @@ def tokenize_batch(
                 stops,
                 bits,
                 joiners[d],
+                split_han,
                 wide,
                 pos,
                 wide_s,

@@ -26,15 +26,35 @@ def _show_warning(message: Warning | str, category: type[Warning], *_: Any, **__
     click.echo(f"neardup: warning: {message}", err=True)
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C: a KeyboardInterrupt, or the SystemError a compiled (numba)
+    function raises when the interrupt arrives while it runs."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt | click.exceptions.Abort):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return False
+
+
 def main() -> None:
-    """Entry point: run the CLI, turning neardup errors into one clear line and exit code 1."""
+    """Entry point: run the CLI, turning neardup errors into one clear line and exit code 1
+    (2 for a bad option, 130 for Ctrl-C)."""
     warnings.showwarning = _show_warning
     try:
-        cli(standalone_mode=False)
+        cli(prog_name="neardup", standalone_mode=False)
     except BrokenPipeError:
         sys.stderr.close()  # the reader (head, less) went away: not an error
-    except click.exceptions.Abort:
+    except (KeyboardInterrupt, click.exceptions.Abort, SystemError) as exc:
+        if not _interrupted(exc):
+            raise
+        click.echo("neardup: interrupted; nothing half-written was kept", err=True)
         sys.exit(130)
+    except click.UsageError as exc:  # a bad option: one line naming it, and where help is
+        where = f" (see: {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
+        click.echo(f"neardup: error: {exc.format_message()}{where}", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

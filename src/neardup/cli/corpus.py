@@ -23,7 +23,15 @@ from rich.progress import (
 from rich.table import Table
 
 from neardup.cli.app import cli, console
-from neardup.cli.options import dedup_config, input_options, method_options, text_options
+from neardup.cli.options import (
+    FRACTION,
+    bad_options,
+    count,
+    dedup_config,
+    input_options,
+    method_options,
+    text_options,
+)
 from neardup.config import (
     TextConfig,
 )
@@ -90,7 +98,7 @@ def demo(out_dir: str) -> None:
 )
 @click.option(
     "--guard",
-    type=click.FloatRange(0, 1, min_open=True),
+    type=FRACTION,
     default=None,
     help="A document is removed only if this much of it is in the kept document "
     "[default: the threshold].",
@@ -112,13 +120,13 @@ def demo(out_dir: str) -> None:
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=None,
     help="Threads for sketching [default: all cores].",
 )
 @click.option(
     "--batch-size",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=4096,
     show_default=True,
     help="Documents per batch (memory per batch).",
@@ -140,6 +148,7 @@ def dedup(
     id_field: str,
     text_field: str,
     skip_bad: bool,
+    max_text_bytes: int,
     fmt: str,
     jobs: int | None,
     batch_size: int,
@@ -153,6 +162,8 @@ def dedup(
     """
     if jobs is not None:
         numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
+    with bad_options():
+        keep = KeepPolicy.parse(keep_text)
     settings = dedup_config(
         method_name=method_name,
         params=params,
@@ -161,7 +172,7 @@ def dedup(
         threshold=threshold,
         measure=measure,
         verify=verify,
-        keep=KeepPolicy.parse(keep_text),
+        keep=keep,
         guard=guard,
         chain=chain,
         template_df=template_df,
@@ -170,7 +181,7 @@ def dedup(
     )
     if settings.chain and settings.guard is not None:
         raise click.UsageError("--chain and --guard exclude each other")
-    source = Inputs(tuple(inputs), id_field, text_field, skip_bad)
+    source = Inputs(tuple(inputs), id_field, text_field, skip_bad, max_text_bytes)
     with _progress_bar(inputs) as advance:
         summary = run_dedup(source, out_dir, settings, fmt, progress=advance)
     _print_summary(summary, out_dir)
@@ -178,7 +189,8 @@ def dedup(
 
 @contextlib.contextmanager
 def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar over documents read (rate and ETA when the total is known)."""
+    """A rich progress bar over documents read (rate and ETA when the total is known), shown
+    from the first batch on: an error before any work prints its one line and nothing else."""
     counts = [count_lines(p) for p in inputs]
     total = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
     columns = [
@@ -189,18 +201,25 @@ def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
         TextColumn("{task.fields[rate]}"),
         TimeRemainingColumn(),
     ]
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("docs", total=total, rate="")
-        started = time.perf_counter()
-        done = 0
+    err = Console(stderr=True)  # not a terminal (a log, a pipe): no bar, no blank line left
+    bar = Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
+    task = bar.add_task("docs", total=total, rate="")
+    started = time.perf_counter()
+    done = 0
 
-        def advance(n: int) -> None:
-            nonlocal done
-            done += n
-            rate = done / max(time.perf_counter() - started, 1e-9)
-            bar.update(task, advance=n, rate=f"{rate:,.0f} docs/s")
+    def advance(n: int) -> None:
+        nonlocal done
+        if not done:
+            bar.start()
+        done += n
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        bar.update(task, advance=n, rate=f"{rate:,.0f} docs/s")
 
+    try:
         yield advance
+    finally:
+        if done:
+            bar.stop()
 
 
 def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
@@ -219,7 +238,7 @@ def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
         table.add_row(key.replace("_", " "), str(summary[key]))
     table.add_row("seconds", str(summary["timings_seconds"]["total"]))
     console.print(table)
-    for warning in summary["warnings"]:
+    for warning in [*summary["input_warnings"], *summary["warnings"]]:
         click.echo(f"neardup: warning: {warning}", err=True)
     if summary["empty_documents"]:
         click.echo(

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from neardup.cli.app import cli, console
 from neardup.cli.options import (
+    count,
     db_option,
     dedup_config,
     input_options,
@@ -27,7 +28,7 @@ from neardup.cli.options import (
 from neardup.collection import Collection, Result
 from neardup.config import TextConfig
 from neardup.corpus import Document, read_documents
-from neardup.errors import NearDupError
+from neardup.errors import InputError, NearDupError
 from neardup.store.url import open_store
 
 DEFAULT_BATCH = 5000  # a commit writes every index page its batch touched: fewer, larger ones
@@ -35,7 +36,7 @@ DEFAULT_BATCH = 5000  # a commit writes every index page its batch touched: fewe
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON lines.")
 batch_option = click.option(
     "--batch-size",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=DEFAULT_BATCH,
     show_default=True,
     help="Documents per transaction: a failure keeps the batches before it.",
@@ -107,6 +108,7 @@ def add(
     id_field: str,
     text_field: str,
     skip_bad: bool,
+    max_text_bytes: int,
     batch_size: int,
     as_json: bool,
 ) -> None:
@@ -115,7 +117,7 @@ def add(
     INPUTS are read as by dedup. Each batch is one transaction; record fields other than the
     id and the text are stored as the document's metadata.
     """
-    docs = _read(inputs, id_field, text_field, skip_bad)
+    docs = _read(inputs, id_field, text_field, skip_bad, max_text_bytes)
     added = with_duplicates = 0
     with _opened(db_url) as collection, _kept_on_failure(lambda: added):
         for batch in _batches(docs, batch_size):
@@ -140,11 +142,12 @@ def query(
     id_field: str,
     text_field: str,
     skip_bad: bool,
+    max_text_bytes: int,
     batch_size: int,
     as_json: bool,
 ) -> None:
     """The stored near-duplicates of each input document (nothing is stored)."""
-    docs = _read(inputs, id_field, text_field, skip_bad)
+    docs = _read(inputs, id_field, text_field, skip_bad, max_text_bytes)
     with _opened(db_url) as collection:
         for batch in _batches(docs, batch_size):
             found = collection.query([d.text for d in batch])
@@ -187,12 +190,34 @@ def stats(db_url: str, as_json: bool) -> None:
     console.print(table)
 
 
+@index.command()
+@db_option
+def check(db_url: str) -> None:
+    """Check the whole collection file for damage (SQLite: PRAGMA integrity_check)."""
+    store = open_store(db_url, must_exist=True)
+    try:
+        problems = store.check() if hasattr(store, "check") else None
+    finally:
+        store.close()
+    if problems is None:
+        click.echo(f"{db_url}: the server checks its own pages; nothing to check here")
+    elif problems:
+        shown = "; ".join(problems[:3]) + (
+            f" and {len(problems) - 3} more" if len(problems) > 3 else ""
+        )
+        raise InputError(f"{db_url}: the collection file is damaged: {shown}")
+    else:
+        click.echo(f"{db_url}: ok")
+
+
 @contextlib.contextmanager
 def _kept_on_failure(stored: Callable[[], int]) -> Iterator[None]:
     """On an error, say what stays stored: the batches committed before the failing one."""
     try:
         yield
     except NearDupError:
+        if not stored():
+            raise
         click.echo(
             f"neardup: the failing batch was not stored; {stored()} documents of earlier "
             "batches were",
@@ -202,9 +227,19 @@ def _kept_on_failure(stored: Callable[[], int]) -> Iterator[None]:
 
 
 def _read(
-    inputs: Sequence[str], id_field: str, text_field: str, skip_bad: bool
+    inputs: Sequence[str], id_field: str, text_field: str, skip_bad: bool, max_text_bytes: int
 ) -> Iterator[Document]:
-    return read_documents(list(inputs), id_field=id_field, text_field=text_field, skip_bad=skip_bad)
+    """The documents of the inputs; bad records skipped (--skip-bad) and empty inputs and
+    unread files of directories are named on stderr."""
+    return read_documents(
+        list(inputs),
+        id_field=id_field,
+        text_field=text_field,
+        skip_bad=skip_bad,
+        on_bad=lambda bad: click.echo(f"neardup: warning: skipped {bad}", err=True),
+        max_text_bytes=max_text_bytes,
+        on_skip=lambda notice: click.echo(f"neardup: warning: {notice}", err=True),
+    )
 
 
 def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:

@@ -20,12 +20,14 @@ from rich.progress import (
 from rich.table import Table
 
 from neardup.cli.app import cli, console
-from neardup.cli.options import given, text_options
+from neardup.cli.options import bad_options, check_writable, count, given, text_options
 from neardup.config import (
+    MAX_UNITS,
     UNITS,
     TextConfig,
 )
 from neardup.configfile import write_config
+from neardup.corpus import DEFAULT_MAX_TEXT_BYTES
 from neardup.dedup import (
     DEFAULT_MEASURE,
     MEASURES,
@@ -83,7 +85,8 @@ def _runs_progress(total: int, what: str) -> Iterator[Callable[[str], None]]:
         MofNCompleteColumn(),
         TextColumn("{task.fields[name]}"),
     ]
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    err = Console(stderr=True)  # not a terminal: no bar, no blank line before an error
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task(what, total=total, name="")
         started = False
 
@@ -128,6 +131,13 @@ _EVAL_OPTIONS = [
     ),
     click.option("--id-field", default="id", show_default=True, help="Id field of records."),
     click.option("--text-field", default="text", show_default=True, help="Text field of records."),
+    click.option(
+        "--max-text-bytes",
+        type=count(1, 2**40),
+        default=DEFAULT_MAX_TEXT_BYTES,
+        show_default=True,
+        help="Longest text (UTF-8 bytes) a record may hold.",
+    ),
 ]
 
 
@@ -164,7 +174,7 @@ def _eval_options(func: Callable[..., Any]) -> Callable[..., Any]:
 )
 @click.option(
     "--examples",
-    type=click.IntRange(min=0),
+    type=count(0),
     default=EXAMPLES,
     show_default=True,
     help="False positives and false negatives shown per method in the report.",
@@ -178,6 +188,7 @@ def evaluate_command(
     estimates: bool,
     id_field: str,
     text_field: str,
+    max_text_bytes: int,
     thresholds_text: str,
     params: tuple[str, ...],
     as_json: bool,
@@ -194,12 +205,15 @@ def evaluate_command(
     clusters; --estimates judges the methods' own estimates and the pairs found instead.
     """
     names = _names(methods_text, "--methods", METHOD_NAMES)
-    thresholds = parse_thresholds(thresholds_text)
-    by_method = _method_params(params, names)
     mode: Mode = "estimates" if estimates else "dedup"
-    configs = [
-        method_config(n, config, measure, thresholds, by_method[n], mode=mode) for n in names
-    ]
+    check_writable(csv_file, "--csv")
+    check_writable(report_file, "--report")
+    with bad_options():
+        thresholds = parse_thresholds(thresholds_text)
+        by_method = _method_params(params, names)
+        configs = [
+            method_config(n, config, measure, thresholds, by_method[n], mode=mode) for n in names
+        ]
     with _runs_progress(len(configs), "evaluating") as advance:
         ev, fetch = evaluate_files(
             inputs,
@@ -208,6 +222,7 @@ def evaluate_command(
             thresholds,
             id_field=id_field,
             text_field=text_field,
+            max_text_bytes=max_text_bytes,
             progress=advance,
             mode=mode,
         )
@@ -373,6 +388,7 @@ def calibrate_command(
     estimates: bool,
     id_field: str,
     text_field: str,
+    max_text_bytes: int,
     objective: str,
     thresholds_text: str,
     units_text: str,
@@ -390,13 +406,15 @@ def calibrate_command(
     neardup dedup --config FILE (which then reproduces the figure reported) and neardup
     index create --config FILE.
     """
-    goal = Objective.parse(objective)
     names = _names(methods_text, "--methods", METHOD_NAMES)
-    thresholds = parse_thresholds(thresholds_text)
+    check_writable(out_file, "--out")
     units = [config.shingle.unit] if given("unit") else _names(units_text, "--units", UNITS)
-    sizes = [config.shingle.size] if given("size") else _sizes(sizes_text)
     mode: Mode = "estimates" if estimates else "dedup"
-    configs = grid_configs(config, names, units, sizes, measure, thresholds, mode)
+    with bad_options():
+        goal = Objective.parse(objective)
+        thresholds = parse_thresholds(thresholds_text)
+        sizes = [config.shingle.size] if given("size") else _sizes(sizes_text)
+        configs = grid_configs(config, names, units, sizes, measure, thresholds, mode)
     with _runs_progress(len(configs), "calibrating") as advance:
         ev, _ = evaluate_files(
             inputs,
@@ -405,6 +423,7 @@ def calibrate_command(
             thresholds,
             id_field=id_field,
             text_field=text_field,
+            max_text_bytes=max_text_bytes,
             progress=advance,
             keep_pairs=False,
             mode=mode,
@@ -422,7 +441,7 @@ def _sizes(text: str) -> list[int]:
         sizes = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
         sizes = []
-    if not sizes or min(sizes) < 1:
+    if not sizes or min(sizes) < 1 or max(sizes) > MAX_UNITS:
         raise click.BadParameter(
             f"{text!r}: give positive integers, e.g. 2,3,4,5", param_hint="--sizes"
         )

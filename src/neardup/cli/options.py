@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import math
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,7 @@ from neardup.config import (
     DEFAULT_SIZES,
     HASH_NAMES,
     LANGS,
+    MAX_UNITS,
     PROFILES,
     UNITS,
     CanonConfig,
@@ -21,11 +25,63 @@ from neardup.config import (
     TextConfig,
 )
 from neardup.configfile import merge_config, read_config
+from neardup.corpus import DEFAULT_MAX_TEXT_BYTES
 from neardup.dedup import DEFAULT_MEASURE, DEFAULT_METHOD, DEFAULT_THRESHOLD, MEASURES, DedupConfig
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
+from neardup.errors import ConfigError, InputError
 from neardup.methods import METHOD_NAMES, parse_params
 from neardup.text.stopwords import load_stopword_file
+
+# the largest count any option takes: larger values overflowed the compiled kernels' int64
+# arithmetic (a segmentation fault) or Python's islice; far beyond any useful setting
+MAX_COUNT = 2**31 - 1
+
+
+def count(least: int, most: int = MAX_COUNT) -> click.IntRange:
+    """An integer option in [least, most]: out-of-range values are a usage error (exit 2)."""
+    return click.IntRange(least, most)
+
+
+class _Fraction(click.FloatRange):
+    """A number in (0, 1]: NaN (which every comparison lets through) is refused too."""
+
+    def __init__(self) -> None:
+        super().__init__(0, 1, min_open=True)
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number in (0, 1]", param, ctx)
+        return number
+
+
+FRACTION = _Fraction()
+
+
+@contextlib.contextmanager
+def bad_options() -> Iterator[None]:
+    """Settings built from the options: an invalid one (ConfigError) is a usage error (exit 2),
+    raised before anything is read or written."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def check_writable(path: str | None, option: str) -> None:
+    """InputError unless a file can be written at ``path``: checked before any work, so an
+    unwritable output fails at once rather than after the computation."""
+    if path is None:
+        return
+    target = Path(path)
+    try:
+        if target.is_dir():
+            raise IsADirectoryError(21, "is a directory")
+        with tempfile.TemporaryFile(dir=target.parent or "."):
+            pass
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
 
 
 def _switch(name: str, help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -36,14 +92,14 @@ def _switch(name: str, help_text: str) -> Callable[[Callable[..., Any]], Callabl
 _TEXT_OPTIONS = [
     click.option(
         "--size",
-        type=click.IntRange(min=1),
+        type=count(1, MAX_UNITS),
         default=None,
         help=f"Units per shingle [default: {DEFAULT_SIZES['word']} words, "
         f"{DEFAULT_SIZES['char']} chars, {DEFAULT_SIZES['auto']} for auto].",
     ),
     click.option(
         "--step",
-        type=click.IntRange(min=1),
+        type=count(1, MAX_UNITS),
         default=1,
         show_default=True,
         help="Units between shingle starts (1 = fully overlapping).",
@@ -144,19 +200,18 @@ def _with_text_options(func: Callable[..., Any], options: list[Any]) -> Callable
         extra = kwargs.pop("stopwords_file")
         if extra and switches["stopwords"] is None:
             switches["stopwords"] = True  # a list of one's own stop words asks for removal
-        canon = CanonConfig.profile(
-            kwargs.pop("canon"),
-            lang=kwargs.pop("lang"),
-            extra_stopwords=tuple(load_stopword_file(extra)) if extra else (),
-            **switches,
-        )
+        stops = tuple(load_stopword_file(extra)) if extra else ()
         unit = kwargs.pop("unit")
-        shingle = ShingleConfig(
-            unit=unit,
-            size=kwargs.pop("size") or DEFAULT_SIZES[unit],
-            step=kwargs.pop("step"),
-            hash=kwargs.pop("hash_name"),
-        )
+        with bad_options():
+            canon = CanonConfig.profile(
+                kwargs.pop("canon"), lang=kwargs.pop("lang"), extra_stopwords=stops, **switches
+            )
+            shingle = ShingleConfig(
+                unit=unit,
+                size=kwargs.pop("size") or DEFAULT_SIZES[unit],
+                step=kwargs.pop("step"),
+                hash=kwargs.pop("hash_name"),
+            )
         return func(*args, config=TextConfig(canon, shingle), **kwargs)
 
     for option in reversed(options):
@@ -229,7 +284,7 @@ method_options = stack(
     ),
     click.option(
         "--threshold",
-        type=click.FloatRange(0, 1, min_open=True),
+        type=FRACTION,
         default=DEFAULT_THRESHOLD,
         show_default=True,
         help="Pairs scoring at least this are near-duplicates.",
@@ -243,14 +298,14 @@ method_options = stack(
     ),
     click.option(
         "--max-bucket",
-        type=click.IntRange(min=2),
+        type=count(2),
         default=DEFAULT_MAX_BUCKET,
         show_default=True,
         help="Keys shared by more documents pair only with the first.",
     ),
     click.option(
         "--template-df",
-        type=click.IntRange(min=0),
+        type=count(0),
         default=DEFAULT_TEMPLATE_DF,
         show_default=True,
         help="Shingles held by this many groups of otherwise different documents are a "
@@ -275,6 +330,13 @@ input_options = stack(
         is_flag=True,
         help="Skip malformed records (and count them) instead of stopping.",
     ),
+    click.option(
+        "--max-text-bytes",
+        type=count(1, 2**40),
+        default=DEFAULT_MAX_TEXT_BYTES,
+        show_default=True,
+        help="Longest text (UTF-8 bytes) a record may hold; longer ones are bad records.",
+    ),
 )
 
 
@@ -286,13 +348,20 @@ def dedup_config(
     config: TextConfig,
     **settings: Any,
 ) -> DedupConfig:
-    """The DedupConfig of the options given, over the --config file's settings if any."""
-    built = DedupConfig(
-        text=config, method=method_name, params=tuple(parse_params(params).items()), **settings
-    )
-    if config_file is not None:
-        built = merge_config(read_config(config_file), built, explicit_settings())
-    built.build_method()  # fail on bad parameters before reading anything
+    """The DedupConfig of the options given, over the --config file's settings if any.
+
+    An invalid option (threshold, keep, an unknown --param) is a usage error (exit 2); an
+    invalid --config file is the file's error (exit 1).
+    """
+    with bad_options():
+        built = DedupConfig(
+            text=config, method=method_name, params=tuple(parse_params(params).items()), **settings
+        )
+        if config_file is None:
+            built.build_method()  # fail on bad parameters before reading anything
+            return built
+    built = merge_config(read_config(config_file), built, explicit_settings())
+    built.build_method()
     return built
 
 

@@ -13,7 +13,7 @@ import click
 
 from neardup import extras
 from neardup.cli.app import cli
-from neardup.cli.options import db_option
+from neardup.cli.options import count, db_option
 from neardup.collection import Collection
 from neardup.errors import ConfigError
 from neardup.store.url import open_store
@@ -39,26 +39,26 @@ _CREATE_HINT = "create one first with 'neardup index create'"
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=1,
     show_default=True,
     help="Worker processes, each with the collection open.",
 )
 @click.option(
     "--max-body-bytes",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=None,
     help="Largest request body; a larger one is refused with 413 [default: 16 MiB].",
 )
 @click.option(
     "--max-batch",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=None,
     help="Most documents in one request; more are refused with 413 [default: 1000].",
 )
 @click.option(
     "--threads",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=None,
     envvar="NEARDUP_THREADS",
     show_envvar=True,

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from neardup.cli.app import cli, console
-from neardup.cli.options import text_options
+from neardup.cli.options import bad_options, text_options
 from neardup.compare import Comparison, MethodEstimate, compare_texts
 from neardup.config import (
     TextConfig,
@@ -63,7 +63,8 @@ def compare(
     """
     if params and method_name is None:
         raise click.UsageError("--param needs --method")
-    method = get_method(method_name, config, **parse_params(params)) if method_name else None
+    with bad_options():
+        method = get_method(method_name, config, **parse_params(params)) if method_name else None
     files = iter(f for f in (file_a, file_b) if f is not None)
     a, name_a = _text_argument(text_a, files, "A")
     b, name_b = _text_argument(text_b, files, "B")
@@ -78,6 +79,12 @@ def compare(
 
 def _text_argument(inline: str | None, files: Any, label: str) -> tuple[str, str]:
     if inline is not None:
+        try:
+            inline.encode("utf-8")
+        except UnicodeEncodeError as exc:  # the shell's bytes were not UTF-8 (surrogateescape)
+            raise InputError(
+                f"--text-{label.lower()}: not valid UTF-8 at character {exc.start}"
+            ) from None
         return inline, f"text {label}"
     path = next(files, None)
     if path is None:

@@ -1,7 +1,9 @@
 """``neardup dedup`` on files: stream the inputs, deduplicate, write every output.
 
-Outputs in the output directory (each written to a temporary name and renamed into place,
-so an interrupted run leaves no half file):
+Outputs in the output directory, which always holds one whole run: every file is written into
+a staging directory beside it that replaces it at the end (:mod:`neardup.dedup.outdir`), so an
+interrupted run leaves the earlier output as it was and no file of another ``--format`` stays
+beside the new ones:
 
 - ``pairs``: one record per verified pair — ``a``, ``b`` (ids), ``score`` (the larger of
   ``score_a_in_b`` and ``score_b_in_a``: the run's measure on content shingles, templates
@@ -28,9 +30,10 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup.config import config_fingerprint
-from neardup.corpus import BadRecord, Document, read_documents
+from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.dedup.cluster import ClusterTable, cluster_table
+from neardup.dedup.outdir import staged_output
 from neardup.errors import InputError
 from neardup.records import RecordWriter
 
@@ -47,14 +50,21 @@ class Inputs:
     id_field: str = "id"
     text_field: str = "text"
     skip_bad: bool = False
+    max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES
 
-    def read(self, on_bad: Callable[[BadRecord], None] | None = None) -> Iterator[Document]:
+    def read(
+        self,
+        on_bad: Callable[[BadRecord], None] | None = None,
+        on_skip: Callable[[Skipped], None] | None = None,
+    ) -> Iterator[Document]:
         return read_documents(
             list(self.paths),
             id_field=self.id_field,
             text_field=self.text_field,
             skip_bad=self.skip_bad,
             on_bad=on_bad,
+            max_text_bytes=self.max_text_bytes,
+            on_skip=on_skip,
         )
 
 
@@ -65,18 +75,30 @@ def run_dedup(
     fmt: Format = "jsonl",
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Deduplicate the inputs into ``out_dir``; returns the summary (also summary.json)."""
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"{out}: exists and is not a directory")
-    out.mkdir(parents=True, exist_ok=True)
+    """Deduplicate the inputs into ``out_dir``; returns the summary (also summary.json).
+
+    ``out_dir`` is checked and a staging directory made before any work; it replaces
+    ``out_dir`` only when every output is written (see :mod:`neardup.dedup.outdir`).
+    """
+    with staged_output(Path(out_dir), inputs.paths) as out:
+        return _run(inputs, out, config, fmt, progress)
+
+
+def _run(
+    inputs: Inputs,
+    out: Path,
+    config: DedupConfig,
+    fmt: Format,
+    progress: Callable[[int], None] | None,
+) -> dict[str, Any]:
     started = time.perf_counter()
     bad: list[BadRecord] = []
+    skipped: list[Skipped] = []
     field_values: list[Any] = []
     field = config.keep.field if config.keep.kind == "field" else None
 
     def texts() -> Iterator[tuple[str, str]]:
-        for doc in inputs.read(bad.append):
+        for doc in inputs.read(bad.append, skipped.append):
             if field is not None:
                 field_values.append(doc.record.get(field))
             yield doc.id, doc.text
@@ -85,7 +107,7 @@ def run_dedup(
         texts(),
         config,
         progress=progress,
-        field_values=lambda: np.array(field_values, dtype=object),
+        field_values=lambda: _field_values(field_values, field),
     )
     clock = time.perf_counter()
     clusters = cluster_table(result.labels, result.keepers)
@@ -93,9 +115,26 @@ def run_dedup(
     shown = _write_outputs(result, clusters, inputs, out, fmt, config, report_docs)
     result.timings["outputs"] = time.perf_counter() - clock
     summary = _summary(result, clusters, inputs, config, bad, fmt, time.perf_counter() - started)
+    summary |= _skipped_summary(skipped)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     _write_report(result, shown, config, summary, out)
     return summary
+
+
+def _field_values(values: list[Any], field: str | None) -> np.ndarray:
+    """The values of the ``--keep field:NAME`` field; InputError when no record has it."""
+    if values and all(v is None for v in values):
+        raise InputError(f"--keep field:{field}: no record has a field {field!r}")
+    return np.array(values, dtype=object)
+
+
+def _skipped_summary(skipped: Sequence[Skipped]) -> dict[str, Any]:
+    """Empty inputs and unread files of directories, for summary.json (and as warnings)."""
+    return {
+        "empty_inputs": [s.source for s in skipped if not s.files],
+        "skipped_files": sum(len(s.files) for s in skipped),
+        "input_warnings": [str(s) for s in skipped[:SHOWN_IDS]],
+    }
 
 
 def _report_documents(result: DedupResult) -> set[int]:

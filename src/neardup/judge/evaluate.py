@@ -161,17 +161,21 @@ def adjusted_rand_index(predicted: np.ndarray, truth: np.ndarray) -> float:
 # ---------------------------------------------------------------------------- settings
 
 
+_MAX_THRESHOLDS = 10_000  # a grid step of 1e-20 would not end
+
+
 def parse_thresholds(spec: str) -> tuple[float, ...]:
     """``"start:stop:step"`` (stop included) or ``"t1,t2,…"`` → sorted thresholds in (0, 1]."""
     try:
         if ":" in spec:
             start, stop, step = (float(x) for x in spec.split(":"))
-            if step <= 0:
+            count = math.floor((stop - start) / step + 1e-9) + 1
+            if not step > 0 or count > _MAX_THRESHOLDS:
                 raise ValueError
-            values = [start + k * step for k in range(math.floor((stop - start) / step + 1e-9) + 1)]
+            values = [start + k * step for k in range(count)]
         else:
             values = [float(x) for x in spec.split(",") if x.strip()]
-    except ValueError:
+    except (ValueError, OverflowError, ZeroDivisionError):
         raise ConfigError(f"thresholds={spec!r}: give start:stop:step or t1,t2,…") from None
     values = sorted({round(v, 10) for v in values})
     if not values or not all(0.0 < v <= 1.0 for v in values):

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from neardup.corpus import read_documents
+from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, read_documents
 from neardup.dedup import DedupConfig, Pairs, score_candidates
 from neardup.errors import ConfigError
 from neardup.judge.evaluate import (
@@ -111,6 +111,7 @@ def evaluate_files(
     progress: Callable[[str], None] | None = None,
     keep_pairs: bool = True,
     mode: Mode = "dedup",
+    max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
 ) -> tuple[Evaluation, Callable[[set[int]], dict[int, str]]]:
     """Judge configs on files: a corpus with cluster or id-pair truth, or (no ``inputs``) a
     pair file with the texts inline. Also returns a function that fetches documents' texts
@@ -124,7 +125,9 @@ def evaluate_files(
         return ev, lambda wanted: {i: (truth.a, truth.b)[i % 2][i // 2] for i in wanted}
 
     def texts() -> Iterator[tuple[str, str]]:
-        docs = read_documents(list(inputs), id_field=id_field, text_field=text_field)
+        docs = read_documents(
+            list(inputs), id_field=id_field, text_field=text_field, max_text_bytes=max_text_bytes
+        )
         return ((doc.id, doc.text) for doc in docs)
 
     def fetch(wanted: set[int]) -> dict[int, str]:

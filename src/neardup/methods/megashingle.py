@@ -51,6 +51,7 @@ from neardup.config import TextConfig
 from neardup.errors import ConfigError
 from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.methods.minhash import (
+    MAX_PERM,
     checked_pair,
     min_hashes,
     pair_indices,
@@ -89,7 +90,7 @@ class MegaShingleConfig:
     min_super: int = 2
 
     def __post_init__(self) -> None:
-        require_int("num_perm", self.num_perm, 1)
+        require_int("num_perm", self.num_perm, 1, MAX_PERM)
         require_int("groups", self.groups, 2)
         require_int("group_size", self.group_size, 1)
         require_int("seed", self.seed, 0, 2**64 - 1)

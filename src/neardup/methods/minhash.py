@@ -75,6 +75,11 @@ _CHUNK = 4096  # (b, r) candidates evaluated at once, bounding memory for large 
 # ---------------------------------------------------------------------------------------------
 # Validation helpers shared with the megashingle method.
 # ---------------------------------------------------------------------------------------------
+# the most permutations a signature may have: 512 KiB per document, far beyond any useful
+# setting (a huge num_perm overflowed the band arithmetic with a traceback)
+MAX_PERM = 1 << 16
+
+
 def require_int(name: str, value: object, low: int, high: int | None = None) -> None:
     """ConfigError unless ``value`` is an int in ``[low, high]``."""
     ok = isinstance(value, int) and not isinstance(value, bool)
@@ -254,7 +259,7 @@ class MinHashConfig:
     recall: float = DEFAULT_RECALL
 
     def __post_init__(self) -> None:
-        require_int("num_perm", self.num_perm, 1)
+        require_int("num_perm", self.num_perm, 1, MAX_PERM)
         require_int("seed", self.seed, 0, 2**64 - 1)
         require_fraction("threshold", self.threshold)
         if self.measure not in MEASURES:

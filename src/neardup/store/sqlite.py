@@ -12,21 +12,28 @@ uint64 values are stored as the int64 with the same bytes (SQLite integers are s
 Each thread has its own connection (sqlite3 connections are not to be shared). Writes take
 ``BEGIN IMMEDIATE``, so writers — threads or processes — queue instead of failing mid-batch, and
 a process killed mid-batch leaves the file as it was before the batch (WAL rollback).
+
+A damaged file is reported, never written to: on opening, a file of up to 256 MiB is checked
+whole (``PRAGMA quick_check``: tens of milliseconds), and any SQLite error met later — a
+damaged page of a larger file — is an :class:`~neardup.errors.InputError` naming the file,
+raised inside the batch's transaction, which is rolled back. :meth:`SQLiteStore.check` runs
+the full ``PRAGMA integrity_check`` (``neardup index check``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from neardup.errors import ConfigError
+from neardup.errors import ConfigError, InputError
 from neardup.store.base import (
     CollectionMeta,
     DocFreqs,
@@ -70,6 +77,28 @@ FROM json_each(?) j ORDER BY j.key
 """
 _CHUNK = 500  # bound parameters per IN (...) query, well under SQLite's limit
 _CACHE_KIB = 64 * 1024  # page cache per connection: the key index of a large collection
+_QUICK_CHECK_BYTES = 256 * 2**20  # files up to this size are checked whole when opened
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _reported(method: _F) -> _F:
+    """A store method whose SQLite errors (a damaged page, a locked file) become one clear
+    InputError naming the file; a write inside it has been rolled back by then."""
+
+    @functools.wraps(method)
+    def wrapper(self: SQLiteStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise self.failure(exc) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _problems(rows: Iterable[tuple[str]]) -> list[str]:
+    """The lines of a quick_check / integrity_check answer, one problem each ("ok": none)."""
+    lines = [line for (text,) in rows for line in text.splitlines()]
+    return [line for line in lines if line != "ok" and not line.startswith("*** in database")]
 
 
 def _chunks(items: Sequence, size: int = _CHUNK) -> Iterator[Sequence]:
@@ -91,6 +120,7 @@ class SQLiteStore:
         self._opened: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         try:
+            self._quick_check()
             with self.transaction() as db:
                 self._check_layout(db)
                 for statement in filter(str.strip, _SCHEMA.split(";")):
@@ -100,10 +130,40 @@ class SQLiteStore:
                     db.execute("ALTER TABLE docs ADD COLUMN counted INTEGER NOT NULL DEFAULT 0")
         except sqlite3.DatabaseError as exc:
             self.close()
+            if "not a database" not in str(exc):
+                raise self.failure(exc) from None
             raise ConfigError(f"{self.path}: not a usable SQLite collection ({exc})") from None
-        except ConfigError:
+        except (ConfigError, InputError):
             self.close()
             raise
+
+    def _quick_check(self) -> None:
+        """Refuse a damaged file before anything is written to it (small files: cheap)."""
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            return  # a new file
+        if 0 < size <= _QUICK_CHECK_BYTES:
+            problems = _problems(self._db().execute("PRAGMA quick_check(5)"))
+            if problems:
+                more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+                raise self.failure(sqlite3.DatabaseError(problems[0] + more))
+
+    def check(self) -> list[str]:
+        """The problems ``PRAGMA integrity_check`` finds in the whole file (empty: none)."""
+        try:
+            return _problems(self._db().execute("PRAGMA integrity_check(20)"))
+        except sqlite3.DatabaseError as exc:
+            return [str(exc)]
+
+    def failure(self, exc: sqlite3.DatabaseError) -> InputError:
+        """The error to report for an SQLite error met on this file."""
+        if isinstance(exc, sqlite3.OperationalError) and "malformed" not in str(exc):
+            return InputError(f"{self.path}: {exc}")
+        return InputError(
+            f"{self.path}: the collection file is damaged ({exc}); nothing was written to it "
+            "(see: neardup index check)"
+        )
 
     def _check_layout(self, db: sqlite3.Connection) -> None:
         """Refuse (before touching it) a file holding a collection of another store layout."""
@@ -164,17 +224,20 @@ class SQLiteStore:
 
     # -- collection metadata ----------------------------------------------------------------
 
+    @_reported
     def create(self, meta: CollectionMeta) -> None:
         with self.transaction() as db:
             if db.execute("SELECT 1 FROM meta WHERE name = 'config'").fetchone():
                 raise ConfigError(f"{self.path} already holds a collection")
             db.executemany("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", meta.rows())
 
+    @_reported
     def meta(self) -> CollectionMeta | None:
         return CollectionMeta.from_rows(dict(self._db().execute("SELECT name, value FROM meta")))
 
     # -- documents ----------------------------------------------------------------------------
 
+    @_reported
     def add(self, docs: Sequence[StoredDoc], *, upsert: bool = False) -> None:
         with self.transaction() as db:
             stored = self._existing(db, [d.id for d in docs])
@@ -206,6 +269,7 @@ class SQLiteStore:
                     zip(keys.tolist(), owners.tolist(), strict=True),
                 )
 
+    @_reported
     def candidates(self, keys: np.ndarray, limit: int | None = None) -> list[list[str]]:
         signed = as_signed(np.asarray(keys)).tolist()
         if not signed:
@@ -223,6 +287,7 @@ class SQLiteStore:
         # a document removed between the two reads is left out
         return [[ids[n] for n in numbers.get(key, ()) if n in ids] for key in signed]
 
+    @_reported
     def get(self, ids: Sequence[str]) -> list[StoredDoc]:
         by_id: dict[str, StoredDoc] = {}
         db = self._db()
@@ -243,18 +308,21 @@ class SQLiteStore:
                 )
         return [by_id[i] for i in ids if i in by_id]
 
+    @_reported
     def remove(self, ids: Sequence[str]) -> list[str]:
         with self.transaction() as db:
             stored = self._existing(db, ids)
             self._delete(db, stored)
         return stored
 
+    @_reported
     def count(self) -> int:
         (n,) = self._db().execute("SELECT COUNT(*) FROM docs").fetchone()
         return int(n)
 
     # -- the IDF model --------------------------------------------------------------------
 
+    @_reported
     def update_doc_freqs(self, features: np.ndarray, deltas: np.ndarray, docs: int) -> None:
         signed = as_signed(np.asarray(features)).tolist()
         changes = np.asarray(deltas, dtype=np.int64).tolist()
@@ -271,6 +339,7 @@ class SQLiteStore:
                 (docs,),
             )
 
+    @_reported
     def doc_freqs(self, features: np.ndarray) -> DocFreqs:
         signed = as_signed(np.asarray(features))
         db = self._db()
@@ -287,6 +356,7 @@ class SQLiteStore:
 
     # -- shared-template holder counts ------------------------------------------------------
 
+    @_reported
     def update_shingle_counts(self, features: np.ndarray, deltas: np.ndarray) -> None:
         unique, sums = net_deltas(features, deltas)
         if not unique.size:
@@ -299,6 +369,7 @@ class SQLiteStore:
             if (sums < 0).any():  # only a decrease can reach 0
                 db.executemany(_UNCOUNT, ((f,) for f in signed[sums < 0].tolist()))
 
+    @_reported
     def shingle_counts(self, features: np.ndarray) -> np.ndarray:
         signed = as_signed(np.asarray(features))
         if not signed.size:

@@ -5,7 +5,8 @@ Order of the steps, each switchable in :class:`~neardup.config.CanonConfig`:
 1. markup: leftover wiki markup, then HTML (with boilerplate removal), only for texts that
    look like markup; quoted lines of mail replies (``> …``); NFKC normalization;
 2. each text's language from its letters' scripts (compiled, over the batch);
-3. Chinese word segmentation (jieba), for word shingles of texts containing Han characters;
+3. Chinese word segmentation (jieba) of the runs of Han characters, for word shingles (the
+   ``auto`` unit instead makes each Han character a token, per run of script);
 4. tokenization with punctuation removed, case folded and stop words dropped — compiled,
    over the batch;
 5. optional lemmatization / stemming / adjective removal, per unique word, then stop words
@@ -44,7 +45,8 @@ class TokenBatch:
     Document ``d`` is ``buf[doc_offsets[d]:doc_offsets[d+1]]``; its tokens are the byte spans
     ``tok_starts[t]:tok_ends[t]`` for ``t`` in ``tok_offsets[d]:tok_offsets[d+1]``. Tokens are
     joined by one space, or by nothing where ``spaced[d]`` is false (character shingles of
-    Chinese, where spaces carry no meaning).
+    Chinese, where spaces carry no meaning) and between two Han characters of the ``auto``
+    unit, whose Han characters are tokens of their own.
     """
 
     buf: np.ndarray
@@ -72,10 +74,9 @@ class TokenBatch:
         return out
 
     def by_char(self, unit: Unit) -> np.ndarray:
-        """Per document: shingles of characters (else of words). ``auto``: characters for the
-        documents in Chinese (those joined without spaces), words for the others."""
-        if unit == "auto":
-            return ~self.spaced
+        """Per document: shingles of characters (else of tokens). ``auto`` shingles tokens,
+        and its tokens are words, but single characters in runs of Han (decided per run of
+        script, not per document: see :func:`neardup._kernels.tokenize.tokenize_batch`)."""
         return np.full(len(self), unit == "char", dtype=np.bool_)
 
     def token_counts(self) -> np.ndarray:
@@ -105,13 +106,14 @@ def canonicalize_batch(
         if any(wanted):
             docs = [segment.segment_zh(d) if w else d for d, w in zip(docs, wanted, strict=True)]
             text, starts, ends = _split(docs)
-    spaced = np.array([unit == "word" or lang != "zh" for lang in langs], dtype=np.bool_)
+    spaced = np.array([unit != "char" or lang != "zh" for lang in langs], dtype=np.bool_)
     table = chars.word_table() if config.punctuation else chars.whitespace_table()
-    batch = _tokenize(text, starts, ends, config, spaced, table)
+    split_han = unit == "auto"
+    batch = _tokenize(text, starts, ends, config, spaced, table, split_han)
     if config.lemmatize or config.stem or config.drop_adjectives:
         words = [" ".join(_transform(batch.tokens(d), langs[d], config)) for d in range(len(batch))]
         text, starts, ends = _split(words)
-        batch = _tokenize(text, starts, ends, config, spaced, chars.whitespace_table())
+        batch = _tokenize(text, starts, ends, config, spaced, chars.whitespace_table(), split_han)
     return batch
 
 
@@ -165,12 +167,13 @@ def _tokenize(
     config: CanonConfig,
     spaced: np.ndarray,
     table: np.ndarray,
+    split_han: bool,
 ) -> TokenBatch:
     stops = _stop_hashes(config) if config.stopwords else _NO_STOPS
     fold, expansions = chars.fold_table() if config.lowercase else _NO_FOLD
     parts = _CHUNKS_PER_THREAD * numba.get_num_threads()
     buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(
-        text, starts, ends, table, fold, expansions, stops, spaced, parts
+        text, starts, ends, table, fold, expansions, stops, spaced, split_han, parts
     )
     return TokenBatch(buf, doc_off, tok_s, tok_e, tok_off, spaced)
 

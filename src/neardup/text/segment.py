@@ -21,6 +21,8 @@ HAN_CLASS = (
     "\U00030000-\U000323af"  # Extensions G, H
 )
 _HAN = re.compile(f"[{HAN_CLASS}]")
+# what jieba cuts with its dictionary (its re_han_default, with every Han range of HAN_CLASS)
+_JIEBA_BLOCK = re.compile(f"[{HAN_CLASS}a-zA-Z0-9+#&._%\\-]+")
 
 _lock = threading.Lock()
 _tokenizer: Any = None
@@ -46,7 +48,21 @@ def _jieba() -> Any:
 
 
 def segment_zh(text: str) -> str:
-    """``text`` cut into words by jieba (precise mode with HMM for unknown words), the words
-    joined by single spaces; non-Chinese words stay whole ("用Python写" → "用 Python 写")."""
-    words = _jieba().cut(text, cut_all=False, HMM=True)
-    return " ".join(w for w in words if w and not w.isspace())
+    """``text`` with its Chinese cut into words by jieba (precise mode with HMM for unknown
+    words), the words joined by single spaces ("用Python写" → "用 Python 写").
+
+    Only the blocks jieba itself segments (Han with Latin letters and digits) that hold a
+    Han character go through jieba; the rest is left as it is, since jieba cuts any other
+    script into single letters ("Москва(莫斯科)" stays "Москва ( 莫斯科 )", not "М о с к в а").
+    """
+    cut = _jieba().cut
+    pieces = []
+    last = 0
+    for match in _JIEBA_BLOCK.finditer(text):
+        if not has_han(match.group()):
+            continue
+        words = cut(match.group(), cut_all=False, HMM=True)
+        pieces += [text[last : match.start()], " ".join(w for w in words if not w.isspace())]
+        last = match.end()
+    pieces.append(text[last:])
+    return " ".join(" ".join(p.split()) for p in pieces if p and not p.isspace())

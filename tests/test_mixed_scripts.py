@@ -1,0 +1,99 @@
+"""Texts in several scripts: the shingle unit is decided per run of script, not per document."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.compare import compare_texts
+from neardup.config import CanonConfig, ShingleConfig, TextConfig
+from neardup.dedup import DedupConfig, deduplicate
+from neardup.shingles import shingles
+from neardup.text.canon import canonicalize, canonicalize_batch
+from neardup.text.script import detect_lang
+from neardup.text.segment import segment_zh
+
+RU = (
+    "Москва — столица России и крупнейший город страны, здесь живут миллионы людей, "
+    "работают сотни музеев и театров, а метро перевозит пассажиров каждый день."
+)
+RU_WITH_HAN = RU.replace("Москва —", "Москва (莫斯科) —")
+MIXED = (
+    "Отчёт о поездке в Пекин. 北京是中国的首都，有很多历史古迹和现代建筑。 The delegation "
+    "visited the Forbidden City and met the city council to discuss a new railway line. "
+    "Делегация посетила Запретный город и обсудила новую железную дорогу с советом города. "
+    "会议讨论了交通、教育和文化交流的合作计划。 Everyone agreed to meet again next spring."
+)
+
+
+def _auto(size: int = 3) -> TextConfig:
+    return TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=size))
+
+
+def test_cyrillic_words_stay_words_beside_han_characters():
+    text = canonicalize(RU_WITH_HAN, unit="auto")
+    assert "москва 莫斯科 столица россии" in text
+    assert "м о с к в а" not in text
+
+
+def test_auto_unit_tokens_are_words_and_single_han_characters():
+    batch = canonicalize_batch(["Москва (莫斯科) — столица, New York 纽约市"], unit="auto")
+    expected = ["москва", "莫", "斯", "科", "столица", "new", "york", "纽", "约", "市"]
+    assert batch.tokens(0) == expected
+    # Han characters in a row are joined by nothing: their shingles read as Chinese text
+    assert batch.text(0) == "москва 莫斯科 столица new york 纽约市"
+
+
+def test_pure_chinese_auto_shingles_are_character_shingles_as_before():
+    config = TextConfig(CanonConfig(stopwords=False), ShingleConfig(unit="auto", size=2))
+    assert [s.text for s in shingles("春眠不觉", config)] == ["春眠", "眠不", "不觉"]
+    # the fingerprint of a run of Han characters is the one of its characters
+    char = TextConfig(CanonConfig(stopwords=False), ShingleConfig(unit="char", size=2))
+    assert {s.fingerprint for s in shingles("春眠不觉", config)} == {
+        s.fingerprint for s in shingles("春眠不觉", char)
+    }
+
+
+def test_a_few_han_characters_barely_change_the_score_of_a_russian_text():
+    for unit in ("word", "auto"):
+        result = compare_texts(RU, RU_WITH_HAN, TextConfig(shingle=ShingleConfig(unit=unit)))
+        # one inserted word (three shingles of size 3 or 4 change), not all of them
+        assert result.overlap.resemblance > 0.6, unit
+        assert result.overlap.containment_a_in_b > 0.75, unit
+
+
+def test_word_segmentation_keeps_cyrillic_words_whole():
+    out = segment_zh("Москва(莫斯科) — столица, 用Python写代码。")
+    assert "Москва" in out.split() or "Москва(" in out
+    assert "М о" not in out
+    assert "Python" in out.split()
+    assert "莫斯科" in out.split()
+
+
+def test_near_identical_mixed_documents_get_the_same_units_and_pair():
+    # one has a little more Chinese: a per-document decision gave it characters, the other words
+    more_han = MIXED + " 欢迎光临北京市人民政府，我们明天见。"
+    assert detect_lang(MIXED) == "en"  # Han: 16% of the letters
+    assert detect_lang(more_han) == "zh"  # 21%
+    docs = [("a", MIXED), ("b", more_han), ("c", RU)]
+    result = deduplicate(docs, DedupConfig())
+    p = result.pairs
+    pairs = {(result.ids[a], result.ids[b]) for a, b in zip(p.left, p.right, strict=True)}
+    assert ("a", "b") in pairs or ("b", "a") in pairs
+    assert result.removed.sum() == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["москва", "город", "river", "city", "北京", "莫斯科", "市", "2024"]),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_han_runs_never_change_how_the_other_words_are_cut(words):
+    # the non-Han tokens of a mixed text are exactly its words without the Han characters
+    text = " ".join(words)
+    tokens = canonicalize_batch([text], unit="auto").tokens(0)
+    plain = [t for t in tokens if not ("\u4e00" <= t[0] <= "\u9fff")]
+    expected = [w for w in words if not ("\u4e00" <= w[0] <= "\u9fff")]
+    assert plain == expected
+    assert all(len(t) == 1 for t in tokens if "\u4e00" <= t[0] <= "\u9fff")

@@ -1,0 +1,101 @@
+"""The staged output directory: checked before work, swapped in whole, removed on failure."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from neardup.dedup.outdir import check_target, staged_output
+from neardup.errors import InputError
+
+
+def _names(path) -> list[str]:
+    return sorted(p.name for p in path.iterdir())
+
+
+def test_a_finished_run_replaces_the_earlier_one_whole(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "kept.parquet").write_text("old")
+    (out / "summary.json").write_text("old")
+    with staged_output(out) as stage:
+        assert stage.parent == tmp_path
+        assert stage != out
+        assert _names(stage) == []
+        (stage / "kept.jsonl").write_text("new")
+        assert (out / "kept.parquet").read_text() == "old"  # untouched while the run works
+    assert _names(out) == ["kept.jsonl"]
+    assert _names(tmp_path) == ["out"]  # no staging or old directory left
+
+
+def _fail_inside(out, exc: BaseException) -> None:
+    with staged_output(out) as stage:
+        (stage / "pairs.jsonl").write_text("half")
+        raise exc
+
+
+def test_a_failed_or_interrupted_run_leaves_the_earlier_output_as_it_was(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("old")
+    for exc in (RuntimeError("boom"), KeyboardInterrupt()):
+        with pytest.raises(type(exc)):
+            _fail_inside(out, exc)
+        assert _names(out) == ["summary.json"]
+        assert _names(tmp_path) == ["out"]
+
+
+def test_a_new_out_appears_only_at_the_end_with_normal_permissions(tmp_path):
+    out = tmp_path / "a" / "b"
+    with staged_output(out) as stage:
+        assert not out.exists()
+        (stage / "summary.json").write_text("{}")
+    assert _names(out) == ["summary.json"]
+    mask = os.umask(0)
+    os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o777 & ~mask
+
+
+def _a_file(t):
+    (t / "f").write_text("x")
+    return t / "f"
+
+
+def _foreign(t):
+    (t / "mine").mkdir()
+    (t / "mine" / "notes.txt").write_text("x")
+    return t / "mine"
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (_a_file, "not a directory"),
+        (lambda t: t / "inputs", "inside the input directory"),
+        (lambda t: t / "inputs" / "out", "inside the input directory"),
+        (_foreign, "notes.txt"),
+    ],
+)
+def test_targets_refused_before_any_work(tmp_path, make, message):
+    (tmp_path / "inputs").mkdir()
+    out = make(tmp_path)
+    with pytest.raises(InputError, match=message):
+        check_target(out, [tmp_path / "inputs"])
+
+
+def test_an_unwritable_place_is_refused_before_the_block_runs(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    ran = False
+    with pytest.raises(InputError, match="cannot write there"), staged_output(blocker / "out"):
+        ran = True
+    assert not ran
+
+
+def test_earlier_outputs_and_temporary_files_are_allowed(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("pairs.jsonl.gz", "kept.parquet", "report.html", ".kept.jsonl.ab12.tmp"):
+        (out / name).write_text("x")
+    check_target(out, [tmp_path / "elsewhere.jsonl"])
