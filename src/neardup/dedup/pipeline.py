@@ -10,7 +10,8 @@ so an interrupted run leaves no half file):
 - ``clusters``: ``cluster``, ``ids``, ``keep`` for every cluster of two or more;
 - ``kept`` / ``removed``: the input records, every field preserved (``removed`` records get
   ``_duplicate_of``: the id kept instead, which holds the removed one), from a second
-  streaming pass over the inputs;
+  streaming pass over the inputs that copies JSONL lines as stored
+  (:mod:`neardup.dedup.copyout`);
 - ``summary.json``: counts, parameters, timings; ``report.html``: the same, with charts and
   the top pairs side by side.
 """
@@ -31,6 +32,7 @@ from neardup.config import config_fingerprint
 from neardup.corpus import BadRecord, Document, read_documents
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.dedup.cluster import ClusterTable, cluster_table
+from neardup.dedup.copyout import Places, input_records
 from neardup.errors import InputError
 from neardup.records import RecordWriter
 
@@ -48,13 +50,18 @@ class Inputs:
     text_field: str = "text"
     skip_bad: bool = False
 
-    def read(self, on_bad: Callable[[BadRecord], None] | None = None) -> Iterator[Document]:
+    def read(
+        self,
+        on_bad: Callable[[BadRecord], None] | None = None,
+        on_input: Callable[[int], None] | None = None,
+    ) -> Iterator[Document]:
         return read_documents(
             list(self.paths),
             id_field=self.id_field,
             text_field=self.text_field,
             skip_bad=self.skip_bad,
             on_bad=on_bad,
+            on_input=on_input,
         )
 
 
@@ -74,9 +81,11 @@ def run_dedup(
     bad: list[BadRecord] = []
     field_values: list[Any] = []
     field = config.keep.field if config.keep.kind == "field" else None
+    places = Places()
 
     def texts() -> Iterator[tuple[str, str]]:
-        for doc in inputs.read(bad.append):
+        for doc in inputs.read(bad.append, places.start_input):
+            places.add(doc.line)
             if field is not None:
                 field_values.append(doc.record.get(field))
             yield doc.id, doc.text
@@ -90,7 +99,7 @@ def run_dedup(
     clock = time.perf_counter()
     clusters = cluster_table(result.labels, result.keepers)
     report_docs = _report_documents(result)
-    shown = _write_outputs(result, clusters, inputs, out, fmt, config, report_docs)
+    shown = _write_outputs(result, clusters, inputs, places, out, fmt, config, report_docs)
     result.timings["outputs"] = time.perf_counter() - clock
     summary = _summary(result, clusters, inputs, config, bad, fmt, time.perf_counter() - started)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
@@ -109,6 +118,7 @@ def _write_outputs(
     result: DedupResult,
     clusters: ClusterTable,
     inputs: Inputs,
+    places: Places,
     out: Path,
     fmt: Format,
     config: DedupConfig,
@@ -130,17 +140,19 @@ def _write_outputs(
                 }
             )
     texts: dict[int, str] = {}
+    keep_of = result.keep_of.tolist()
+    records = input_records(inputs.paths, places, ids, inputs.id_field, inputs.text_field)
     with (
         RecordWriter(out / f"kept.{suffix}", fmt) as kept,
         RecordWriter(out / f"removed.{suffix}", fmt) as removed,
     ):
-        for i, doc in enumerate(inputs.read()):
+        for i, record in enumerate(records):
             if i in wanted:
-                texts[i] = doc.text
-            if result.removed[i]:
-                removed.write(doc.record | {"_duplicate_of": ids[result.keep_of[i]]})
+                texts[i] = record.text(inputs.text_field)
+            if keep_of[i] != i:
+                removed.write_json(record.json(ids[keep_of[i]]))
             else:
-                kept.write(doc.record)
+                kept.write_json(record.json())
     return texts
 
 
