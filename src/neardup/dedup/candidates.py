@@ -12,6 +12,16 @@ exact at a known score ``s`` and drops most pairs of common phrases: when docume
 *prefix*, rarest by document frequency, ties by value: one order for every document), so a
 bucket need only pair the documents holding its key in their prefix with the others.
 
+**Templates.** When verification later discounts template shingles (held by many documents,
+:mod:`neardup.dedup.templates`), a pair is kept on its *content* containment, and the discount
+may raise it: plain containment alone would need the prefix for the lowest score the discount
+can raise (``MIN_PLAIN``), half of every document. But template shingles are always among the
+*frequent* keys (held by ≥ ``frequent`` documents), which come last in the order. So when a
+document's prefix for the score stays within its rarer keys, it is also the start of its
+content in that order, whatever set of frequent keys turns out to be template — and it holds
+the content prefix, which is never longer. Only a document whose prefix reaches its frequent
+keys takes the longer prefix for ``fallback_score`` (the plain containment any kept pair has).
+
 The same function serves a corpus (keys of all documents) and a shard of one (keys hashed
 to shards first), which is how it maps onto Spark's group-by.
 """
@@ -46,6 +56,8 @@ def candidate_pairs(
     keys: np.ndarray,
     max_bucket: int = DEFAULT_MAX_BUCKET,
     prefix_score: float = 0.0,
+    frequent: int = 0,
+    fallback_score: float | None = None,
 ) -> Candidates:
     """Distinct pairs of documents sharing at least one key.
 
@@ -54,11 +66,20 @@ def candidate_pairs(
     in which some document holds ≥ ``prefix_score`` of its keys in the other is kept. A
     capped bucket pairs the first document holding the key in its prefix with the others
     that do.
+
+    ``frequent`` > 0 (templates discounted later, a subset of the keys held by ≥ ``frequent``
+    documents): a document whose prefix reaches those keys takes its prefix for
+    ``fallback_score`` (≤ ``prefix_score``) instead; then every pair is kept in which some
+    document holds ≥ ``fallback_score`` of its keys, and ≥ ``prefix_score`` of its content,
+    in the other, whichever frequent keys are discounted (module docstring).
     """
     if max_bucket < 2:
         raise ConfigError(f"max_bucket={max_bucket!r} must be at least 2")
     if not 0.0 <= prefix_score <= 1.0:
         raise ConfigError(f"prefix_score={prefix_score!r} must be in [0, 1]")
+    fallback = prefix_score if fallback_score is None or frequent <= 0 else fallback_score
+    if not 0.0 <= fallback <= prefix_score:
+        raise ConfigError(f"fallback_score={fallback_score!r} must be in [0, prefix_score]")
     docs = np.ascontiguousarray(docs, dtype=np.int64)
     order = np.lexsort((docs, keys))
     sorted_keys = np.ascontiguousarray(keys[order])
@@ -67,9 +88,15 @@ def candidate_pairs(
     if prefix_score > 0.0 and order.size:
         freq = np.empty(order.size, dtype=np.int64)
         freq[order] = _run_sizes(sorted_keys, sorted_docs)
-        by_doc = np.argsort(docs, kind="stable")  # keys come grouped by document: ~free
-        flags = _prefix_flags(docs[by_doc], keys[by_doc], freq[by_doc], prefix_score)
-        in_prefix[by_doc] = flags
+        limit = frequent if frequent > 0 else np.iinfo(np.int64).max
+        if docs.size < 2 or bool(np.all(docs[1:] >= docs[:-1])):  # grouped by document
+            in_prefix = _prefix_flags(docs, keys, freq, prefix_score, limit, fallback)
+        else:
+            by_doc = np.argsort(docs, kind="stable")
+            flags = _prefix_flags(
+                docs[by_doc], keys[by_doc], freq[by_doc], prefix_score, limit, fallback
+            )
+            in_prefix[by_doc] = flags
         in_prefix = in_prefix[order]
     left, right, capped = _bucket_pairs(sorted_keys, sorted_docs, max_bucket, in_prefix)
     if left.size == 0:
@@ -95,24 +122,61 @@ def _run_sizes(keys: np.ndarray, docs: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _prefix_flags(docs: np.ndarray, keys: np.ndarray, freq: np.ndarray, score: float) -> np.ndarray:
+def _prefix_flags(
+    docs: np.ndarray,
+    keys: np.ndarray,
+    freq: np.ndarray,
+    score: float,
+    frequent: int,
+    fallback: float,
+) -> np.ndarray:
     """Per entry (grouped by document, a document's keys distinct): is its key among the
     document's prefix for ``score`` — its ``m − ⌈score·m⌉ + 1`` rarest keys (by frequency,
-    then value: one order for every document)."""
+    then value: one order for every document) —, or for ``fallback`` when that prefix
+    reaches keys held by ≥ ``frequent`` documents."""
     flags = np.zeros(docs.size, dtype=np.bool_)
     i = 0
     while i < docs.size:
         j = i + 1
         while j < docs.size and docs[j] == docs[i]:
             j += 1
-        by_key = np.argsort(keys[i:j])
-        ranked = by_key[np.argsort(freq[i:j][by_key], kind="mergesort")]  # by freq, then key
         m = j - i
-        take = m - int(np.ceil(score * m - 1e-9)) + 1
-        for t in range(min(take, m)):
-            flags[i + ranked[t]] = True
+        f = freq[i:j]
+        by_freq = np.sort(f)
+        take = _prefix_size(m, score)
+        if by_freq[take - 1] >= frequent:
+            take = _prefix_size(m, fallback)
+        _flag_rarest(f, keys[i:j], by_freq[take - 1], take, flags[i:j])
         i = j
     return flags
+
+
+@njit(cache=True, inline="always")
+def _prefix_size(m: int, score: float) -> int:
+    """How many of a document's ``m`` keys its prefix for ``score`` holds (1 … m)."""
+    return min(max(m - int(np.ceil(score * m - 1e-9)) + 1, 1), m)
+
+
+@njit(cache=True)
+def _flag_rarest(
+    freq: np.ndarray, keys: np.ndarray, cut: int, take: int, flags: np.ndarray
+) -> None:
+    """Flag the ``take`` entries first by (frequency, key); ``cut``: the take-th frequency."""
+    below = 0
+    for t in range(freq.size):
+        if freq[t] < cut:
+            flags[t] = True
+            below += 1
+    ties = np.flatnonzero(freq == cut)
+    need = take - below
+    if need >= ties.size:
+        flags[ties] = True
+        return
+    tied = np.sort(keys[ties])
+    last = tied[need - 1]
+    for t in ties:
+        if keys[t] <= last:
+            flags[t] = True
 
 
 @njit(cache=True)

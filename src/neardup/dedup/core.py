@@ -37,6 +37,7 @@ from neardup.dedup.cluster import (
 from neardup.dedup.templates import (
     DEFAULT_TEMPLATE_DF,
     MIN_PLAIN,
+    NEAR_COPY,
     content_counts,
     directional_scores,
     group_representatives,
@@ -319,7 +320,7 @@ def score_candidates(
         timings["sketch"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
-        candidates = candidate_pairs(keys[0], keys[1], config.max_bucket, _prefix_score(config))
+        candidates = candidate_pairs(keys[0], keys[1], config.max_bucket, *_prefix(config))
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
@@ -414,12 +415,21 @@ def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
     return int(np.count_nonzero(left_declined | right_declined))
 
 
-def _prefix_score(config: DedupConfig) -> float:
-    """The prefix filter's score for the full index (keys = shingles): no pair that can
-    still be kept is lost; other methods' keys are not shingles (0: no filter)."""
+def _prefix(config: DedupConfig) -> tuple[float, int, float]:
+    """The prefix filter of the full index (keys = shingles): ``(score, frequent,
+    fallback)`` of :func:`candidate_pairs`, so that no pair that can still be kept is lost;
+    other methods' keys are not shingles (0: no filter).
+
+    Kept pairs hold ≥ the threshold of one side's content (≥ the guard: never less); with
+    templates they also hold ≥ ``least_keepable`` plainly, and the pairs that group near
+    copies for the template count (``NEAR_COPY`` both ways) must be found too.
+    """
     if config.method != "full" or not config.verify:
-        return 0.0
-    return config.least_keepable
+        return 0.0, 0, 0.0
+    if not config.template_df:
+        return config.least_keepable, 0, config.least_keepable
+    score = min(config.threshold, config.removal_guard, NEAR_COPY)
+    return score, config.template_df, min(config.least_keepable, score)
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
