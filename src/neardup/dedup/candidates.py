@@ -8,15 +8,17 @@ enough to chain exact copies together, and counted in the result so the user see
 
 With keys that are the shingles themselves (the full index) a **prefix filter** keeps recall
 exact at a known score ``s`` and drops most pairs of common phrases: when document A holds
-≥ s of its shingles in B, one of them is among A's ``|A| − ⌈s·|A|⌉ + 1`` rarest shingles (its
-*prefix*, rarest by document frequency, ties by value: one order for every document), so a
-bucket need only pair the documents holding its key in their prefix with the others.
+≥ s of its shingles in B, one of them is among A's ``|A| − ⌈s·|A|⌉ + 1`` first shingles in
+any order that is the same for every document (its *prefix*; rarest first, by an estimated
+count: :mod:`neardup.dedup.prefix`), so a bucket need only pair the documents holding its
+key in their prefix with the others.
 
 **Templates.** When verification later discounts template shingles (held by many documents,
 :mod:`neardup.dedup.templates`), a pair is kept on its *content* containment, and the discount
 may raise it: plain containment alone would need the prefix for the lowest score the discount
 can raise (``MIN_PLAIN``), half of every document. But template shingles are always among the
-*frequent* keys (held by ≥ ``frequent`` documents), which come last in the order. So when a
+*frequent* keys (held by ≥ ``frequent`` documents; their counts are at least that), which
+come last in the order. So when a
 document's prefix for the score stays within its rarer keys, it is also the start of its
 content in that order, whatever set of frequent keys turns out to be template — and it holds
 the content prefix, which is never longer. Only a document whose prefix reaches its frequent
@@ -34,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from neardup.arrays import unique
+from neardup.dedup.prefix import MAX_COUNT, key_counts, pairing_entries, prefix_flags, table_bits
 from neardup.errors import ConfigError
 
 DEFAULT_MAX_BUCKET = 50  # measured: the bench loses nothing at 30; real clusters chain via stars
@@ -81,23 +84,14 @@ def candidate_pairs(
     if not 0.0 <= fallback <= prefix_score:
         raise ConfigError(f"fallback_score={fallback_score!r} must be in [0, prefix_score]")
     docs = np.ascontiguousarray(docs, dtype=np.int64)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    in_prefix = np.ones(docs.size, dtype=np.bool_)
+    if prefix_score > 0.0 and docs.size:
+        docs, keys, in_prefix = _prefix_entries(docs, keys, prefix_score, frequent, fallback)
     order = np.lexsort((docs, keys))
     sorted_keys = np.ascontiguousarray(keys[order])
     sorted_docs = np.ascontiguousarray(docs[order])
-    in_prefix = np.ones(order.size, dtype=np.bool_)
-    if prefix_score > 0.0 and order.size:
-        freq = np.empty(order.size, dtype=np.int64)
-        freq[order] = _run_sizes(sorted_keys, sorted_docs)
-        limit = frequent if frequent > 0 else np.iinfo(np.int64).max
-        if docs.size < 2 or bool(np.all(docs[1:] >= docs[:-1])):  # grouped by document
-            in_prefix = _prefix_flags(docs, keys, freq, prefix_score, limit, fallback)
-        else:
-            by_doc = np.argsort(docs, kind="stable")
-            flags = _prefix_flags(
-                docs[by_doc], keys[by_doc], freq[by_doc], prefix_score, limit, fallback
-            )
-            in_prefix[by_doc] = flags
-        in_prefix = in_prefix[order]
+    in_prefix = in_prefix[order]
     left, right, capped = _bucket_pairs(sorted_keys, sorted_docs, max_bucket, in_prefix)
     if left.size == 0:
         return Candidates(left, right, int(capped))
@@ -109,74 +103,37 @@ def candidate_pairs(
     )
 
 
-@njit(cache=True)
-def _run_sizes(keys: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """Per entry (sorted by key, then document): distinct documents holding its key."""
-    out = np.empty(keys.size, dtype=np.int64)
-    i = 0
-    while i < keys.size:
-        j = _run_end(keys, docs, i)
-        out[i:j] = _distinct_docs(docs, i, j)
-        i = j
-    return out
+def _prefix_entries(
+    docs: np.ndarray, keys: np.ndarray, score: float, frequent: int, fallback: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The entries that can make a pair, and whether each is in its document's prefix
+    (:mod:`neardup.dedup.prefix`)."""
+    if docs.size > 1 and not bool(np.all(docs[1:] >= docs[:-1])):  # group by document
+        by_doc = np.argsort(docs, kind="stable")
+        docs, keys = docs[by_doc], keys[by_doc]
+    starts = _run_starts(docs)
+    bits = table_bits(keys.size)
+    counts = key_counts(keys, bits)
+    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
+    flags = prefix_flags(starts, keys, counts, bits, score, limit, fallback)
+    keep = np.flatnonzero(pairing_entries(keys, flags, counts, bits))
+    return docs[keep], keys[keep], flags[keep]
 
 
 @njit(cache=True)
-def _prefix_flags(
-    docs: np.ndarray,
-    keys: np.ndarray,
-    freq: np.ndarray,
-    score: float,
-    frequent: int,
-    fallback: float,
-) -> np.ndarray:
-    """Per entry (grouped by document, a document's keys distinct): is its key among the
-    document's prefix for ``score`` — its ``m − ⌈score·m⌉ + 1`` rarest keys (by frequency,
-    then value: one order for every document) —, or for ``fallback`` when that prefix
-    reaches keys held by ≥ ``frequent`` documents."""
-    flags = np.zeros(docs.size, dtype=np.bool_)
-    i = 0
-    while i < docs.size:
-        j = i + 1
-        while j < docs.size and docs[j] == docs[i]:
-            j += 1
-        m = j - i
-        f = freq[i:j]
-        by_freq = np.sort(f)
-        take = _prefix_size(m, score)
-        if by_freq[take - 1] >= frequent:
-            take = _prefix_size(m, fallback)
-        _flag_rarest(f, keys[i:j], by_freq[take - 1], take, flags[i:j])
-        i = j
-    return flags
-
-
-@njit(cache=True, inline="always")
-def _prefix_size(m: int, score: float) -> int:
-    """How many of a document's ``m`` keys its prefix for ``score`` holds (1 … m)."""
-    return min(max(m - int(np.ceil(score * m - 1e-9)) + 1, 1), m)
-
-
-@njit(cache=True)
-def _flag_rarest(
-    freq: np.ndarray, keys: np.ndarray, cut: int, take: int, flags: np.ndarray
-) -> None:
-    """Flag the ``take`` entries first by (frequency, key); ``cut``: the take-th frequency."""
-    below = 0
-    for t in range(freq.size):
-        if freq[t] < cut:
-            flags[t] = True
-            below += 1
-    ties = np.flatnonzero(freq == cut)
-    need = take - below
-    if need >= ties.size:
-        flags[ties] = True
-        return
-    tied = np.sort(keys[ties])
-    last = tied[need - 1]
-    for t in ties:
-        if keys[t] <= last:
-            flags[t] = True
+def _run_starts(docs: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of ``docs`` starts, and its length at the end."""
+    runs = 1
+    for t in range(1, docs.size):
+        runs += docs[t] != docs[t - 1]
+    starts = np.empty(runs + 1, dtype=np.int64)
+    starts[0], starts[runs] = 0, docs.size
+    r = 1
+    for t in range(1, docs.size):
+        if docs[t] != docs[t - 1]:
+            starts[r] = t
+            r += 1
+    return starts
 
 
 @njit(cache=True)
