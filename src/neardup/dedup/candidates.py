@@ -83,11 +83,12 @@ def candidate_pairs(
     fallback = prefix_score if fallback_score is None or frequent <= 0 else fallback_score
     if not 0.0 <= fallback <= prefix_score:
         raise ConfigError(f"fallback_score={fallback_score!r} must be in [0, prefix_score]")
-    docs = np.ascontiguousarray(docs, dtype=np.int64)
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
-    in_prefix = np.ones(docs.size, dtype=np.bool_)
     if prefix_score > 0.0 and docs.size:
         docs, keys, in_prefix = _prefix_entries(docs, keys, prefix_score, frequent, fallback)
+    else:
+        in_prefix = np.ones(docs.size, dtype=np.bool_)
+    docs = np.ascontiguousarray(docs, dtype=np.int64)
     order = np.lexsort((docs, keys))
     sorted_keys = np.ascontiguousarray(keys[order])
     sorted_docs = np.ascontiguousarray(docs[order])
@@ -107,7 +108,8 @@ def _prefix_entries(
     docs: np.ndarray, keys: np.ndarray, score: float, frequent: int, fallback: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The entries that can make a pair, and whether each is in its document's prefix
-    (:mod:`neardup.dedup.prefix`)."""
+    (:mod:`neardup.dedup.prefix`). ``docs`` may be int32 (half the memory)."""
+    docs = np.ascontiguousarray(docs)
     if docs.size > 1 and not bool(np.all(docs[1:] >= docs[:-1])):  # group by document
         by_doc = np.argsort(docs, kind="stable")
         docs, keys = docs[by_doc], keys[by_doc]

@@ -451,7 +451,8 @@ def _sketch_all(
             sigs = method.sketch(batch)
         weak.update((str(w.message), None) for w in caught)
         keys = method.keys(sigs)
-        key_docs.append(keys.docs + base)
+        doc_type = np.int32 if base + len(batch) < 2**31 else np.int64  # half the memory
+        key_docs.append((keys.docs + base).astype(doc_type))
         key_values.append(keys.keys)
         if not config.verify:
             kept_sigs.append(sigs.values)
