@@ -22,6 +22,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from neardup._kernels import kernels_compiled
 from neardup.cli.app import cli, console
 from neardup.cli.options import dedup_config, input_options, method_options, text_options
 from neardup.config import (
@@ -171,18 +172,27 @@ def dedup(
     if settings.chain and settings.guard is not None:
         raise click.UsageError("--chain and --guard exclude each other")
     source = Inputs(tuple(inputs), id_field, text_field, skip_bad)
-    with _progress_bar(inputs) as advance:
-        summary = run_dedup(source, out_dir, settings, fmt, progress=advance)
+    if not kernels_compiled():
+        click.echo(
+            "neardup: first run: compiling the kernels for this machine "
+            "(about a minute, once; later runs load them)",
+            err=True,
+        )
+    with _progress_bar(inputs) as (advance, stage):
+        summary = run_dedup(source, out_dir, settings, fmt, progress=advance, stage=stage)
     _print_summary(summary, out_dir)
 
 
 @contextlib.contextmanager
-def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar over documents read (rate and ETA when the total is known)."""
+def _progress_bar(
+    inputs: Sequence[str],
+) -> Iterator[tuple[Callable[[int], None], Callable[[str], None]]]:
+    """A rich progress bar over documents read (rate and ETA when the total is known),
+    named after the stage running."""
     counts = [count_lines(p) for p in inputs]
     total = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
     columns = [
-        TextColumn("reading and sketching"),
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TaskProgressColumn(),
@@ -190,7 +200,7 @@ def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
         TimeRemainingColumn(),
     ]
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("docs", total=total, rate="")
+        task = bar.add_task("reading and fingerprinting", total=total, rate="")
         started = time.perf_counter()
         done = 0
 
@@ -200,7 +210,10 @@ def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
             rate = done / max(time.perf_counter() - started, 1e-9)
             bar.update(task, advance=n, rate=f"{rate:,.0f} docs/s")
 
-        yield advance
+        def stage(name: str) -> None:
+            bar.update(task, description=name)
+
+        yield advance, stage
 
 
 def _print_summary(summary: dict[str, Any], out_dir: str) -> None:

@@ -272,14 +272,18 @@ def deduplicate(
     field_values: Callable[[], np.ndarray] | None = None,
     progress: Callable[[int], None] | None = None,
     workdir: str | Path | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> DedupResult:
     """Near-duplicate pairs and clusters of ``(id, text)`` items, streamed in batches.
 
     ``field_values`` gives, after the texts were read, one value per document for a
-    ``field:NAME`` keep policy; ``progress`` is called with each batch's size.
+    ``field:NAME`` keep policy; ``progress`` is called with each batch's size, ``stage``
+    with the name of each stage as it starts (for a progress display).
     """
     config = config or DedupConfig()
-    with score_candidates(texts, config, progress=progress, workdir=workdir) as scored:
+    with score_candidates(texts, config, progress=progress, workdir=workdir, stage=stage) as scored:
+        if stage is not None:
+            stage("clustering")
         values = field_values() if config.keep.kind == "field" and field_values else None
         return decide(scored, config, values)
 
@@ -290,6 +294,7 @@ def score_candidates(
     *,
     progress: Callable[[int], None] | None = None,
     workdir: str | Path | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> Scored:
     """Fingerprints, signatures, keys, candidate pairs and their scores (no threshold yet).
 
@@ -297,10 +302,12 @@ def score_candidates(
     :meth:`Scored.close` (or the end of a ``with`` block).
     """
     method = config.build_method()
+    stage = stage or (lambda _: None)
     timings: dict[str, float] = {}
     workspace = tempfile.TemporaryDirectory(dir=workdir, prefix="neardup-")
     try:
         clock = time.perf_counter()
+        stage("reading and fingerprinting")
         spill = _Spill(Path(workspace.name))
         ids: list[str] = []
         lengths: list[int] = []
@@ -313,6 +320,7 @@ def score_candidates(
         timings["fingerprints"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
+        stage("sketching")
         if hasattr(method, "fit") and getattr(method, "needs_idf", False):
             method.fit(spill.batches(config.batch_size))  # type: ignore[attr-defined]
         signatures, keys, weak = _sketch_all(method, spill, config)
@@ -320,10 +328,12 @@ def score_candidates(
         timings["sketch"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
+        stage("finding candidate pairs")
         candidates = candidate_pairs(keys[0], keys[1], config.max_bucket, *_prefix(config))
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
+        stage(f"verifying {len(candidates):,} candidate pairs")
         pairs, template = score_pairs(candidates, values, offsets, method, signatures, config)
         timings["verify"] = time.perf_counter() - clock
     except BaseException:

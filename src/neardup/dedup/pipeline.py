@@ -71,8 +71,13 @@ def run_dedup(
     config: DedupConfig,
     fmt: Format = "jsonl",
     progress: Callable[[int], None] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Deduplicate the inputs into ``out_dir``; returns the summary (also summary.json)."""
+    """Deduplicate the inputs into ``out_dir``; returns the summary (also summary.json).
+
+    ``progress`` is called with the size of each batch read, ``stage`` with the name of
+    each stage as it starts."""
+    stage = stage or (lambda _: None)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a directory")
@@ -95,7 +100,9 @@ def run_dedup(
         config,
         progress=progress,
         field_values=lambda: np.array(field_values, dtype=object),
+        stage=stage,
     )
+    stage("writing the outputs")
     clock = time.perf_counter()
     clusters = cluster_table(result.labels, result.keepers)
     report_docs = _report_documents(result)
@@ -103,6 +110,7 @@ def run_dedup(
     result.timings["outputs"] = time.perf_counter() - clock
     summary = _summary(result, clusters, inputs, config, bad, fmt, time.perf_counter() - started)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    stage("writing the report")
     _write_report(result, shown, config, summary, out)
     return summary
 
