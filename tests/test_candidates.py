@@ -101,3 +101,20 @@ def test_template_aware_prefix_keeps_every_pair_kept_on_content(
         on_content = len(content & other) / len(content) if content else plain
         if plain >= fallback and on_content >= score and mine & other:
             assert (min(a, b), max(a, b)) in found
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 25), max_size=12), min_size=1, max_size=25),
+    st.sampled_from([0.0, 0.5, 0.65]),
+)
+def test_keys_laid_out_by_document_give_the_same_pairs(sets, score):
+    from neardup.dedup.candidates import prefix_candidates
+
+    offsets = np.cumsum([0] + [len(s) for s in sets]).astype(np.int64)
+    keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
+    docs = np.repeat(np.arange(len(sets)), np.diff(offsets))
+    low = min(score, 0.3)
+    by_offsets = prefix_candidates(offsets, keys, 1000, score, frequent=3, fallback_score=low)
+    by_docs = candidate_pairs(docs, keys, 1000, score, frequent=3, fallback_score=low)
+    assert pairs_of(by_offsets) == pairs_of(by_docs)

@@ -84,10 +84,46 @@ def candidate_pairs(
     if not 0.0 <= fallback <= prefix_score:
         raise ConfigError(f"fallback_score={fallback_score!r} must be in [0, prefix_score]")
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    docs = np.ascontiguousarray(docs)
     if prefix_score > 0.0 and docs.size:
-        docs, keys, in_prefix = _prefix_entries(docs, keys, prefix_score, frequent, fallback)
+        if docs.size > 1 and not bool(np.all(docs[1:] >= docs[:-1])):  # group by document
+            by_doc = np.argsort(docs, kind="stable")
+            docs, keys = docs[by_doc], keys[by_doc]
+        starts = _run_starts(docs)
+        runs, keys, in_prefix = _prefix_entries(starts, keys, prefix_score, frequent, fallback)
+        docs = docs[starts[runs]]
     else:
         in_prefix = np.ones(docs.size, dtype=np.bool_)
+    return _shared_key_pairs(docs, keys, in_prefix, max_bucket)
+
+
+def prefix_candidates(
+    offsets: np.ndarray,
+    keys: np.ndarray,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+    prefix_score: float = 0.0,
+    frequent: int = 0,
+    fallback_score: float | None = None,
+) -> Candidates:
+    """:func:`candidate_pairs` of keys laid out by document — document ``d``'s distinct keys
+    are ``keys[offsets[d]:offsets[d+1]]`` (the fingerprints of a run) — with no array of
+    document ids: the same pairs, less memory."""
+    if prefix_score <= 0.0:
+        docs = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+        return candidate_pairs(docs, keys, max_bucket)
+    fallback = prefix_score if fallback_score is None or frequent <= 0 else fallback_score
+    empty = (np.empty(0, np.int64), np.empty(0, np.uint64))
+    candidate_pairs(*empty, max_bucket, prefix_score, frequent, fallback)  # parameter checks
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    docs, keys, in_prefix = _prefix_entries(offsets, keys, prefix_score, frequent, fallback)
+    return _shared_key_pairs(docs, keys, in_prefix, max_bucket)
+
+
+def _shared_key_pairs(
+    docs: np.ndarray, keys: np.ndarray, in_prefix: np.ndarray, max_bucket: int
+) -> Candidates:
+    """Distinct pairs of the entries' documents sharing a key (one side in its prefix)."""
     docs = np.ascontiguousarray(docs, dtype=np.int64)
     order = np.lexsort((docs, keys))
     sorted_keys = np.ascontiguousarray(keys[order])
@@ -105,21 +141,19 @@ def candidate_pairs(
 
 
 def _prefix_entries(
-    docs: np.ndarray, keys: np.ndarray, score: float, frequent: int, fallback: float
+    starts: np.ndarray, keys: np.ndarray, score: float, frequent: int, fallback: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The entries that can make a pair, and whether each is in its document's prefix
-    (:mod:`neardup.dedup.prefix`). ``docs`` may be int32 (half the memory)."""
-    docs = np.ascontiguousarray(docs)
-    if docs.size > 1 and not bool(np.all(docs[1:] >= docs[:-1])):  # group by document
-        by_doc = np.argsort(docs, kind="stable")
-        docs, keys = docs[by_doc], keys[by_doc]
-    starts = _run_starts(docs)
+    """The entries that can make a pair — the index of their document (run ``d`` is
+    ``keys[starts[d]:starts[d+1]]``), their key — and whether each is in its document's
+    prefix (:mod:`neardup.dedup.prefix`)."""
     bits = table_bits(keys.size)
     counts = key_counts(keys, bits)
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
     flags = prefix_flags(starts, keys, counts, bits, score, limit, fallback)
     keep = np.flatnonzero(pairing_entries(keys, flags, counts, bits))
-    return docs[keep], keys[keep], flags[keep]
+    del counts
+    runs = np.searchsorted(starts, keep, side="right") - 1
+    return runs, keys[keep], flags[keep]
 
 
 @njit(cache=True)

@@ -24,7 +24,12 @@ import numpy as np
 from neardup._kernels.sample import shared_counts
 from neardup.arrays import unique
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
-from neardup.dedup.candidates import DEFAULT_MAX_BUCKET, Candidates, candidate_pairs
+from neardup.dedup.candidates import (
+    DEFAULT_MAX_BUCKET,
+    Candidates,
+    candidate_pairs,
+    prefix_candidates,
+)
 from neardup.dedup.cluster import (
     KeepPolicy,
     connected_components,
@@ -323,13 +328,20 @@ def score_candidates(
         stage("sketching")
         if hasattr(method, "fit") and getattr(method, "needs_idf", False):
             method.fit(spill.batches(config.batch_size))  # type: ignore[attr-defined]
-        signatures, keys, weak = _sketch_all(method, spill, config)
-        values, offsets = spill.finish()
+        if config.method == "full" and config.verify:  # keys = the fingerprints: no copy
+            values, offsets = spill.finish()
+            signatures, keys, weak = None, None, []
+        else:
+            signatures, keys, weak = _sketch_all(method, spill, config)
+            values, offsets = spill.finish()
         timings["sketch"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
         stage("finding candidate pairs")
-        candidates = candidate_pairs(keys[0], keys[1], config.max_bucket, *_prefix(config))
+        if keys is None:  # the full index: keys = fingerprints, laid out by document
+            candidates = prefix_candidates(offsets, values, config.max_bucket, *_prefix(config))
+        else:
+            candidates = candidate_pairs(*keys, config.max_bucket, *_prefix(config))
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()

@@ -122,12 +122,14 @@ def pairing_entries(
     """Entries that can make a pair: their key is counted more than once and is in the
     prefix of some document (a hashed mark; a key not marked is in no prefix). All entries
     of a key are kept or none, so buckets keep their sizes."""
-    marks = np.zeros(1 << bits, dtype=np.bool_)
+    marks = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)  # one bit a slot
     for t in range(keys.size):
         if flags[t]:
-            marks[_slot(keys[t], _MIX_MARK, bits)] = True
+            s = _slot(keys[t], _MIX_MARK, bits)
+            marks[s >> 3] |= np.uint8(1 << (s & 7))
     keep = np.zeros(keys.size, dtype=np.bool_)
     for t in range(keys.size):
         k = keys[t]
-        keep[t] = _count(counts, k, bits) > 1 and marks[_slot(k, _MIX_MARK, bits)]
+        s = _slot(k, _MIX_MARK, bits)
+        keep[t] = (marks[s >> 3] >> (s & 7)) & 1 and _count(counts, k, bits) > 1
     return keep
