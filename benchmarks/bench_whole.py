@@ -73,8 +73,8 @@ def command(name: str, data: Path, out: Path) -> list[str]:
     return [sys.executable, __file__, "--child", name, "--input", str(data), "--out", str(out)]
 
 
-def run_once(name: str, data: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one fresh process."""
+def run_once(name: str, data: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (all threads) and peak RSS (MB) of one fresh process."""
     out = WORKDIR / f"out-{name.replace(' ', '-')}"
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ, NUMBA_NUM_THREADS="2", RAYON_NUM_THREADS="2")
@@ -87,7 +87,7 @@ def run_once(name: str, data: Path) -> tuple[float, float]:
     stderr = proc.stderr.read().decode() if proc.stderr else ""
     if status:
         raise SystemExit(f"{name} failed:\n{stderr[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def child(name: str, data: Path, out: Path) -> None:
@@ -121,7 +121,7 @@ def main() -> None:
         return
     data = corpus_file(args.docs)
     size = data.stat().st_size / 1e6
-    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in args.only}
+    runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in args.only}
     for _ in range(args.repeat):  # rounds interleave the pipelines
         for name in args.only:
             runs[name].append(run_once(name, data))
@@ -130,14 +130,16 @@ def main() -> None:
         f"{args.docs} docs ({size:.0f} MB JSONL) of en-gutenberg-100k, whole process "
         f"(start to exit), 2 threads; median of {args.repeat} runs, peak RSS the largest"
     )
-    base = statistics.median(t for t, _ in runs.get("neardup minhash", [(0.0, 0.0)]))
-    print(f"{'pipeline':<18}{'seconds':>9}{'runs':>24}{'peak RSS':>11}{'÷ neardup minhash':>19}")
+    base = statistics.median(r[0] for r in runs.get("neardup minhash", [(0.0, 0.0, 0.0)]))
+    head = f"{'pipeline':<18}{'seconds':>9}{'runs':>20}{'CPU s':>8}{'peak RSS':>11}"
+    print(head + f"{'time / neardup minhash':>24}")
     for name, rows in runs.items():
-        median = statistics.median(t for t, _ in rows)
-        spread = " ".join(f"{t:.1f}" for t, _ in rows)
-        ratio = f"{median / base:>18.2f}×" if base else ""
-        peak = max(m for _, m in rows)
-        print(f"{name:<18}{median:>9.2f}{spread:>24}{peak:>8.0f} MB{ratio}")
+        median = statistics.median(r[0] for r in rows)
+        cpu = statistics.median(r[1] for r in rows)
+        spread = " ".join(f"{r[0]:.1f}" for r in rows)
+        ratio = f"{median / base:>23.2f}×" if base else ""
+        peak = max(r[2] for r in rows)
+        print(f"{name:<18}{median:>9.2f}{spread:>20}{cpu:>8.1f}{peak:>8.0f} MB{ratio}")
 
 
 if __name__ == "__main__":

@@ -31,8 +31,8 @@ class Places:
     """Where every document of a run came from: its input's index and its line (0: the
     whole file of a directory input), appended while the inputs are read."""
 
-    inputs: array.array = field(default_factory=lambda: array.array("l"))
-    lines: array.array = field(default_factory=lambda: array.array("l"))
+    inputs: array.array = field(default_factory=lambda: array.array("q"))
+    lines: array.array = field(default_factory=lambda: array.array("q"))
     current: int = 0
 
     def start_input(self, index: int) -> None:
@@ -85,8 +85,8 @@ def input_records(
     text_field: str = "text",
 ) -> Iterator[Copy]:
     """Every document's record, in the order of the first pass (``places``, ``ids``)."""
-    inputs = np.frombuffer(places.inputs, dtype=np.int_) if places.inputs else np.empty(0, int)
-    lines = np.frombuffer(places.lines, dtype=np.int_) if places.lines else np.empty(0, int)
+    inputs = np.frombuffer(places.inputs, dtype=np.int64) if places.inputs else np.empty(0, int)
+    lines = np.frombuffer(places.lines, dtype=np.int64) if places.lines else np.empty(0, int)
     bounds = np.searchsorted(inputs, np.arange(len(paths) + 1))
     for index, path in enumerate(paths):
         lo, hi = int(bounds[index]), int(bounds[index + 1])
