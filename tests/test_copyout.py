@@ -85,3 +85,42 @@ def test_records_of_mixed_inputs_in_first_pass_order(tmp_path):
     removed = {"id": "d", "text": STORY, "x": "3", "_duplicate_of": "c"}
     assert json.loads(copies[3].json("c")) == removed
     assert [c.text("text") for c in copies] == [d.text for d in docs]
+
+
+def test_parquet_rows_go_to_parquet_outputs_with_their_column_types(tmp_path, monkeypatch):
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from neardup.dedup import copyout
+
+    monkeypatch.setattr(copyout, "_PARQUET_BATCH", 2)  # rows spread over several batches
+    table = pa.table(
+        {
+            "id": ["s", "bad", "o", "c", "x"],
+            "text": [STORY, None, OTHER, STORY.upper(), "a short unrelated line of text"],
+            "when": pa.array([datetime.date(2024, 1, d) for d in range(1, 6)], pa.date32()),
+            "n": pa.array([1, 2, 3, 4, 5], pa.int16()),
+        }
+    )
+    data = tmp_path / "in.parquet"
+    pq.write_table(table, data)
+    out = tmp_path / "out"
+    summary = run_dedup(Inputs((str(data),), skip_bad=True), out, DedupConfig(), fmt="parquet")
+    assert (summary["bad_records"], summary["kept"], summary["removed"]) == (1, 3, 1)
+    kept = pq.read_table(out / "kept.parquet")
+    assert kept.column("id").to_pylist() == ["s", "o", "x"]
+    assert kept.schema.field("when").type == pa.date32()  # as read, not re-inferred
+    assert kept.schema.field("n").type == pa.int16()
+    removed = pq.read_table(out / "removed.parquet").to_pylist()
+    assert removed == [
+        {
+            "id": "c",
+            "text": STORY.upper(),
+            "when": datetime.date(2024, 1, 4),
+            "n": 4,
+            "_duplicate_of": "s",
+        }
+    ]
+    assert "blacksmith" in (out / "report.html").read_text(encoding="utf-8")  # texts shown

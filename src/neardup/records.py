@@ -71,6 +71,17 @@ class RecordWriter:
         self._sink.write_json(line)
         self.count += 1
 
+    def write_arrow(self, table: Any) -> None:
+        """Add the rows of an Arrow table as they are (Parquet only; JSONL: one by one)."""
+        if not self._open:
+            raise ValueError(f"{self.path}: writer is closed")
+        if isinstance(self._sink, _ParquetSink):
+            self._sink.write_arrow(table)
+        else:
+            for record in table.to_pylist():
+                self._sink.write(record)
+        self.count += int(table.num_rows)
+
     def close(self) -> None:
         """Finish the file and move it into place."""
         if self._open:
@@ -194,6 +205,15 @@ class _ParquetSink:
 
     def write_json(self, line: bytes) -> None:
         self.write(orjson.loads(line))
+
+    def write_arrow(self, table: Any) -> None:
+        """Rows kept with their column types; a new schema starts a part (unified at close)."""
+        self._flush()
+        if table.num_rows == 0:
+            return
+        if self.writer is None or not table.schema.equals(self.schema):
+            self._new_part(table.schema)
+        self.writer.write_table(table, row_group_size=_PARQUET_ROW_GROUP)
 
     def _flush(self) -> None:
         rows, self.rows = self.rows, []

@@ -5,7 +5,10 @@ output pass then takes every record from its input again:
 
 - a JSONL input's lines are copied as stored: never parsed, never serialized again (a
   removed record gets ``_duplicate_of`` spliced in before its closing brace);
-- other inputs (CSV, Parquet, directories) are read again and their records serialized once.
+- a Parquet input written to Parquet outputs: its Arrow batches, the wanted rows taken as
+  they are (column types kept);
+- other inputs (CSV, Parquet to JSONL, directories) are read again and their records
+  serialized once.
 
 So writing the outputs costs about as much as copying the input file.
 """
@@ -15,15 +18,18 @@ from __future__ import annotations
 import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import orjson
 
 from neardup.corpus import Document, input_kind, jsonl_lines, read_documents
 from neardup.errors import InputError
+from neardup.extras import pyarrow
 from neardup.records import dumps
 
 DUPLICATE_OF = "_duplicate_of"
+_PARQUET_BATCH = 8192  # rows per Arrow batch read from a Parquet input
 
 
 @dataclass(eq=False)
@@ -66,6 +72,34 @@ class Copy:
         return dumps(self.doc.record | {DUPLICATE_OF: duplicate_of})
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Rows:
+    """Consecutive documents as an Arrow table: a Parquet input's rows as read."""
+
+    table: Any
+
+    def __len__(self) -> int:
+        return int(self.table.num_rows)
+
+    def text(self, row: int, text_field: str) -> str:
+        return self.table.column(text_field)[row].as_py()
+
+    def split(self, keepers: Sequence[str | None]) -> tuple[Any, Any]:
+        """``(kept rows, removed rows with _duplicate_of)``; ``keepers[r]`` is None for a
+        kept row, else the id kept instead."""
+        pa = pyarrow("writing .parquet files")
+        removed = pa.array([k is not None for k in keepers], type=pa.bool_())
+        gone = self.table.filter(removed)
+        column = pa.array([k for k in keepers if k is not None], type=pa.string())
+        names = gone.schema.names
+        if DUPLICATE_OF in names:
+            gone = gone.set_column(names.index(DUPLICATE_OF), DUPLICATE_OF, column)
+        else:
+            gone = gone.append_column(DUPLICATE_OF, column)
+        stays = pa.array([k is None for k in keepers], type=pa.bool_())
+        return self.table.filter(stays), gone
+
+
 def with_duplicate_of(line: bytes, keeper: str) -> bytes:
     """A JSON object's line with ``"_duplicate_of": keeper`` as its last member (a JSON
     reader keeps the last of repeated names, so it overrides one the record had)."""
@@ -83,8 +117,10 @@ def input_records(
     ids: Sequence[str],
     id_field: str = "id",
     text_field: str = "text",
-) -> Iterator[Copy]:
-    """Every document's record, in the order of the first pass (``places``, ``ids``)."""
+    arrow: bool = False,
+) -> Iterator[Copy | Rows]:
+    """Every document's record, in the order of the first pass (``places``, ``ids``); with
+    ``arrow``, a Parquet input's documents as :class:`Rows` (a batch at a time)."""
     inputs = np.frombuffer(places.inputs, dtype=np.int64) if places.inputs else np.empty(0, int)
     lines = np.frombuffer(places.lines, dtype=np.int64) if places.lines else np.empty(0, int)
     bounds = np.searchsorted(inputs, np.arange(len(paths) + 1))
@@ -92,9 +128,12 @@ def input_records(
         lo, hi = int(bounds[index]), int(bounds[index + 1])
         if lo == hi:
             continue
-        if input_kind(path) == "jsonl":
+        kind = input_kind(path)
+        if kind == "jsonl":
             for line in jsonl_lines(path, lines[lo:hi].tolist()):
                 yield Copy(line, None)
+        elif kind == "parquet" and arrow:
+            yield from _parquet_rows(path, lines[lo:hi])
         else:
             yield from _reread(path, lines[lo:hi].tolist(), ids[lo:hi], id_field, text_field)
 
@@ -115,3 +154,18 @@ def _reread(
             wanted += 1
     if wanted < len(lines):
         raise InputError(f"{path}: changed while being read (a record is gone)")
+
+
+def _parquet_rows(path: str, rows: np.ndarray) -> Iterator[Rows]:
+    """The wanted rows (1-based, increasing) of a Parquet file, batch by batch as read."""
+    pa = pyarrow("reading .parquet files")
+    first = 1
+    taken = 0
+    for batch in pa.parquet.ParquetFile(path).iter_batches(batch_size=_PARQUET_BATCH):
+        last = first + batch.num_rows
+        stop = int(np.searchsorted(rows, last))
+        if stop > taken:
+            yield Rows(pa.Table.from_batches([batch.take(rows[taken:stop] - first)]))
+        taken, first = stop, last
+    if taken < rows.size:
+        raise InputError(f"{path}: changed while being read (row {rows[taken]} is gone)")

@@ -32,7 +32,7 @@ from neardup.config import config_fingerprint
 from neardup.corpus import BadRecord, Document, read_documents
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.dedup.cluster import ClusterTable, cluster_table
-from neardup.dedup.copyout import Places, input_records
+from neardup.dedup.copyout import Places, Rows, input_records
 from neardup.errors import InputError
 from neardup.records import RecordWriter
 
@@ -149,18 +149,33 @@ def _write_outputs(
             )
     texts: dict[int, str] = {}
     keep_of = result.keep_of.tolist()
-    records = input_records(inputs.paths, places, ids, inputs.id_field, inputs.text_field)
+    records = input_records(
+        inputs.paths, places, ids, inputs.id_field, inputs.text_field, arrow=fmt == "parquet"
+    )
     with (
         RecordWriter(out / f"kept.{suffix}", fmt) as kept,
         RecordWriter(out / f"removed.{suffix}", fmt) as removed,
     ):
-        for i, record in enumerate(records):
+        i = 0
+        for record in records:
+            if isinstance(record, Rows):  # Parquet to Parquet: Arrow rows as they are
+                span = range(i, i + len(record))
+                texts.update(
+                    (d, record.text(d - i, inputs.text_field)) for d in span if d in wanted
+                )
+                keepers = [ids[keep_of[d]] if keep_of[d] != d else None for d in span]
+                stay, gone = record.split(keepers)
+                kept.write_arrow(stay)
+                removed.write_arrow(gone)
+                i += len(record)
+                continue
             if i in wanted:
                 texts[i] = record.text(inputs.text_field)
             if keep_of[i] != i:
                 removed.write_json(record.json(ids[keep_of[i]]))
             else:
                 kept.write_json(record.json())
+            i += 1
     return texts
 
 
