@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from neardup._kernels import threads_for
 from neardup.arrays import unique
 from neardup.dedup.prefix import MAX_COUNT, key_counts, pairing_entries, prefix_flags, table_bits
 from neardup.errors import ConfigError
@@ -149,7 +150,8 @@ def _prefix_entries(
     bits = table_bits(keys.size)
     counts = key_counts(keys, bits)
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
-    flags = prefix_flags(starts, keys, counts, bits, score, limit, fallback)
+    with threads_for(keys.size):  # a parallel region is not worth it for a few keys
+        flags = prefix_flags(starts, keys, counts, bits, score, limit, fallback)
     keep = np.flatnonzero(pairing_entries(keys, flags, counts, bits))
     del counts
     runs = np.searchsorted(starts, keep, side="right") - 1
