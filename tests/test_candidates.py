@@ -70,3 +70,51 @@ def test_prefix_filter_drops_pairs_of_common_keys_only():
     docs = np.concatenate([np.full(len(s), d) for d, s in enumerate(sets)])
     keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
     assert pairs_of(candidate_pairs(docs, keys, prefix_score=0.5)) == {(0, 3)}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 25), min_size=1, max_size=12), min_size=2, max_size=25),
+    st.sampled_from([0.5, 0.65, 0.7, 0.9]),
+    st.sampled_from([0.3, 0.5]),
+    st.integers(2, 5),
+    st.data(),
+)
+def test_template_aware_prefix_keeps_every_pair_kept_on_content(
+    sets, score, fallback, frequent, data
+):
+    """Whichever frequent keys are discounted as templates, every pair where one document
+    holds ≥ fallback of its keys and ≥ score of its content (all keys if it has none) in
+    the other is a candidate."""
+    docs = np.concatenate([np.full(len(s), d) for d, s in enumerate(sets)])
+    keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
+    held = {k: sum(k in s for s in sets) for k in set().union(*sets)}
+    frequent_keys = sorted(k for k, n in held.items() if n >= frequent)
+    template = set(data.draw(st.sets(st.sampled_from(frequent_keys))) if frequent_keys else ())
+    found = pairs_of(
+        candidate_pairs(docs, keys, 1000, score, frequent=frequent, fallback_score=fallback)
+    )
+    for a, b in itertools.permutations(range(len(sets)), 2):
+        mine, other = sets[a], sets[b]
+        plain = len(mine & other) / len(mine)
+        content = mine - template
+        on_content = len(content & other) / len(content) if content else plain
+        if plain >= fallback and on_content >= score and mine & other:
+            assert (min(a, b), max(a, b)) in found
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 25), max_size=12), min_size=1, max_size=25),
+    st.sampled_from([0.0, 0.5, 0.65]),
+)
+def test_keys_laid_out_by_document_give_the_same_pairs(sets, score):
+    from neardup.dedup.candidates import prefix_candidates
+
+    offsets = np.cumsum([0] + [len(s) for s in sets]).astype(np.int64)
+    keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
+    docs = np.repeat(np.arange(len(sets)), np.diff(offsets))
+    low = min(score, 0.3)
+    by_offsets = prefix_candidates(offsets, keys, 1000, score, frequent=3, fallback_score=low)
+    by_docs = candidate_pairs(docs, keys, 1000, score, frequent=3, fallback_score=low)
+    assert pairs_of(by_offsets) == pairs_of(by_docs)

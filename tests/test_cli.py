@@ -255,3 +255,17 @@ def test_dedup_discounts_a_shared_footer_unless_told_not_to(tmp_path):
     assert summaries["10"]["template_shingles"] > 10
     assert summaries["0"]["removed"] > 5
     assert "content" in summaries["10"]["guarantee"]
+
+
+def test_a_command_loads_only_its_own_module():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from neardup.cli import cli; from click.testing import CliRunner; "
+        "r = CliRunner().invoke(cli, ['dedup', '--help']); assert r.exit_code == 0, r.output; "
+        "print(sorted(m for m in ('neardup.cli.judge', 'neardup.cli.serve', 'neardup.cli.index', "
+        "'neardup.cli.corpus', 'neardup.judge', 'neardup.store') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "['neardup.cli.corpus']", done.stderr

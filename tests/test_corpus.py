@@ -520,7 +520,7 @@ def test_writer_replaces_old_file_only_on_success(tmp_path):
     assert path.read_text(encoding="utf-8") == "old\n"
     with RecordWriter(path) as writer:
         writer.write({"a": 1})
-    assert path.read_text(encoding="utf-8") == '{"a": 1}\n'
+    assert path.read_text(encoding="utf-8") == '{"a":1}\n'
     with pytest.raises(ValueError, match="closed"):
         writer.write({"a": 2})
     with pytest.raises(ConfigError):

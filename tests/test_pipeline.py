@@ -147,3 +147,20 @@ def test_cli_with_no_options_and_its_errors(tmp_path):
     assert "tallest" in weird.stderr
     both = neardup("dedup", str(data), "--out", str(out), "--chain", "--guard", "0.6")
     assert both.returncode == 2
+
+
+def test_every_stage_is_named_as_it_starts(tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", RECORDS)
+    stages = []
+    run_dedup(Inputs((str(data),)), tmp_path / "out", DedupConfig(), stage=stages.append)
+    assert stages == [
+        "reading and fingerprinting",
+        "sketching",
+        "finding candidate pairs",
+        stages[3],
+        "clustering",
+        "writing the outputs",
+        "writing the report",
+    ]
+    assert stages[3].startswith("verifying ")
+    assert stages[3].endswith(" candidate pairs")

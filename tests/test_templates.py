@@ -48,15 +48,17 @@ def test_template_shingles_are_exactly_the_frequent_fingerprints(sets, min_df):
     st.lists(st.lists(st.integers(0, 40), max_size=30), min_size=1, max_size=40),
     st.integers(2, 8),
     st.data(),
-    st.booleans(),
+    st.sampled_from(["exact", "filtered", "sorted"]),
 )
-def test_template_shingles_of_wanted_documents_are_counted_exactly(sets, min_df, data, sketch):
+def test_template_shingles_of_wanted_documents_are_counted_exactly(sets, min_df, data, path):
     docs = [np.unique(np.array(s, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) for s in sets]
     values = np.concatenate(docs)
     offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
     wanted = np.array(sorted(data.draw(st.sets(st.integers(0, len(docs) - 1)))), dtype=np.int64)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(templates, "_MAX_EXACT_KEYS", 0 if sketch else 1 << 23)
+        gathered = sum(docs[w].size for w in wanted)  # "filtered": too many, unless hot only
+        limit = {"exact": 1 << 23, "filtered": gathered - 1, "sorted": 0}[path]
+        patch.setattr(templates, "_MAX_EXACT_KEYS", limit)
         found = template_shingles(values, offsets, np.arange(len(docs)), min_df, wanted)
     unique, counts = np.unique(values, return_counts=True)
     frequent = unique[counts >= min_df]
@@ -189,3 +191,25 @@ def test_replies_quoting_the_same_message_are_compared_on_their_own_words():
     assert result.removed.sum() == 0
     unquoted = TextConfig(CanonConfig(stopwords=False, quotes=False), ShingleConfig(size=3))
     assert deduplicate([("q", question), *replies], DedupConfig(text=unquoted)).removed.any()
+
+
+def test_many_wanted_fingerprints_count_only_those_the_sketch_finds_hot(monkeypatch):
+    mix = np.uint64(0x9E3779B97F4A7C15)
+    # fingerprint 1 in exactly 3 documents, 2 in 4, every document has 5 of its own
+    sets = [[1, 2], [1, 2], [1, 2], [2]]
+    docs = [
+        np.unique(
+            np.array(
+                [*s, 100 + 10 * d, 101 + 10 * d, 102 + 10 * d, 103 + 10 * d, 104 + 10 * d],
+                dtype=np.uint64,
+            )
+            * mix
+        )
+        for d, s in enumerate(sets)
+    ]
+    values = np.concatenate(docs)
+    offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
+    wanted = np.arange(4)
+    monkeypatch.setattr(templates, "_MAX_EXACT_KEYS", 10)  # 27 gathered, 7 of them hot
+    found = template_shingles(values, offsets, np.arange(4), 3, wanted)
+    assert sorted(found.tolist()) == sorted((np.array([1, 2], dtype=np.uint64) * mix).tolist())

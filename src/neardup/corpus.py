@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
+import orjson
+
 from neardup.csvlines import csv_records
 from neardup.errors import ConfigError, InputError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
@@ -49,6 +51,8 @@ __all__ = [
     "Document",
     "Skipped",
     "count_lines",
+    "input_kind",
+    "jsonl_lines",
     "read_documents",
 ]
 
@@ -154,6 +158,7 @@ def read_documents(
     on_bad: Callable[[BadRecord], None] | None = None,
     max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
     on_skip: Callable[[Skipped], None] | None = None,
+    on_input: Callable[[int], None] | None = None,
 ) -> Iterator[Document]:
     """Stream the documents of ``paths`` (files or directories; or one path) in order.
 
@@ -165,7 +170,8 @@ def read_documents(
     Unknown extensions and missing optional packages raise at once, before anything is read.
     Bad records raise :class:`InputError` (``data.jsonl:17: not valid JSON (...)``) unless
     ``skip_bad`` is set; then ``on_bad`` (if given) gets each :class:`BadRecord`. ``on_skip``
-    gets each :class:`Skipped` notice (empty inputs, files of other extensions).
+    gets each :class:`Skipped` notice (empty inputs, files of other extensions); ``on_input``
+    (if given) is called with each input's index before its documents.
     """
     if max_text_bytes <= 0:
         raise ConfigError(f"max_text_bytes must be positive, got {max_text_bytes}")
@@ -173,7 +179,7 @@ def read_documents(
         paths = [paths]
     inputs = [_classify(Path(p)) for p in paths]
     opts = _Options(id_field, text_field, max_text_bytes, several=len(inputs) > 1)
-    return _stream(inputs, opts, skip_bad, on_bad, on_skip)
+    return _stream(inputs, opts, skip_bad, on_bad, on_skip, on_input)
 
 
 def _stream(
@@ -182,11 +188,14 @@ def _stream(
     skip_bad: bool,
     on_bad: Callable[[BadRecord], None] | None,
     on_skip: Callable[[Skipped], None] | None = None,
+    on_input: Callable[[int], None] | None = None,
 ) -> Iterator[Document]:
     """Documents of every input; bad ones and duplicate ids raised or reported."""
     seen: dict[str, int] = {}  # id -> line * len(inputs) + input index
     for index, inp in enumerate(inputs):
         records = 0
+        if on_input is not None:
+            on_input(index)
         for item in _READERS[inp.kind](inp, opts):
             if isinstance(item, Skipped):
                 if on_skip is not None:
@@ -279,6 +288,36 @@ def _read_errors(inp: _Input) -> tuple[type[BaseException], ...]:
     return errors
 
 
+def input_kind(path: str | Path) -> Literal["jsonl", "csv", "parquet", "dir"]:
+    """What kind of input ``path`` is (from its extension; a directory); unknown → InputError."""
+    return _classify(Path(path)).kind
+
+
+def jsonl_lines(path: str | Path, wanted: Sequence[int]) -> Iterator[bytes]:
+    """Lines ``wanted`` (1-based, increasing) of a JSONL file as stored, a BOM and trailing
+    whitespace taken off: records copied into outputs without being parsed again.
+
+    Raises InputError when the file cannot be read or no longer has those lines.
+    """
+    inp = _classify(Path(path))
+    want = iter(wanted)
+    target = next(want, None)
+    if target is None:
+        return
+    try:
+        with _chunks(inp) as chunks:
+            for lineno, raw in enumerate(_lines(chunks), 1):
+                if lineno == target:
+                    line = raw.rstrip()
+                    yield line.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else line
+                    target = next(want, None)
+                    if target is None:
+                        return
+    except _read_errors(inp) as exc:
+        raise InputError(f"{path}: {_read_error(exc)}") from None
+    raise InputError(f"{path}: changed while being read (line {target} is gone)")
+
+
 def _read_jsonl(inp: _Input, opts: _Options) -> Iterator[_Item]:
     """JSONL: one object per line; blank lines skipped; the file read line by line."""
     source, lineno = str(inp.path), 0
@@ -341,7 +380,23 @@ def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
 
 
 def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
-    """One JSONL line → a Document, or a BadRecord saying what is wrong with it."""
+    """One JSONL line → a Document, or a BadRecord saying what is wrong with it.
+
+    Parsed by orjson straight from the bytes (UTF-8 checked, no lone surrogates); a line it
+    refuses, or whose id it read as a float (orjson turns integers beyond 64 bits into
+    floats), goes through the json module, which says exactly what is wrong.
+    """
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _jsonl_item_exact(raw, source, lineno, opts)
+    if not isinstance(record, dict) or isinstance(record.get(opts.id_field), float):
+        return _jsonl_item_exact(raw, source, lineno, opts)
+    return _document(record, source, lineno, opts, valid_utf8=True)
+
+
+def _jsonl_item_exact(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
+    """:func:`_jsonl_item` with the json module: exact integers and error messages."""
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -361,15 +416,18 @@ def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
     return _document(record, source, lineno, opts)
 
 
-def _document(record: dict[str, Any], source: str, lineno: int, opts: _Options) -> _Item:
-    """The Document of a parsed ``record`` (id and text taken out and checked)."""
+def _document(
+    record: dict[str, Any], source: str, lineno: int, opts: _Options, valid_utf8: bool = False
+) -> _Item:
+    """The Document of a parsed ``record`` (id and text taken out and checked; with
+    ``valid_utf8`` the text is known to hold no lone surrogate)."""
     text = record.get(opts.text_field)
     if not isinstance(text, str):
         if opts.text_field not in record:
             return BadRecord(source, lineno, f"no field {opts.text_field!r}")
         why = f"field {opts.text_field!r} is {_type_name(text)}, not a string"
         return BadRecord(source, lineno, why)
-    reason = _check_text(text, opts.max_text_bytes)
+    reason = _check_text(text, opts.max_text_bytes, valid_utf8)
     if reason:
         return BadRecord(source, lineno, reason)
     raw_id = record.get(opts.id_field)
@@ -384,8 +442,10 @@ def _document(record: dict[str, Any], source: str, lineno: int, opts: _Options) 
     return Document(doc_id, text, record, source, lineno)
 
 
-def _check_text(text: str, max_bytes: int) -> str | None:
+def _check_text(text: str, max_bytes: int, valid_utf8: bool = False) -> str | None:
     """Why ``text`` cannot be used (too large, lone surrogates), or None."""
+    if valid_utf8 and 4 * len(text) <= max_bytes:  # at most 4 bytes a character
+        return None
     if len(text) <= max_bytes:  # else its UTF-8 is too long whatever it holds
         try:
             if len(text.encode("utf-8")) <= max_bytes:

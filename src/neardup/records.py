@@ -17,10 +17,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Literal
 
+import orjson
+
 from neardup.errors import ConfigError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
 
-__all__ = ["RecordWriter"]
+__all__ = ["RecordWriter", "dumps"]
 
 _PARQUET_ROW_GROUP = 10_000  # rows per row group: bounded memory while writing
 
@@ -30,9 +32,11 @@ class RecordWriter:
 
     Records go to a temporary file beside ``path``, renamed into place by :meth:`close`; an
     exception inside ``with RecordWriter(...)`` (or :meth:`abort`) deletes it, so a crashed run
-    leaves no half-written file. JSONL is UTF-8 (``ensure_ascii=False``), compressed when
-    ``path`` ends in ``.gz`` (level 1, for speed) or ``.zst``; values JSON cannot hold are
-    written as text (dates ISO 8601, decimals as strings, bytes base64).
+    leaves no half-written file. JSONL is compact UTF-8 JSON (orjson; non-ASCII as is),
+    compressed when ``path`` ends in ``.gz`` (level 1, for speed) or ``.zst``; values JSON
+    cannot hold are written as text (dates ISO 8601, decimals as strings, bytes base64).
+    :meth:`write_json` adds a record that is already one line of JSON (an input line copied
+    through as it is, never parsed and serialized again).
 
     Parquet is written in row groups of 10,000 records. The columns are the union of all keys
     (a missing key is null); a column's type is the one pyarrow infers, and a column pyarrow
@@ -59,6 +63,24 @@ class RecordWriter:
             raise ValueError(f"{self.path}: writer is closed")
         self._sink.write(record)
         self.count += 1
+
+    def write_json(self, line: bytes) -> None:
+        """Add one record given as a line of JSON (an object, without the newline)."""
+        if not self._open:
+            raise ValueError(f"{self.path}: writer is closed")
+        self._sink.write_json(line)
+        self.count += 1
+
+    def write_arrow(self, table: Any) -> None:
+        """Add the rows of an Arrow table as they are (Parquet only; JSONL: one by one)."""
+        if not self._open:
+            raise ValueError(f"{self.path}: writer is closed")
+        if isinstance(self._sink, _ParquetSink):
+            self._sink.write_arrow(table)
+        else:
+            for record in table.to_pylist():
+                self._sink.write(record)
+        self.count += int(table.num_rows)
 
     def close(self) -> None:
         """Finish the file and move it into place."""
@@ -122,8 +144,10 @@ class _JsonlSink:
         self.raw = raw
 
     def write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=_json_default)
-        self.fh.write(line.encode("utf-8") + b"\n")
+        self.fh.write(dumps(record) + b"\n")
+
+    def write_json(self, line: bytes) -> None:
+        self.fh.write(line + b"\n")
 
     def finish(self) -> None:
         self.fh.close()
@@ -135,6 +159,19 @@ class _JsonlSink:
             self.fh.close()
         self.raw.close()
         self.tmp.unlink(missing_ok=True)
+
+
+_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+
+
+def dumps(record: Any) -> bytes:
+    """``record`` as compact UTF-8 JSON: orjson, or the json module for what orjson refuses
+    (integers beyond 64 bits)."""
+    try:
+        return orjson.dumps(record, default=_json_default, option=_ORJSON_OPTIONS)
+    except orjson.JSONEncodeError:
+        text = json.dumps(record, ensure_ascii=False, default=_json_default, separators=(",", ":"))
+        return text.encode("utf-8")
 
 
 def _json_default(value: Any) -> Any:
@@ -165,6 +202,18 @@ class _ParquetSink:
         self.rows.append(record)
         if len(self.rows) >= _PARQUET_ROW_GROUP:
             self._flush()
+
+    def write_json(self, line: bytes) -> None:
+        self.write(orjson.loads(line))
+
+    def write_arrow(self, table: Any) -> None:
+        """Rows kept with their column types; a new schema starts a part (unified at close)."""
+        self._flush()
+        if table.num_rows == 0:
+            return
+        if self.writer is None or not table.schema.equals(self.schema):
+            self._new_part(table.schema)
+        self.writer.write_table(table, row_group_size=_PARQUET_ROW_GROUP)
 
     def _flush(self) -> None:
         rows, self.rows = self.rows, []

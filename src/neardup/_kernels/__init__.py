@@ -25,3 +25,16 @@ def threads_for(work: int) -> Iterator[None]:
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+def kernels_compiled() -> bool:
+    """Whether the kernels every text goes through (tokenizer, script counts, shingles) are
+    in numba's on-disk cache for this source and numba version; if not, this is a fresh
+    install and the first calls compile them (about a minute for all). Unknown: True."""
+    from neardup._kernels import script, shingle, tokenize
+
+    kernels = (tokenize.tokenize_batch, script.script_counts, shingle.shingle_spans)
+    try:
+        return all(bool(k._cache._cache_file._load_index()) for k in kernels)
+    except Exception:  # numba internals changed: say nothing
+        return True

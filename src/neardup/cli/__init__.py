@@ -1,6 +1,7 @@
 """The ``neardup`` command line: a thin layer over the library (no logic of its own).
 
-One module per family of commands; importing them registers the commands on the group:
+One module per family of commands, imported when one of its commands is asked for
+(:mod:`neardup.cli.app`); importing it registers its commands on the group:
 ``texts`` (compare, shingles, methods), ``corpus`` (dedup, demo), ``judge`` (evaluate,
 calibrate), ``index`` (a stored collection: create, add, query, remove, stats), ``serve`` (that
 collection over HTTP); ``options`` holds the options they share.
@@ -14,7 +15,6 @@ from typing import Any
 
 import click
 
-from neardup.cli import corpus, index, judge, serve, texts  # noqa: F401 - registers the commands
 from neardup.cli.app import cli
 from neardup.errors import NearDupError
 

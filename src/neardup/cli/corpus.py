@@ -22,6 +22,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from neardup._kernels import kernels_compiled
 from neardup.cli.app import cli, console
 from neardup.cli.options import (
     FRACTION,
@@ -182,19 +183,28 @@ def dedup(
     if settings.chain and settings.guard is not None:
         raise click.UsageError("--chain and --guard exclude each other")
     source = Inputs(tuple(inputs), id_field, text_field, skip_bad, max_text_bytes)
-    with _progress_bar(inputs) as advance:
-        summary = run_dedup(source, out_dir, settings, fmt, progress=advance)
+    if not kernels_compiled():
+        click.echo(
+            "neardup: first run: compiling the kernels for this machine "
+            "(about a minute, once; later runs load them)",
+            err=True,
+        )
+    with _progress_bar(inputs) as (advance, stage):
+        summary = run_dedup(source, out_dir, settings, fmt, progress=advance, stage=stage)
     _print_summary(summary, out_dir)
 
 
 @contextlib.contextmanager
-def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar over documents read (rate and ETA when the total is known), shown
-    from the first batch on: an error before any work prints its one line and nothing else."""
+def _progress_bar(
+    inputs: Sequence[str],
+) -> Iterator[tuple[Callable[[int], None], Callable[[str], None]]]:
+    """A rich progress bar over documents read (rate and ETA when the total is known), named
+    after the stage running, shown from the first batch on: an error before any work prints
+    its one line and nothing else."""
     counts = [count_lines(p) for p in inputs]
     total = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
     columns = [
-        TextColumn("reading and sketching"),
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TaskProgressColumn(),
@@ -203,7 +213,7 @@ def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
     ]
     err = Console(stderr=True)  # not a terminal (a log, a pipe): no bar, no blank line left
     bar = Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
-    task = bar.add_task("docs", total=total, rate="")
+    task = bar.add_task("reading and fingerprinting", total=total, rate="")
     started = time.perf_counter()
     done = 0
 
@@ -215,8 +225,11 @@ def _progress_bar(inputs: Sequence[str]) -> Iterator[Callable[[int], None]]:
         rate = done / max(time.perf_counter() - started, 1e-9)
         bar.update(task, advance=n, rate=f"{rate:,.0f} docs/s")
 
+    def stage(name: str) -> None:
+        bar.update(task, description=name)
+
     try:
-        yield advance
+        yield advance, stage
     finally:
         if done:
             bar.stop()

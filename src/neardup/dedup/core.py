@@ -24,7 +24,12 @@ import numpy as np
 from neardup._kernels.sample import shared_counts
 from neardup.arrays import unique
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
-from neardup.dedup.candidates import DEFAULT_MAX_BUCKET, Candidates, candidate_pairs
+from neardup.dedup.candidates import (
+    DEFAULT_MAX_BUCKET,
+    Candidates,
+    candidate_pairs,
+    prefix_candidates,
+)
 from neardup.dedup.cluster import (
     KeepPolicy,
     connected_components,
@@ -37,6 +42,7 @@ from neardup.dedup.cluster import (
 from neardup.dedup.templates import (
     DEFAULT_TEMPLATE_DF,
     MIN_PLAIN,
+    NEAR_COPY,
     content_counts,
     directional_scores,
     group_representatives,
@@ -271,14 +277,18 @@ def deduplicate(
     field_values: Callable[[], np.ndarray] | None = None,
     progress: Callable[[int], None] | None = None,
     workdir: str | Path | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> DedupResult:
     """Near-duplicate pairs and clusters of ``(id, text)`` items, streamed in batches.
 
     ``field_values`` gives, after the texts were read, one value per document for a
-    ``field:NAME`` keep policy; ``progress`` is called with each batch's size.
+    ``field:NAME`` keep policy; ``progress`` is called with each batch's size, ``stage``
+    with the name of each stage as it starts (for a progress display).
     """
     config = config or DedupConfig()
-    with score_candidates(texts, config, progress=progress, workdir=workdir) as scored:
+    with score_candidates(texts, config, progress=progress, workdir=workdir, stage=stage) as scored:
+        if stage is not None:
+            stage("clustering")
         values = field_values() if config.keep.kind == "field" and field_values else None
         return decide(scored, config, values)
 
@@ -289,6 +299,7 @@ def score_candidates(
     *,
     progress: Callable[[int], None] | None = None,
     workdir: str | Path | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> Scored:
     """Fingerprints, signatures, keys, candidate pairs and their scores (no threshold yet).
 
@@ -296,10 +307,12 @@ def score_candidates(
     :meth:`Scored.close` (or the end of a ``with`` block).
     """
     method = config.build_method()
+    stage = stage or (lambda _: None)
     timings: dict[str, float] = {}
     workspace = tempfile.TemporaryDirectory(dir=workdir, prefix="neardup-")
     try:
         clock = time.perf_counter()
+        stage("reading and fingerprinting")
         spill = _Spill(Path(workspace.name))
         ids: list[str] = []
         lengths: list[int] = []
@@ -312,17 +325,27 @@ def score_candidates(
         timings["fingerprints"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
+        stage("sketching")
         if hasattr(method, "fit") and getattr(method, "needs_idf", False):
             method.fit(spill.batches(config.batch_size))  # type: ignore[attr-defined]
-        signatures, keys, weak = _sketch_all(method, spill, config)
-        values, offsets = spill.finish()
+        if config.method == "full" and config.verify:  # keys = the fingerprints: no copy
+            values, offsets = spill.finish()
+            signatures, keys, weak = None, None, []
+        else:
+            signatures, keys, weak = _sketch_all(method, spill, config)
+            values, offsets = spill.finish()
         timings["sketch"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
-        candidates = candidate_pairs(keys[0], keys[1], config.max_bucket, _prefix_score(config))
+        stage("finding candidate pairs")
+        if keys is None:  # the full index: keys = fingerprints, laid out by document
+            candidates = prefix_candidates(offsets, values, config.max_bucket, *_prefix(config))
+        else:
+            candidates = candidate_pairs(*keys, config.max_bucket, *_prefix(config))
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
+        stage(f"verifying {len(candidates):,} candidate pairs")
         pairs, template = score_pairs(candidates, values, offsets, method, signatures, config)
         timings["verify"] = time.perf_counter() - clock
     except BaseException:
@@ -414,12 +437,21 @@ def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
     return int(np.count_nonzero(left_declined | right_declined))
 
 
-def _prefix_score(config: DedupConfig) -> float:
-    """The prefix filter's score for the full index (keys = shingles): no pair that can
-    still be kept is lost; other methods' keys are not shingles (0: no filter)."""
+def _prefix(config: DedupConfig) -> tuple[float, int, float]:
+    """The prefix filter of the full index (keys = shingles): ``(score, frequent,
+    fallback)`` of :func:`candidate_pairs`, so that no pair that can still be kept is lost;
+    other methods' keys are not shingles (0: no filter).
+
+    Kept pairs hold ≥ the threshold of one side's content (≥ the guard: never less); with
+    templates they also hold ≥ ``least_keepable`` plainly, and the pairs that group near
+    copies for the template count (``NEAR_COPY`` both ways) must be found too.
+    """
     if config.method != "full" or not config.verify:
-        return 0.0
-    return config.least_keepable
+        return 0.0, 0, 0.0
+    if not config.template_df:
+        return config.least_keepable, 0, config.least_keepable
+    score = min(config.threshold, config.removal_guard, NEAR_COPY)
+    return score, config.template_df, min(config.least_keepable, score)
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
@@ -441,7 +473,8 @@ def _sketch_all(
             sigs = method.sketch(batch)
         weak.update((str(w.message), None) for w in caught)
         keys = method.keys(sigs)
-        key_docs.append(keys.docs + base)
+        doc_type = np.int32 if base + len(batch) < 2**31 else np.int64  # half the memory
+        key_docs.append((keys.docs + base).astype(doc_type))
         key_values.append(keys.keys)
         if not config.verify:
             kept_sigs.append(sigs.values)

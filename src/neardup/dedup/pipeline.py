@@ -12,7 +12,8 @@ beside the new ones:
 - ``clusters``: ``cluster``, ``ids``, ``keep`` for every cluster of two or more;
 - ``kept`` / ``removed``: the input records, every field preserved (``removed`` records get
   ``_duplicate_of``: the id kept instead, which holds the removed one), from a second
-  streaming pass over the inputs;
+  streaming pass over the inputs that copies JSONL lines as stored
+  (:mod:`neardup.dedup.copyout`);
 - ``summary.json``: counts, parameters, timings; ``report.html``: the same, with charts and
   the top pairs side by side.
 """
@@ -33,6 +34,7 @@ from neardup.config import config_fingerprint
 from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.dedup.cluster import ClusterTable, cluster_table
+from neardup.dedup.copyout import Places, Rows, input_records
 from neardup.dedup.outdir import staged_output
 from neardup.errors import InputError
 from neardup.records import RecordWriter
@@ -56,6 +58,7 @@ class Inputs:
         self,
         on_bad: Callable[[BadRecord], None] | None = None,
         on_skip: Callable[[Skipped], None] | None = None,
+        on_input: Callable[[int], None] | None = None,
     ) -> Iterator[Document]:
         return read_documents(
             list(self.paths),
@@ -65,6 +68,7 @@ class Inputs:
             on_bad=on_bad,
             max_text_bytes=self.max_text_bytes,
             on_skip=on_skip,
+            on_input=on_input,
         )
 
 
@@ -74,14 +78,17 @@ def run_dedup(
     config: DedupConfig,
     fmt: Format = "jsonl",
     progress: Callable[[int], None] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Deduplicate the inputs into ``out_dir``; returns the summary (also summary.json).
 
     ``out_dir`` is checked and a staging directory made before any work; it replaces
     ``out_dir`` only when every output is written (see :mod:`neardup.dedup.outdir`).
+    ``progress`` is called with the size of each batch read, ``stage`` with the name of
+    each stage as it starts.
     """
     with staged_output(Path(out_dir), inputs.paths) as out:
-        return _run(inputs, out, config, fmt, progress)
+        return _run(inputs, out, config, fmt, progress, stage or (lambda _: None))
 
 
 def _run(
@@ -90,15 +97,18 @@ def _run(
     config: DedupConfig,
     fmt: Format,
     progress: Callable[[int], None] | None,
+    stage: Callable[[str], None],
 ) -> dict[str, Any]:
     started = time.perf_counter()
     bad: list[BadRecord] = []
     skipped: list[Skipped] = []
     field_values: list[Any] = []
     field = config.keep.field if config.keep.kind == "field" else None
+    places = Places()
 
     def texts() -> Iterator[tuple[str, str]]:
-        for doc in inputs.read(bad.append, skipped.append):
+        for doc in inputs.read(bad.append, skipped.append, places.start_input):
+            places.add(doc.line)
             if field is not None:
                 field_values.append(doc.record.get(field))
             yield doc.id, doc.text
@@ -108,15 +118,18 @@ def _run(
         config,
         progress=progress,
         field_values=lambda: _field_values(field_values, field),
+        stage=stage,
     )
+    stage("writing the outputs")
     clock = time.perf_counter()
     clusters = cluster_table(result.labels, result.keepers)
     report_docs = _report_documents(result)
-    shown = _write_outputs(result, clusters, inputs, out, fmt, config, report_docs)
+    shown = _write_outputs(result, clusters, inputs, places, out, fmt, config, report_docs)
     result.timings["outputs"] = time.perf_counter() - clock
     summary = _summary(result, clusters, inputs, config, bad, fmt, time.perf_counter() - started)
     summary |= _skipped_summary(skipped)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    stage("writing the report")
     _write_report(result, shown, config, summary, out)
     return summary
 
@@ -148,6 +161,7 @@ def _write_outputs(
     result: DedupResult,
     clusters: ClusterTable,
     inputs: Inputs,
+    places: Places,
     out: Path,
     fmt: Format,
     config: DedupConfig,
@@ -169,17 +183,34 @@ def _write_outputs(
                 }
             )
     texts: dict[int, str] = {}
+    keep_of = result.keep_of.tolist()
+    records = input_records(
+        inputs.paths, places, ids, inputs.id_field, inputs.text_field, arrow=fmt == "parquet"
+    )
     with (
         RecordWriter(out / f"kept.{suffix}", fmt) as kept,
         RecordWriter(out / f"removed.{suffix}", fmt) as removed,
     ):
-        for i, doc in enumerate(inputs.read()):
+        i = 0
+        for record in records:
+            if isinstance(record, Rows):  # Parquet to Parquet: Arrow rows as they are
+                span = range(i, i + len(record))
+                texts.update(
+                    (d, record.text(d - i, inputs.text_field)) for d in span if d in wanted
+                )
+                keepers = [ids[keep_of[d]] if keep_of[d] != d else None for d in span]
+                stay, gone = record.split(keepers)
+                kept.write_arrow(stay)
+                removed.write_arrow(gone)
+                i += len(record)
+                continue
             if i in wanted:
-                texts[i] = doc.text
-            if result.removed[i]:
-                removed.write(doc.record | {"_duplicate_of": ids[result.keep_of[i]]})
+                texts[i] = record.text(inputs.text_field)
+            if keep_of[i] != i:
+                removed.write_json(record.json(ids[keep_of[i]]))
             else:
-                kept.write(doc.record)
+                kept.write_json(record.json())
+            i += 1
     return texts
 
 

@@ -65,10 +65,11 @@ def template_shingles(
 ) -> np.ndarray:
     """Sorted fingerprints held by at least ``min_df`` of ``docs`` (each doc a sorted set).
 
-    With ``wanted`` (documents), only their fingerprints are looked at: when they are few
-    (a run's candidate pairs usually involve few documents), each is counted exactly in a
-    hash table over one pass; otherwise a count sketch finds the few hot fingerprints of all
-    documents, then those are counted exactly.
+    With ``wanted`` (documents), only their fingerprints are looked at, each counted
+    exactly in a hash table over one pass; when they are many, only those a count sketch of
+    all documents puts at ``min_df`` or more (the rest cannot be template). Without (or when
+    even those are too many), the sketch's hot fingerprints of all documents are counted by
+    a sort.
     """
     docs = np.ascontiguousarray(docs, dtype=np.int64)
     total = int((offsets[docs + 1] - offsets[docs]).sum()) if docs.size else 0
@@ -78,14 +79,13 @@ def template_shingles(
         mine = _k.gather(values, offsets, np.ascontiguousarray(wanted, np.int64))
         if mine.size == 0:
             return mine
+        if mine.size > _MAX_EXACT_KEYS:  # only what a count sketch puts at min_df can be
+            bits = int(np.clip(np.ceil(np.log2(total)), _MIN_BITS, _MAX_BITS))
+            counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
+            wanted = np.ascontiguousarray(wanted, np.int64)
+            mine = _k.hot_values(values, offsets, wanted, counts, bits, min(min_df, 65535))
         if mine.size <= _MAX_EXACT_KEYS:
-            bits = max(int(np.ceil(np.log2(mine.size))) + 1, _MIN_BITS)
-            keys, table = _k.distinct_table(mine, bits)
-            bitmap = _k.key_filter(keys)
-            held = _k.holder_counts(
-                values, offsets, docs, keys, table, bits, bitmap, numba.get_num_threads()
-            )
-            return np.sort(keys[held >= min_df])
+            return _counted_exactly(values, offsets, docs, mine, min_df)
         keys = distinct_fingerprints(values, offsets, wanted)
     bits = int(np.clip(np.ceil(np.log2(total)), _MIN_BITS, _MAX_BITS))
     counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
@@ -93,6 +93,22 @@ def template_shingles(
     distinct, held = unique_counts(hot)
     found = distinct[held >= min_df]
     return found if wanted is None else found[np.isin(found, keys, assume_unique=True)]
+
+
+def _counted_exactly(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, mine: np.ndarray, min_df: int
+) -> np.ndarray:
+    """The fingerprints of ``mine`` (with repeats) held by ≥ ``min_df`` of ``docs``: a hash
+    table of them and one pass over the documents."""
+    if mine.size == 0:
+        return mine
+    bits = max(int(np.ceil(np.log2(mine.size))) + 1, _MIN_BITS)
+    keys, table = _k.distinct_table(mine, bits)
+    bitmap = _k.key_filter(keys)
+    held = _k.holder_counts(
+        values, offsets, docs, keys, table, bits, bitmap, numba.get_num_threads()
+    )
+    return np.sort(keys[held >= min_df])
 
 
 def distinct_fingerprints(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndarray:

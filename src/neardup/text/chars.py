@@ -16,18 +16,21 @@ import unicodedata
 import numpy as np
 
 from neardup._kernels.tokenize import IGNORABLE, SEPARATOR, TOKEN_CHAR
+from neardup.tablecache import cached_arrays
 
-_ALL = "".join(map(chr, range(sys.maxunicode + 1)))
 _NOT_WORD = re.compile(r"[\W_]")
+
+
+def _all_chars() -> str:
+    return "".join(map(chr, range(sys.maxunicode + 1)))
 
 
 def _codepoints(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
-@functools.cache
-def _marks_and_formats() -> tuple[np.ndarray, np.ndarray]:
-    categories = np.array([unicodedata.category(c) for c in _ALL], dtype="<U2")
+def _marks_and_formats(everything: str) -> tuple[np.ndarray, np.ndarray]:
+    categories = np.array([unicodedata.category(c) for c in everything], dtype="<U2")
     marks = np.isin(categories, ["Mn", "Mc", "Me"])
     formats = categories == "Cf"
     return marks, formats
@@ -35,14 +38,21 @@ def _marks_and_formats() -> tuple[np.ndarray, np.ndarray]:
 
 @functools.cache
 def word_table() -> np.ndarray:
-    """Classes for tokenizing with punctuation and special characters removed."""
+    """Classes for tokenizing with punctuation and special characters removed (built once
+    per Python: :mod:`neardup.tablecache`)."""
+    (table,) = cached_arrays("word-table", lambda: (_build_word_table(),))
+    table.setflags(write=False)
+    return table
+
+
+def _build_word_table() -> np.ndarray:
+    everything = _all_chars()
     table = np.full(sys.maxunicode + 1, TOKEN_CHAR, dtype=np.uint8)
-    table[_codepoints(_NOT_WORD.sub("\x00", _ALL)) == 0] = SEPARATOR
-    marks, formats = _marks_and_formats()
+    table[_codepoints(_NOT_WORD.sub("\x00", everything)) == 0] = SEPARATOR
+    marks, formats = _marks_and_formats(everything)
     table[marks] = TOKEN_CHAR
     table[formats] = IGNORABLE
     table[0] = SEPARATOR
-    table.setflags(write=False)
     return table
 
 
@@ -71,8 +81,16 @@ def fold_table() -> tuple[np.ndarray, np.ndarray]:
 
     ``fold[c]`` is the folded code point of ``c``, or ``FOLD_EXPANDS | k`` when ``c`` folds to
     several code points (ß → ss; 104 such characters), listed in ``expansions[k]`` (zero-padded
-    rows of three). Equal to ``str.casefold`` of the Python running neardup.
+    rows of three). Equal to ``str.casefold`` of the Python running neardup (built once per
+    Python: :mod:`neardup.tablecache`).
     """
+    fold, expansions = cached_arrays("fold-table", _build_fold_table)
+    fold.setflags(write=False)
+    expansions.setflags(write=False)
+    return fold, expansions
+
+
+def _build_fold_table() -> tuple[np.ndarray, np.ndarray]:
     folded = [chr(c).casefold() for c in range(sys.maxunicode + 1)]
     fold = np.arange(sys.maxunicode + 1, dtype=np.uint32)
     rows: list[list[int]] = []

@@ -1,0 +1,58 @@
+"""The prefix filter's estimated counts and flags (neardup.dedup.prefix)."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.dedup.prefix import (
+    MAX_COUNT,
+    _count,
+    key_counts,
+    pairing_entries,
+    prefix_flags,
+    prefix_size,
+    table_bits,
+)
+
+keys_lists = st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 40), max_size=400)
+
+
+@settings(max_examples=60, deadline=None)
+@given(keys_lists, st.integers(16, 18))
+def test_counts_never_fall_below_the_true_count(values, bits):
+    keys = np.array(values, dtype=np.uint64)
+    counts = key_counts(keys, bits)
+    distinct, true = np.unique(keys, return_counts=True)
+    estimated = np.array([_count(counts, k, bits) for k in distinct])
+    assert np.all(estimated >= np.minimum(true, MAX_COUNT))
+
+
+def test_counts_are_exact_for_few_keys_and_saturate():
+    keys = np.array([5] * 300 + [7, 7, 9], dtype=np.uint64)
+    counts = key_counts(keys, 16)
+    assert [_count(counts, np.uint64(k), 16) for k in (5, 7, 9, 11)] == [MAX_COUNT, 2, 1, 0]
+    assert table_bits(10) == 16
+    assert table_bits(45_000_000) == 27
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 60), min_size=1, max_size=15), min_size=1, max_size=20),
+    st.sampled_from([0.3, 0.5, 0.65, 1.0]),
+)
+def test_each_document_flags_its_prefix_rarest_first(sets, score):
+    keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
+    starts = np.cumsum([0] + [len(s) for s in sets]).astype(np.int64)
+    counts = key_counts(keys, 16)
+    flags = prefix_flags(starts, keys, counts, 16, score, MAX_COUNT + 1, score)
+    for d, s in enumerate(sets):
+        mine = flags[starts[d] : starts[d + 1]]
+        assert mine.sum() == prefix_size(len(s), score)
+        held = {k: sum(k in t for t in sets) for k in s}  # few keys: counts are exact
+        order = sorted(s, key=lambda k: (held[k], k))
+        assert set(keys[starts[d] : starts[d + 1]][mine].tolist()) == set(order[: mine.sum()])
+    keep = pairing_entries(keys, flags, counts, 16)
+    for t, k in enumerate(keys.tolist()):
+        in_prefix = any(flags[u] for u in np.flatnonzero(keys == k))
+        if sum(k in s for s in sets) > 1 and in_prefix:
+            assert keep[t]
