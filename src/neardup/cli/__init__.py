@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from neardup import interrupt
 from neardup.cli.app import cli
 from neardup.errors import NearDupError
 
@@ -42,6 +43,7 @@ def main() -> None:
     """Entry point: run the CLI, turning neardup errors into one clear line and exit code 1
     (2 for a bad option, 130 for Ctrl-C)."""
     warnings.showwarning = _show_warning
+    interrupt.install()
     try:
         cli(prog_name="neardup", standalone_mode=False)
     except BrokenPipeError:

@@ -22,6 +22,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from neardup import interrupt
 from neardup._kernels import kernels_compiled
 from neardup.cli.app import cli, console
 from neardup.cli.options import (
@@ -219,6 +220,7 @@ def _progress_bar(
 
     def advance(n: int) -> None:
         nonlocal done
+        interrupt.check()
         if not done:
             bar.start()
         done += n
@@ -226,6 +228,7 @@ def _progress_bar(
         bar.update(task, advance=n, rate=f"{rate:,.0f} docs/s")
 
     def stage(name: str) -> None:
+        interrupt.check()
         bar.update(task, description=name)
 
     try:

@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from neardup import interrupt
 from neardup.errors import InputError
 
 __all__ = ["check_target", "staged_output"]
@@ -64,6 +65,7 @@ def staged_output(out: Path, inputs: Sequence[str | Path] = ()) -> Iterator[Path
     stage = _make_stage(out)
     try:
         yield stage
+        interrupt.check()  # a Ctrl-C swallowed by compiled code still keeps the earlier run
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
