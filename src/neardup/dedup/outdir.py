@@ -7,7 +7,8 @@ the run ends without an error the staging directory replaces the target — the 
 files, whatever their ``--format``, go with it — and an error or Ctrl-C removes it, leaving the
 earlier output whole. The swap is two renames (target aside, staging in) and the removal of the
 old run; a crash in the instant between the renames leaves the earlier run under
-``.NAME.neardup-old-*`` beside the target.
+``.NAME.neardup-old-*`` beside the target. A run killed outright (SIGKILL, power loss) leaves
+its hidden ``.NAME.neardup-staging-*`` directory, which may be deleted.
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ def _run(
 def _field_values(values: list[Any], field: str | None) -> np.ndarray:
     """The values of the ``--keep field:NAME`` field; InputError when no record has it."""
     if values and all(v is None for v in values):
-        raise InputError(f"--keep field:{field}: no record has a field {field!r}")
+        raise InputError(f"--keep field:{field}: no record has a value in field {field!r}")
     return np.array(values, dtype=object)
 
 
