@@ -1,0 +1,160 @@
+"""Shared passages in the text a person wrote: canonical spans mapped back to its characters.
+
+:func:`neardup.passages.shared_passages` gives ranges of the *canonical* text (case folded,
+punctuation and markup gone, perhaps stop words dropped or words stemmed). A reader wants to
+see them in the original. The mapping aligns tokens:
+
+1. the original is split into raw tokens with the tokenizer's own character classes (runs of
+   word characters; runs of non-space with punctuation kept), at original character offsets;
+2. each distinct raw token is canonicalized alone (one batch): a stop word gives no token, a
+   run of Han characters several (segmented), a stemmed word its stem;
+3. these expected tokens are aligned with the text's actual canonical tokens (equal sequences
+   in the common case; otherwise longest matching blocks, :class:`difflib.SequenceMatcher`),
+   so markup, quoted lines and words the canonical text lost match nothing;
+4. a canonical span becomes the original range from its first matched token to its last, so
+   the punctuation, stop words and spacing between them are shown as written.
+
+Inside a token the mapping is per character when the canonical token is as long as its raw
+piece (character shingles may start or end mid-token), else it snaps to the whole token.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from neardup.config import TextConfig
+from neardup.text import chars
+from neardup.text.canon import TokenBatch, canonicalize_batch
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Tokens:
+    """Canonical tokens of one text, at canonical character offsets, each with the original
+    character range it came from (``-1`` where it matched no original token)."""
+
+    starts: np.ndarray  # canonical character offsets
+    ends: np.ndarray
+    orig_starts: np.ndarray  # original character offsets (-1: unmatched)
+    orig_ends: np.ndarray
+
+
+def raw_tokens(text: str, punctuation: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Original character ranges ``[start, end)`` of the tokenizer's raw tokens of ``text``:
+    runs of word characters (format characters inside a run kept), or of non-space characters
+    when ``punctuation`` is kept."""
+    table = chars.word_table() if punctuation else chars.whitespace_table()
+    inside = np.concatenate(([False], table[chars.codepoints(text)] != 0, [False]))
+    edges = np.flatnonzero(inside[1:] != inside[:-1])
+    return edges[0::2], edges[1::2]
+
+
+def _expected(
+    text: str, starts: np.ndarray, ends: np.ndarray, config: TextConfig
+) -> tuple[list[str], list[Span]]:
+    """Canonical tokens of each raw token canonicalized alone, each with its original range
+    (the exact piece when the token's canonical form is as long as its raw text)."""
+    words = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+    distinct = list(dict.fromkeys(words))
+    batch = canonicalize_batch(distinct, config.canon, config.shingle.unit)
+    forms = {word: batch.tokens(d) for d, word in enumerate(distinct)}
+    tokens: list[str] = []
+    ranges: list[Span] = []
+    for word, s, e in zip(words, starts.tolist(), ends.tolist(), strict=True):
+        parts = forms[word]
+        exact = sum(map(len, parts)) == e - s
+        at = s
+        for part in parts:
+            tokens.append(part)
+            ranges.append((at, at + len(part)) if exact else (s, e))
+            at += len(part)
+    return tokens, ranges
+
+
+def _canonical_tokens(batch: TokenBatch) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Document 0's tokens and their character ranges in its canonical text."""
+    tokens = batch.tokens(0)
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    gap = 1 if bool(batch.spaced[0]) else 0
+    starts = np.concatenate(([0], np.cumsum(lengths + gap)[:-1])).astype(np.int64)
+    return tokens, starts, starts + lengths
+
+
+def align(text: str, config: TextConfig | None = None) -> _Tokens:
+    """``text``'s canonical tokens with the original ranges they came from."""
+    config = config or TextConfig()
+    batch = canonicalize_batch([text], config.canon, config.shingle.unit)
+    actual, starts, ends = _canonical_tokens(batch)
+    raw_s, raw_e = raw_tokens(text, config.canon.punctuation)
+    expected, ranges = _expected(text, raw_s, raw_e, config)
+    orig = np.full((len(actual), 2), -1, dtype=np.int64)
+    if expected == actual:
+        if actual:
+            orig[:] = np.array(ranges, dtype=np.int64)
+    else:
+        matcher = difflib.SequenceMatcher(None, expected, actual, autojunk=False)
+        for i, j, n in matcher.get_matching_blocks():
+            if n:
+                orig[j : j + n] = np.array(ranges[i : i + n], dtype=np.int64)
+    return _Tokens(starts, ends, orig[:, 0], orig[:, 1])
+
+
+def _at(tokens: _Tokens, t: int, offset: int, start: bool) -> int:
+    """Original character offset of canonical ``offset`` in token ``t``: exact when the token
+    and its original piece have the same length, else the token's original start or end."""
+    c0, c1 = int(tokens.starts[t]), int(tokens.ends[t])
+    o0, o1 = int(tokens.orig_starts[t]), int(tokens.orig_ends[t])
+    if c1 - c0 == o1 - o0 and c0 <= offset <= c1:
+        return o0 + offset - c0
+    return o0 if start else o1
+
+
+def map_spans(tokens: _Tokens, spans: Sequence[Span]) -> list[Span]:
+    """Canonical character ranges as original ranges: sorted, disjoint, merged where they
+    meet; a range covering no matched token is dropped."""
+    out: list[Span] = []
+    matched = np.flatnonzero(tokens.orig_starts >= 0)
+    m_starts, m_ends = tokens.starts[matched], tokens.ends[matched]
+    for s, e in spans:
+        first = int(np.searchsorted(m_ends, s, side="right"))  # first matched token ending > s
+        last = int(np.searchsorted(m_starts, e, side="left")) - 1  # last starting < e
+        if first > last:
+            continue
+        begin = _at(tokens, int(matched[first]), max(s, int(m_starts[first])), start=True)
+        end = _at(tokens, int(matched[last]), min(e, int(m_ends[last])), start=False)
+        if end > begin:
+            out.append((begin, end))
+    out.sort()
+    merged: list[Span] = []
+    for s, e in out:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def original_spans(text: str, spans: Sequence[Span], config: TextConfig | None = None) -> list[Span]:
+    """The ranges of ``text`` (as written) holding the canonical ranges ``spans`` of its
+    canonical form (as :func:`neardup.passages.shared_passages` gives them)."""
+    return map_spans(align(text, config), spans)
+
+
+def segments(text: str, spans: Sequence[Span]) -> list[tuple[str, bool]]:
+    """``text`` cut at sorted disjoint ``spans``: ``(piece, highlighted)`` in order, for a
+    template to wrap the highlighted pieces in ``<mark>``."""
+    out: list[tuple[str, bool]] = []
+    at = 0
+    for s, e in spans:
+        if s > at:
+            out.append((text[at:s], False))
+        out.append((text[s:e], True))
+        at = e
+    if at < len(text):
+        out.append((text[at:], False))
+    return out
