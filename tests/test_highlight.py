@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -49,7 +51,7 @@ def test_each_original_span_canonicalizes_to_its_shared_passage(pair, which):
     for text, passages in zip(pair, shared_passages(*pair, config), strict=True):
         spans = original_spans(text, passages.spans, config)
         assert len(spans) == len(passages.spans)
-        assert all(s < e <= s2 for (s, e), (s2, _) in zip(spans, spans[1:], strict=False))
+        assert all(s < e <= s2 for (s, e), (s2, _) in itertools.pairwise(spans))
         for (s, e), passage in zip(spans, passages.passages(), strict=True):
             assert canonicalize(text[s:e], config.canon) == passage
 
@@ -60,7 +62,7 @@ def test_any_text_and_spans_give_sorted_disjoint_ranges_inside_the_text(text, sp
     spans = [(min(s, e), max(s, e)) for s, e in spans]
     out = original_spans(text, spans)
     assert all(0 <= s < e <= len(text) for s, e in out)
-    assert all(e < s2 for (_, e), (s2, _) in zip(out, out[1:], strict=False))
+    assert all(e < s2 for (_, e), (s2, _) in itertools.pairwise(out))
     assert "".join(piece for piece, _ in segments(text, out)) == text
 
 

@@ -139,7 +139,9 @@ def map_spans(tokens: _Tokens, spans: Sequence[Span]) -> list[Span]:
     return merged
 
 
-def original_spans(text: str, spans: Sequence[Span], config: TextConfig | None = None) -> list[Span]:
+def original_spans(
+    text: str, spans: Sequence[Span], config: TextConfig | None = None
+) -> list[Span]:
     """The ranges of ``text`` (as written) holding the canonical ranges ``spans`` of its
     canonical form (as :func:`neardup.passages.shared_passages` gives them)."""
     return map_spans(align(text, config), spans)
