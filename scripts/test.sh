@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Install PostgreSQL and Chromium (when missing), neardup with every extra and the test tools,
-# then run the
-# whole test suite.
+# then run the whole test suite.
 # The Quickstart's test command and CI (.ci/run) both run exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
