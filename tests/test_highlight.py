@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
-from neardup.highlight import original_spans, raw_tokens, segments
+from neardup.highlight import match_tokens, original_spans, raw_tokens, segments
 from neardup.passages import shared_passages
 from neardup.text.canon import canonicalize
 
@@ -108,3 +108,28 @@ def test_segments_mark_the_spans():
     assert segments("abcdef", [(1, 3), (4, 5)]) == [
         ("a", False), ("bc", True), ("d", False), ("e", True), ("f", False),
     ]  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    expected=st.lists(st.sampled_from(WORDS[:8]), max_size=60),
+    keep=st.lists(st.booleans(), min_size=60, max_size=60),
+    extra=st.lists(st.tuples(st.integers(0, 60), st.sampled_from(["zz", "apple"])), max_size=5),
+)
+def test_match_tokens_is_monotone_and_matches_equal_tokens(expected, keep, extra):
+    actual = [t for t, k in zip(expected, keep, strict=False) if k]
+    for at, token in extra:  # tokens the expected sequence lacks at that place
+        actual.insert(min(at, len(actual)), token)
+    where = match_tokens(expected, actual)
+    found = where[where >= 0]
+    assert all(x < y for x, y in itertools.pairwise(found.tolist()))
+    assert all(expected[w] == actual[j] for j, w in enumerate(where.tolist()) if w >= 0)
+    if not extra and all(keep):
+        assert where.tolist() == list(range(len(actual)))
+
+
+def test_match_tokens_skips_a_dropped_block_of_distinct_tokens():
+    expected = [f"t{i}" for i in range(1000)]
+    actual = expected[:100] + expected[700:]  # a menu gone, say
+    where = match_tokens(expected, actual)
+    assert where.tolist() == [*range(100), *range(700, 1000)]
