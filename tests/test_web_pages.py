@@ -88,3 +88,13 @@ def test_bad_input_gets_a_clear_message(client):
 def test_the_pages_stay_out_of_the_api_document(client):
     paths = client.get("/openapi.json", headers=AUTH).json()["paths"]
     assert not [p for p in paths if p == "/" or p.startswith("/web")]
+
+
+def test_without_a_token_the_fragments_answer_everyone():
+    app = create_app(
+        ServiceSettings(db="memory"), lambda: Collection.create(MemoryStore(), DedupConfig())
+    )
+    with TestClient(app) as http:
+        page = http.get("/web/collection")
+        assert page.status_code == 200
+        assert "<dt>Documents</dt><dd>0</dd>" in page.text
