@@ -127,6 +127,7 @@ def test_wrong_token_is_refused_and_nothing_shows(browser, server, tmp_path):
     text_in(browser, "unlock-message", "refused")
     screenshot(browser, tmp_path, "wrong-token")
     assert not browser.find_element(By.ID, "app").is_displayed()
+    assert not browser.find_element(By.ID, "pages").is_displayed()
     assert browser.execute_script("return sessionStorage.length") == 0
     # the fragments themselves refuse without the token; only the page shell and /health open
     assert httpx.get(f"{server.url}/web/collection").status_code == 401

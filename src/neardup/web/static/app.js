@@ -38,6 +38,7 @@ async function fragment(method, url, body) {
 
 function lock(message) {
   $("app").hidden = true;
+  $("pages").hidden = true;
   $("unlock").hidden = false;
   $("unlock-message").textContent = message;
   $("token").value = "";
@@ -46,6 +47,7 @@ function lock(message) {
 
 function unlocked() {
   $("unlock").hidden = true;
+  $("pages").hidden = false;
   $("app").hidden = false;
 }
 
