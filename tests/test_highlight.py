@@ -81,6 +81,24 @@ def test_segmented_chinese_maps_to_its_characters():
     assert [a[s:e] for s, e in original_spans(a, passages.spans)] == ["我们今天去公园玩了很久"]
 
 
+ZH_A = "山上的茶园在清明前开始采茶。村里的老人天不亮就上山，把最嫩的芽叶一片片摘下来。"
+ZH_B = "清明前，山上的茶园开始采茶。村里的老人天不亮就上山，把最嫩的芽叶一片一片摘下来。"
+
+
+@pytest.mark.parametrize("unit", ["auto", "word", "char"])
+def test_chinese_passages_lie_in_the_marked_characters(unit):
+    """Auto and char units map exactly; jieba's words (unit word) may be segmented otherwise
+    alone than in context, so a mark may take in a neighbouring word, never miss one."""
+    config = TextConfig(shingle=ShingleConfig(unit=unit, size=3))
+    for text, passages in zip((ZH_A, ZH_B), shared_passages(ZH_A, ZH_B, config), strict=True):
+        spans = original_spans(text, passages.spans, config)
+        marked = [canonicalize(text[s:e], config.canon, unit).replace(" ", "") for s, e in spans]
+        for passage in passages.passages():
+            assert any(passage.replace(" ", "") in m for m in marked)
+        if unit != "word":
+            assert marked == [p.replace(" ", "") for p in passages.passages()]
+
+
 def test_character_shingles_map_mid_token():
     config = TextConfig(shingle=ShingleConfig(unit="char", size=5))
     a = "Xylophone MELODIES rang"

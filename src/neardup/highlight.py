@@ -79,12 +79,16 @@ def _expected(
 
 
 def _canonical_tokens(batch: TokenBatch) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Document 0's tokens and their character ranges in its canonical text."""
-    tokens = batch.tokens(0)
-    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
-    gap = 1 if bool(batch.spaced[0]) else 0
-    starts = np.concatenate(([0], np.cumsum(lengths + gap)[:-1])).astype(np.int64)
-    return tokens, starts, starts + lengths
+    """Document 0's tokens and their character ranges in its canonical text (from the
+    buffer's byte offsets: tokens are joined by a space, or by nothing between Han
+    characters and in unspaced texts)."""
+    base = int(batch.doc_offsets[0])
+    raw = batch.buf[base : batch.doc_offsets[1]]
+    char_at = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80))).astype(np.int64)
+    t0, t1 = batch.tok_offsets[0], batch.tok_offsets[1]
+    starts = char_at[batch.tok_starts[t0:t1] - base]
+    ends = char_at[batch.tok_ends[t0:t1] - base]
+    return batch.tokens(0), starts, ends
 
 
 def align(text: str, config: TextConfig | None = None) -> _Tokens:

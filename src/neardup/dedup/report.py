@@ -315,12 +315,12 @@ def charts_section(result: DedupResult, config: DedupConfig) -> str:
     page = _figure(
         "Pairs above each threshold",
         above,
-        ["t", "pairs ≥ t"],
+        ["t", "Pairs ≥ t"],
         ts,
         counts.tolist(),
         cls="threshold-counts",
     ) + _figure(
-        "Pair scores", histogram, ["score", "pairs"], bins, hist.tolist(), cls="score-histogram"
+        "Pair scores", histogram, ["Score", "Pairs"], bins, hist.tolist(), cls="score-histogram"
     )
     sizes, clusters = cluster_size_counts(result.labels)
     if not sizes.size:
@@ -337,7 +337,7 @@ def charts_section(result: DedupResult, config: DedupConfig) -> str:
         y_label="clusters",
     )
     return page + _figure(
-        "Cluster sizes", chart, ["size", "clusters"], labels, clusters.tolist(), cls="cluster-sizes"
+        "Cluster sizes", chart, ["Size", "Clusters"], labels, clusters.tolist(), cls="cluster-sizes"
     )
 
 
