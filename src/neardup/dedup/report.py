@@ -261,7 +261,8 @@ def summary_section(result: DedupResult, config: DedupConfig, summary: Mapping[s
         "template shingles discounted": result.template_shingles,
     }
     cards = "".join(
-        f"<div class='card'><b>{v:,}</b><span>{escape(k.capitalize())}</span></div>" for k, v in figures.items()
+        f"<div class='card'><b>{v:,}</b><span>{escape(k.capitalize())}</span></div>"
+        for k, v in figures.items()
     )
     scalars = {k: v for k, v in summary.items() if not isinstance(v, Mapping)}
     groups = [("Run", _labelled(scalars))]
