@@ -119,6 +119,14 @@ document.addEventListener("DOMContentLoaded", () => {
       if (input.files.length) $(input.dataset.into).value = await input.files[0].text();
     });
   }
+  for (const area of document.querySelectorAll("textarea")) {  // a file dropped on a text box
+    area.addEventListener("dragover", (event) => event.preventDefault());
+    area.addEventListener("drop", async (event) => {
+      if (!event.dataTransfer.files.length) return;
+      event.preventDefault();
+      area.value = await event.dataTransfer.files[0].text();
+    });
+  }
   window.addEventListener("hashchange", route);
   start();
 });
