@@ -209,3 +209,16 @@ def test_search_opens_a_document_and_adds_a_text(browser, server, tmp_path):
     )
     assert "ledger/1" in browser.find_element(By.ID, "search-result").text
     screenshot(browser, tmp_path, "added")
+
+
+def test_a_file_opened_for_a_fills_its_box(browser, server, tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text(f"Ünïcode stays. {PASSAGE}\n", encoding="utf-8")
+    fresh(browser, server)
+    unlock(browser)
+    visible(browser, "app")
+    browser.find_element(By.ID, "file-a").send_keys(str(path))  # what choosing a file does
+    WebDriverWait(browser, WAIT).until(
+        lambda b: b.find_element(By.ID, "text-a").get_attribute("value") == path.read_text()
+    )
+    screenshot(browser, tmp_path, "file")
