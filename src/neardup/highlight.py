@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from neardup._kernels import threads_for
 from neardup.config import TextConfig
 from neardup.text import chars
 from neardup.text.canon import TokenBatch, canonicalize_batch
@@ -33,6 +34,7 @@ from neardup.text.canon import TokenBatch, canonicalize_batch
 Span = tuple[int, int]
 RESYNC_TOKENS = 3  # tokens that must agree where the alignment picks up after a difference
 RESYNC_TRIES = 50  # later places of a token tried before it is left unmatched
+SENTINEL = "7305196248"  # between words canonicalized together (digits: no stop word, no stem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +65,7 @@ def _expected(
     (the exact piece when the token's canonical form is as long as its raw text)."""
     words = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
     distinct = list(dict.fromkeys(words))
-    batch = canonicalize_batch(distinct, config.canon, config.shingle.unit)
-    forms = {word: batch.tokens(d) for d, word in enumerate(distinct)}
+    forms = dict(zip(distinct, _canonical_forms(distinct, config), strict=True))
     tokens: list[str] = []
     ranges: list[Span] = []
     for word, s, e in zip(words, starts.tolist(), ends.tolist(), strict=True):
@@ -76,6 +77,28 @@ def _expected(
             ranges.append((at, at + len(part)) if exact else (s, e))
             at += len(part)
     return tokens, ranges
+
+
+def _canonical_forms(words: list[str], config: TextConfig) -> list[list[str]]:
+    """Each word's canonical tokens (none for a stop word, several for a run of Han).
+
+    The words go through canonicalization as one text, a digit sentinel between them (no
+    letters, so the text's language is the words' own; no per-text cost per word), and are
+    split at the sentinel again; should a word hold the sentinel, one text per word.
+    """
+    unit = config.shingle.unit
+    if not any(SENTINEL in word for word in words):
+        tokens = canonicalize_batch([f" {SENTINEL} ".join(words)], config.canon, unit).tokens(0)
+        forms: list[list[str]] = [[]]
+        for token in tokens:
+            if token == SENTINEL:
+                forms.append([])
+            else:
+                forms[-1].append(token)
+        if len(forms) == len(words):
+            return forms
+    batch = canonicalize_batch(words, config.canon, unit)
+    return [batch.tokens(d) for d in range(len(words))]
 
 
 def _canonical_tokens(batch: TokenBatch) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -94,10 +117,11 @@ def _canonical_tokens(batch: TokenBatch) -> tuple[list[str], np.ndarray, np.ndar
 def align(text: str, config: TextConfig | None = None) -> _Tokens:
     """``text``'s canonical tokens with the original ranges they came from."""
     config = config or TextConfig()
-    batch = canonicalize_batch([text], config.canon, config.shingle.unit)
-    actual, starts, ends = _canonical_tokens(batch)
-    raw_s, raw_e = raw_tokens(text, config.canon.punctuation)
-    expected, ranges = _expected(text, raw_s, raw_e, config)
+    with threads_for(len(text)):  # a page's text: one thread, no parallel start-up
+        batch = canonicalize_batch([text], config.canon, config.shingle.unit)
+        actual, starts, ends = _canonical_tokens(batch)
+        raw_s, raw_e = raw_tokens(text, config.canon.punctuation)
+        expected, ranges = _expected(text, raw_s, raw_e, config)
     where = match_tokens(expected, actual)
     orig = np.full((len(actual), 2), -1, dtype=np.int64)
     if ranges:
