@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Install PostgreSQL (when missing), neardup with every extra and the test tools, then run the
-# whole test suite.
+# Install PostgreSQL and Chromium (when missing), neardup with every extra and the test tools,
+# then run the whole test suite.
 # The Quickstart's test command and CI (.ci/run) both run exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-postgres.sh  # the server binaries; the tests start their own server
+bash scripts/install-chromium.sh  # headless browser and driver of the browser tests
 python -m pip install --quiet --disable-pip-version-check -e ".[all,dev]"
 python -m ruff check src tests benchmarks
 python -m pytest -n 2 "$@"

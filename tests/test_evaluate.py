@@ -471,6 +471,8 @@ def test_cli_json_csv_and_report(tmp_path, files):
     assert "<script" not in page
     assert "<link" not in page
     assert "Pairs found with score ≥ t" in page
+    assert "Texts as written" in page  # originals, shared passages mapped back
+    assert "<th>Best F1</th>" in page  # a reader's labels
 
 
 def test_cli_table_and_inline_pairs_without_input(tmp_path):

@@ -93,10 +93,31 @@ def test_corpus_text_and_ids_are_escaped(page):
 
 def test_summary_scalars_and_nested_dicts_are_tables(page):
     assert "<caption>Run</caption>" in page
-    assert "<caption>timings</caption>" in page
-    assert "bad_records" in page
-    assert "fingerprints" in page
-    assert re.search(r"<td>unit</td><td>word</td>", page)  # a dict inside a dict
+    assert "<caption>Timings</caption>" in page
+    assert "<td>Bad records</td>" in page
+    assert "<td>Fingerprints</td>" in page
+    assert re.search(r"<td>Unit</td><td>word</td>", page)  # a dict inside a dict
+    assert "bad_records" not in page
+
+
+def test_figures_have_a_readers_labels(result):
+    summary = {"timings_seconds": {"total": 1.5}, "empty_ids": ["x"], "template_df": 50}
+    page = render_report(result, {}, CONFIG, summary=summary)
+    assert "<caption>Timings (seconds)</caption>" in page
+    assert "<td>Empty documents (first ids)</td>" in page
+    assert "<td>Template shingles: held by at least (documents)</td>" in page
+    assert not re.search(r">[a-z]+_[a-z_]+<", page)  # no raw key shown
+
+
+def test_pairs_show_the_texts_as_written_with_the_passage_marked():
+    quote = "As the report said: " + QUOTE.upper() + "!"
+    docs = [("story", STORY), ("quote", quote)]
+    config = DedupConfig(threshold=0.5)  # default canonicalization: case and punctuation go
+    result = deduplicate(docs, config)
+    page = render_report(result, dict(enumerate(t for _, t in docs)), config, summary={})
+    marked = [unescape(m) for m in re.findall(r"<mark>(.*?)</mark>", page)]
+    assert sorted(marked) == sorted([QUOTE, QUOTE.upper()])  # as each text has it
+    assert "As the report said: <mark>" in page
 
 
 def test_threshold_counts_table_matches_the_scores(page, result):

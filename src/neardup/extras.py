@@ -37,6 +37,11 @@ def swagger_ui(feature: str) -> ModuleType:
     return _require("swagger_ui_bundle", "serve", feature)
 
 
+def jinja2(feature: str) -> ModuleType:
+    """Jinja2, the templates of the web pages: the ``serve`` extra."""
+    return _require("jinja2", "serve", feature)
+
+
 def psycopg(feature: str) -> ModuleType:
     """psycopg 3, checking that psycopg_pool (the same extra) is installed too."""
     module = _require("psycopg", "postgres", feature)

@@ -3,6 +3,7 @@
     POST /documents     add a batch, answer each document's stored near-duplicates
     POST /query         the stored near-duplicates of texts, storing nothing
     GET|DELETE /documents/{id}, GET /stats, GET /health (open), /docs and /openapi.json
+    GET /               the pages a person reads (neardup.web.pages)
 
 Every string of a request (ids, texts, ``meta`` keys and values) must be valid Unicode (no
 lone surrogate such as ``"\ud800"``) and ``meta`` must hold no NaN or Infinity: such a
@@ -44,6 +45,8 @@ from fastapi.security import HTTPBearer  # noqa: E402
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator  # noqa: E402
 from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
 
+from neardup.web import pages  # noqa: E402  # the pages a person reads, at /
+
 DB_ENV = "NEARDUP_DB"
 TOKEN_ENV = "NEARDUP_TOKEN"
 MAX_BODY_ENV = "NEARDUP_MAX_BODY_BYTES"
@@ -54,7 +57,7 @@ DEFAULT_MAX_BATCH = 1000
 # Requests worked on at once per process. More threads only contend for the GIL: eight
 # threads querying one collection cost 2-3x the CPU per query of one (measured at 1M docs).
 DEFAULT_THREADS = 2
-OPEN_PATHS = frozenset({"/health"})  # answered without a token
+OPEN_PATHS = frozenset({"/health"}) | pages.PUBLIC_PATHS  # answered without a token
 
 
 # ---------------------------------------------------------------------------------- settings
@@ -507,6 +510,7 @@ def create_app(
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(NearDupError, _bad_request)
     _register(app, secured=settings.token is not None)
+    pages.mount(app)
     app.add_middleware(Guard, token=settings.token, max_body_bytes=settings.max_body_bytes)
     return app
 

@@ -17,11 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from neardup.config import TextConfig
 from neardup.dedup import DedupConfig, DedupResult, Pairs
+from neardup.highlight import original_spans
+from neardup.labels import human_label
 from neardup.passages import Passages, shared_passages
 
 STEP = 0.05  # threshold and histogram grid
-TEXT_LIMIT = 2000  # characters of canonical text shown per document
+TEXT_LIMIT = 2000  # characters of text shown per document
 _EPS = 1e-9  # scores are ratios: 0.55 may be stored as 0.5499999999999999
 _W, _H = 560, 260  # chart size
 _ML, _MR, _MT, _MB = 56, 16, 22, 48  # chart margins
@@ -220,9 +223,14 @@ def svg_line_chart(
 def _cell(value: Any) -> str:
     """One ``<td>``: numbers right-aligned, dicts as tables inside, everything escaped."""
     if isinstance(value, Mapping):
-        return f"<td>{html_table((), list(value.items()), cls='kv')}</td>"
+        return f"<td>{html_table((), _labelled(value), cls='kv')}</td>"
     number = isinstance(value, int | float | np.number) and not isinstance(value, bool)
     return f"<td{' class=n' if number else ''}>{escape(_fmt(value))}</td>"
+
+
+def _labelled(values: Mapping[Any, Any]) -> list[tuple[Any, Any]]:
+    """Items with their string keys as a reader's labels."""
+    return [(human_label(k) if isinstance(k, str) else k, v) for k, v in values.items()]
 
 
 def html_table(
@@ -253,10 +261,14 @@ def summary_section(result: DedupResult, config: DedupConfig, summary: Mapping[s
         "template shingles discounted": result.template_shingles,
     }
     cards = "".join(
-        f"<div class='card'><b>{v:,}</b><span>{escape(k)}</span></div>" for k, v in figures.items()
+        f"<div class='card'><b>{v:,}</b><span>{escape(k.capitalize())}</span></div>"
+        for k, v in figures.items()
     )
-    groups = [("Run", [(k, v) for k, v in summary.items() if not isinstance(v, Mapping)])]
-    groups += [(str(k), list(v.items())) for k, v in summary.items() if isinstance(v, Mapping)]
+    scalars = {k: v for k, v in summary.items() if not isinstance(v, Mapping)}
+    groups = [("Run", _labelled(scalars))]
+    groups += [
+        (human_label(str(k)), _labelled(v)) for k, v in summary.items() if isinstance(v, Mapping)
+    ]
     tables = [html_table((), rows, caption=name, cls="kv") for name, rows in groups if rows]
     run = (
         f"method <b>{escape(config.method)}</b> · {escape(config.measure)} ≥ "
@@ -304,12 +316,12 @@ def charts_section(result: DedupResult, config: DedupConfig) -> str:
     page = _figure(
         "Pairs above each threshold",
         above,
-        ["t", "pairs ≥ t"],
+        ["t", "Pairs ≥ t"],
         ts,
         counts.tolist(),
         cls="threshold-counts",
     ) + _figure(
-        "Pair scores", histogram, ["score", "pairs"], bins, hist.tolist(), cls="score-histogram"
+        "Pair scores", histogram, ["Score", "Pairs"], bins, hist.tolist(), cls="score-histogram"
     )
     sizes, clusters = cluster_size_counts(result.labels)
     if not sizes.size:
@@ -326,7 +338,7 @@ def charts_section(result: DedupResult, config: DedupConfig) -> str:
         y_label="clusters",
     )
     return page + _figure(
-        "Cluster sizes", chart, ["size", "clusters"], labels, clusters.tolist(), cls="cluster-sizes"
+        "Cluster sizes", chart, ["Size", "Clusters"], labels, clusters.tolist(), cls="cluster-sizes"
     )
 
 
@@ -362,19 +374,22 @@ def highlight(text: str, spans: Sequence[tuple[int, int]], limit: int = TEXT_LIM
     return "".join(pieces)
 
 
-def _document(doc_id: str, index: int, passages: Passages | None) -> str:
-    """One side of a pair: its canonical text with the shared passages marked."""
+def _document(
+    doc_id: str, index: int, text: str | None, passages: Passages | None, config: TextConfig
+) -> str:
+    """One side of a pair: its text as written, the shared passages (found in the canonical
+    text, :mod:`neardup.highlight`) marked."""
     head = f"<h4>{escape(doc_id)} <span class='note'>(document {index:,})</span></h4>"
-    if passages is None:
+    if text is None or passages is None:
         return f"<div class='doc'>{head}<p class='empty'>text not available</p></div>"
-    size = len(passages.text)
-    shared = sum(e - s for s, e in passages.spans) / max(size, 1)
-    note = f"{size:,} canonical characters, {shared:.0%} shared"
-    first, last = text_window(passages.text, passages.spans, TEXT_LIMIT)
-    if (first, last) != (0, size):
+    spans = original_spans(text, passages.spans, config)
+    shared = sum(e - s for s, e in passages.spans) / max(len(passages.text), 1)
+    note = f"{len(text):,} characters, {shared:.0%} of its words shared"
+    first, last = text_window(text, spans, TEXT_LIMIT)
+    if (first, last) != (0, len(text)):
         note += f"; cut to characters {first:,}–{last:,}"
     return (
-        f"<div class='doc'>{head}<div class='text'>{highlight(passages.text, passages.spans)}"
+        f"<div class='doc'>{head}<div class='text'>{highlight(text, spans)}"
         f"</div><p class='note'>{escape(note)}</p></div>"
     )
 
@@ -382,12 +397,12 @@ def _document(doc_id: str, index: int, passages: Passages | None) -> str:
 def pairs_section(
     result: DedupResult, texts: Mapping[int, str], config: DedupConfig, top: int
 ) -> str:
-    """The top pairs side by side, shared passages of the canonical texts marked."""
+    """The top pairs side by side, as written, their shared passages marked."""
     rows = top_pairs(result.pairs, top)
     head = f"<h2>Top {len(rows):,} of {len(result.pairs):,} verified pairs</h2>"
     if not rows.size:
         return head + "<p class='empty'>No verified pairs.</p>"
-    note = "Texts in canonical form (as compared); passages shared with the other are marked."
+    note = "Texts as written; the passages each shares with the other are marked."
     p, parts = result.pairs, [head, f"<p class='sub'>{note}</p>"]
     for rank, k in enumerate(rows.tolist(), 1):
         a, b = int(p.left[k]), int(p.right[k])
@@ -396,13 +411,14 @@ def pairs_section(
         pa, pb = shared_passages(ta, tb, config.text) if both else (None, None)
         values = (p.score, p.resemblance, p.containment_lr, p.containment_rl)
         measures = html_table(
-            ["score", "resemblance", "containment a in b", "containment b in a"],
+            ["Score", "Resemblance", "Containment of a in b", "Containment of b in a"],
             [tuple(float(v[k]) for v in values)],
         )
         parts.append(
             f"<section class='pair' id='pair-{rank}'><h3>#{rank} · a = {escape(result.ids[a])}"
             f" ↔ b = {escape(result.ids[b])}</h3>{measures}<div class='side'>"
-            f"{_document(result.ids[a], a, pa)}{_document(result.ids[b], b, pb)}</div></section>"
+            f"{_document(result.ids[a], a, ta, pa, config.text)}"
+            f"{_document(result.ids[b], b, tb, pb, config.text)}</div></section>"
         )
     return "".join(parts)
 

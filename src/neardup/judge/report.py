@@ -16,7 +16,9 @@ from itertools import pairwise
 
 import numpy as np
 
+from neardup.config import TextConfig
 from neardup.dedup.report import highlight, html_table, text_window
+from neardup.highlight import original_spans
 from neardup.judge.evaluate import (
     MODE_TEXT,
     Evaluation,
@@ -24,11 +26,11 @@ from neardup.judge.evaluate import (
     dedup_args,
     pair_scores,
 )
-from neardup.passages import shared_passages
+from neardup.passages import Passages, shared_passages
 
 EXAMPLES = 3  # false positives and false negatives shown per method
 TRUE_PAIR_LIMIT = 1_000_000  # true pairs enumerated to find false negatives
-TEXT_LIMIT = 1200  # characters of canonical text shown per document
+TEXT_LIMIT = 1200  # characters of text shown per document
 _W, _H, _ML, _MR, _MT, _MB = 640, 300, 60, 130, 24, 46
 _COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 _CSS = """
@@ -244,13 +246,13 @@ def methods_table(ev: Evaluation) -> str:
                 " ".join(["neardup dedup", *dedup_args(m.config)]),
             )
         )
-    head = ["method", "measure", "scores", "params", "candidates", "seconds", "best t", "best F1"]
-    return html_table([*head, "same pairs as"], rows, caption="Methods")
+    head = ["Method", "Measure", "Scores", "Parameters", "Candidates", "Seconds", "Best t"]
+    return html_table([*head, "Best F1", "Same pairs as"], rows, caption="Methods")
 
 
 def results_table(ev: Evaluation) -> str:
     clusters = ev.codes is not None
-    head = ["method", "t", "d ≤", "found", "judged", "TP", "P", "R", "F1", "type I %", "type II %"]
+    head = ["Method", "t", "d ≤", "Found", "Judged", "TP", "P", "R", "F1", "Type I %", "Type II %"]
     rows = []
     for m in ev.methods:
         for r in m.rows:
@@ -265,27 +267,30 @@ def results_table(ev: Evaluation) -> str:
 # ---------------------------------------------------------------------------- examples
 
 
-def _side(name: str, text: str | None, spans: Sequence[tuple[int, int]]) -> str:
-    if text is None:
+def _side(name: str, text: str | None, passages: Passages | None, config: TextConfig) -> str:
+    """One text as written, the passages it shares with the other marked."""
+    if text is None or passages is None:
         return f"<div><h4>{escape(name)}</h4><p class='note'>text not available</p></div>"
+    spans = original_spans(text, passages.spans, config)
     first, last = text_window(text, spans, TEXT_LIMIT)
     cut = f"; characters {first:,}–{last:,}" if (first, last) != (0, len(text)) else ""
-    shared = sum(e - s for s, e in spans) / max(len(text), 1)
+    shared = sum(e - s for s, e in passages.spans) / max(len(passages.text), 1)
     return (
         f"<div><h4>{escape(name)}</h4><div class='text'>{highlight(text, spans, TEXT_LIMIT)}"
-        f"</div><p class='note'>{len(text):,} canonical characters, {shared:.0%} shared{cut}</p>"
-        "</div>"
+        f"</div><p class='note'>{len(text):,} characters, {shared:.0%} of its words shared"
+        f"{cut}</p></div>"
     )
 
 
 def _example(ev: Evaluation, me: MethodEvaluation, ex: Example, texts: Mapping[int, str]) -> str:
     ta, tb = texts.get(ex.left), texts.get(ex.right)
+    config = me.config.text
     if ta is not None and tb is not None:
-        pa, pb = shared_passages(ta, tb, me.config.text)
-        sides = _side(ev.ids[ex.left], pa.text, pa.spans)
-        sides += _side(ev.ids[ex.right], pb.text, pb.spans)
+        pa, pb = shared_passages(ta, tb, config)
+        sides = _side(ev.ids[ex.left], ta, pa, config) + _side(ev.ids[ex.right], tb, pb, config)
     else:
-        sides = _side(ev.ids[ex.left], None, ()) + _side(ev.ids[ex.right], None, ())
+        sides = _side(ev.ids[ex.left], None, None, config)
+        sides += _side(ev.ids[ex.right], None, None, config)
     score = f"score {ex.score:.4f}" if ex.candidate else "not a candidate (no shared key)"
     return f"<div class='pair'><p class='note'>{score}</p><div class='side'>{sides}</div></div>"
 
@@ -295,7 +300,7 @@ def examples_section(
 ) -> str:
     parts = [
         "<h2>Worst misjudged pairs at each method's best threshold</h2>",
-        "<p class='sub'>Canonical texts; passages shared with the other text are marked.</p>",
+        "<p class='sub'>Texts as written; passages shared with the other text are marked.</p>",
     ]
     for me in ev.methods:
         ex = examples.get(me.method)
