@@ -73,6 +73,16 @@ def test_duplicate_id_and_upsert(store: Store) -> None:
     assert coll.stats()["documents"] == 1
 
 
+def test_recent_lists_the_last_added_newest_first(store: Store) -> None:
+    coll = Collection.create(store, DedupConfig(method="minhash", template_df=2))
+    coll.add([("a", text(11), None), ("b", text(12), None), ("c", text(13), None)])
+    assert coll.recent() == ["c", "b", "a"]
+    assert coll.recent(2) == ["c", "b"]
+    coll.add([("a", text(14), None)], upsert=True)  # a replaced document is the newest
+    coll.remove(["b"])
+    assert coll.recent() == ["a", "c"]
+
+
 def test_reopen_with_another_config_is_refused(tmp_path: Path) -> None:
     config = DedupConfig(method="minhash", threshold=0.7)
     coll = Collection.create(SQLiteStore(tmp_path / "c.db"), config)

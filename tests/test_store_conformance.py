@@ -169,6 +169,26 @@ def test_candidates_oldest_first_and_capped(store: Store) -> None:
     assert store.candidates(keys(1), limit=2) == [["a", "c"]]
 
 
+def test_recent_newest_first_limited_and_after_remove_and_upsert(store: Store) -> None:
+    assert store.recent(10) == []
+    store.add([doc("a", [1]), doc("b", [2])])
+    store.add([doc("c", [1]), doc("d", [3])])
+    assert store.recent(10) == ["d", "c", "b", "a"]  # within a batch, later is newer
+    assert store.recent(2) == ["d", "c"]
+    assert store.recent(0) == []
+    store.remove(["d", "b"])
+    assert store.recent(10) == ["c", "a"]
+    store.add([doc("a", [5])], upsert=True)  # a replaced document is the newest
+    assert store.recent(10) == ["a", "c"]
+    store.add([doc("e", [1])])  # after the newest was removed and replaced
+    store.remove(["e"])
+    store.add([doc("f", [1]), doc("c", [2])], upsert=True)
+    assert store.recent(3) == ["c", "f", "a"]
+    with store.transaction():  # a transaction's reads see its writes
+        store.add([doc("g", [1])])
+        assert store.recent(1) == ["g"]
+
+
 def test_transaction_commits_and_sees_its_writes(store: Store) -> None:
     with store.transaction():
         store.add([doc("a", [1])])
@@ -394,6 +414,7 @@ def test_reopen_sees_the_data(make: Callable[[], Store]) -> None:
     assert [d.counted for d in second.get(["a", "c"])] == [False, True]
     assert second.shingle_counts(np.array([5, BIG], np.uint64)).tolist() == [1, 2]
     assert second.candidates(np.array([BIG], dtype=np.uint64)) == [["a"]]
+    assert second.recent(5) == ["c", "a"]
     freqs = second.doc_freqs(np.array([BIG], np.uint64))
     assert (freqs.df.tolist(), freqs.n_docs, freqs.min_df) == ([3], 4, 3)
     first.close()

@@ -98,3 +98,21 @@ def test_without_a_token_the_fragments_answer_everyone():
         page = http.get("/web/collection")
         assert page.status_code == 200
         assert "<dt>Documents</dt><dd>0</dd>" in page.text
+
+
+def test_collection_lists_the_documents_added_last_newest_first_as_links():
+    collection = Collection.create(MemoryStore(), DedupConfig())
+    app = create_app(ServiceSettings(db="memory"), lambda: collection)
+    words = PASSAGE.split()
+    with TestClient(app) as http:
+        assert "No documents yet." in http.get("/web/collection").text
+        for n in range(12):  # different texts, so each is added as a new document
+            text = " ".join(words[n:] + words[:n]) + f" number {n} of twelve"
+            added = http.post("/web/add", json={"id": f"doc {n}/x", "text": text})
+            assert added.status_code == 200
+        collection.remove(["doc 11/x"])
+        page = http.get("/web/collection").text
+    shown = [part.split('"')[0] for part in page.split('<li data-id="')[1:]]
+    assert shown == [f"doc {n}/x" for n in range(10, 0, -1)]  # the last ten, newest first
+    assert '<a href="#document/doc%2010/x">doc 10/x</a>' in page
+    assert "No documents yet." not in page

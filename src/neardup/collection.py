@@ -265,6 +265,10 @@ class Collection:
         found = self.store.get([doc_id])
         return found[0] if found else None
 
+    def recent(self, limit: int = 10) -> list[str]:
+        """The ids of the ``limit`` documents added (or replaced) last, newest first."""
+        return self.store.recent(limit)
+
     def stats(self) -> dict[str, Any]:
         """``{"documents": n, ...}`` and the settings that decide the answers."""
         return {

@@ -143,6 +143,11 @@ class Store(Protocol):
         """Number of stored documents."""
         ...
 
+    def recent(self, limit: int) -> list[str]:
+        """The ids of the ``limit`` most recently added documents, newest first (an upserted
+        document counts as added when it was replaced; within a batch, later is newer)."""
+        ...
+
     def update_doc_freqs(self, features: np.ndarray, deltas: np.ndarray, docs: int) -> None:
         """Add ``deltas`` to the document frequencies of the distinct ``features`` and
         ``docs`` to the model's document count (negative on removal; a feature reaching 0

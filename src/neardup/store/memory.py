@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -100,6 +101,10 @@ class MemoryStore:
 
     def count(self) -> int:
         return len(self._docs)
+
+    def recent(self, limit: int) -> list[str]:
+        with self._lock:  # dicts keep insertion order; add() pops a replaced id first
+            return list(itertools.islice(reversed(self._docs), max(limit, 0)))
 
     def update_doc_freqs(self, features: np.ndarray, deltas: np.ndarray, docs: int) -> None:
         with self._lock:

@@ -382,6 +382,15 @@ class PostgresStore:
             ).fetchone()
         return int(row[0])
 
+    def recent(self, limit: int) -> list[str]:
+        # n is an identity: an inserted row (a replaced one is deleted and inserted again)
+        # gets a larger n than every earlier one; a backward scan of the primary key
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT id FROM neardup_docs ORDER BY n DESC LIMIT %s", (max(int(limit), 0),)
+            ).fetchall()
+        return [doc_id for (doc_id,) in rows]
+
     @staticmethod
     def _stored_ids(conn: Connection, ids: list[str]) -> list[str]:
         """The stored ids among ``ids`` (each once, in the order given)."""

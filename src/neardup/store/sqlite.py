@@ -320,6 +320,13 @@ class SQLiteStore:
         (n,) = self._db().execute("SELECT COUNT(*) FROM docs").fetchone()
         return int(n)
 
+    @_reported
+    def recent(self, limit: int) -> list[str]:
+        # add() numbers a batch above every stored n (a replaced row is deleted first), so the
+        # newest documents have the largest n: one backward scan of the primary key
+        rows = self._db().execute("SELECT id FROM docs ORDER BY n DESC LIMIT ?", (max(limit, 0),))
+        return [doc_id for (doc_id,) in rows]
+
     # -- the IDF model --------------------------------------------------------------------
 
     @_reported

@@ -2,7 +2,7 @@
 
     GET  /                      the page (open: it holds no data, only the form for a token)
     GET  /static/app.js|.css    its script and style (open)
-    GET  /web/collection        size and settings
+    GET  /web/collection        size, settings and the documents added last
     POST /web/compare           {"a", "b"}: measures and both texts highlighted
     POST /web/search            {"text"}: the stored near-duplicates, highlighted
     POST /web/add               {"id", "text"}: store the text (kept in its meta) and show its
@@ -81,10 +81,12 @@ def page() -> HTMLResponse:
 
 
 def collection_fragment(request: Request) -> HTMLResponse:
-    """Size and settings of the collection."""
+    """Size and settings of the collection, and the ids of the documents added last."""
     started = time.perf_counter()
-    figures = views.collection_figures(_collection(request))
-    return _render("collection.html", started, figures=figures)
+    collection = _collection(request)
+    figures = views.collection_figures(collection)
+    recent = collection.recent(views.RECENT)
+    return _render("collection.html", started, figures=figures, recent=recent)
 
 
 def compare_fragment(body: CompareIn, request: Request) -> HTMLResponse:

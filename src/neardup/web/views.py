@@ -200,6 +200,9 @@ SETTING_LABELS = {
 }
 
 
+RECENT = 10  # documents listed as the collection's recent additions
+
+
 def collection_figures(collection: Collection) -> list[Figure]:
     """The collection's size and settings, labelled for a reader."""
     stats = collection.stats()
