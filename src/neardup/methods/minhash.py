@@ -168,6 +168,12 @@ def candidate_probability(s: float | np.ndarray, bands: int, rows: int) -> float
     return float(result) if np.ndim(result) == 0 else result
 
 
+def resemblance_grid(s_min: float) -> np.ndarray:
+    """The fixed grid on [0, s_min] over which false candidates are integrated (part of the
+    frozen choice of keys; shared with the megashingle method)."""
+    return np.linspace(0.0, s_min, _GRID_POINTS)
+
+
 def same(s: np.ndarray) -> np.ndarray:
     """MinHash's agreement: one signature value agrees with probability s (the resemblance)."""
     return s
@@ -406,6 +412,7 @@ __all__ = [
     "permutation_family",
     "recall_banding",
     "recall_bands",
+    "resemblance_grid",
     "same",
     "target_resemblance",
 ]
