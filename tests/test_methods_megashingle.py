@@ -18,9 +18,22 @@ from neardup._kernels.minhash import EMPTY, TAG_MEGA, TAG_SUPER, hash_words
 from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
 from neardup.methods import get_method
 from neardup.methods.base import Method
-from neardup.methods.megashingle import MegaShingle, MegaShingleConfig, detection_probability
-from neardup.methods.minhash import MinHash, MinHashConfig
+from neardup.methods.megashingle import (
+    MAX_TUNED_KEYS,
+    MAX_TUNED_PERM,
+    MegaShingle,
+    MegaShingleConfig,
+    detection_probability,
+    key_count,
+    recall_shape,
+)
+from neardup.methods.minhash import MinHash, MinHashConfig, resemblance_grid
 from neardup.shingles import FingerprintBatch
+
+
+def paper(**params) -> MegaShingle:
+    """The paper's 84 = 6 × 14 scheme (the shape given explicitly)."""
+    return MegaShingle(MegaShingleConfig(groups=6, group_size=14, **params))
 
 
 def known_pairs(n_pairs: int, resemblance: float, union: int = 4000, seed: int = 0):
@@ -61,8 +74,8 @@ def test_detection_probability_formula():
 def test_supershingle_rule_rate_and_megashingle_rule_agree(resemblance):
     n_pairs = 2000
     batch, left, right = known_pairs(n_pairs, resemblance, seed=int(resemblance * 1000))
-    sup = MegaShingle(MegaShingleConfig(rule="super"))
-    mega = MegaShingle()
+    sup = paper(rule="super")
+    mega = paper()
     sigs = sup.sketch(batch)
     by_super = sup.duplicate_pairs(sigs, left, right)
     sigs_mega = mega.sketch(batch)
@@ -79,7 +92,7 @@ def test_supershingle_rule_rate_and_megashingle_rule_agree(resemblance):
 def test_score_estimates_resemblance_from_the_minima():
     n_pairs, resemblance = 400, 0.5
     batch, left, right = known_pairs(n_pairs, resemblance, seed=11)
-    method = MegaShingle()
+    method = paper()
     est = method.score_pairs(method.sketch(batch), left, right)
     sigma = np.sqrt(resemblance * (1 - resemblance) / 84)
     assert abs(est.mean() - resemblance) < 3 * sigma / np.sqrt(n_pairs)
@@ -87,7 +100,7 @@ def test_score_estimates_resemblance_from_the_minima():
 
 # --- layout ---------------------------------------------------------------------------------
 def test_layout_minima_then_supershingles_then_megashingles():
-    method = MegaShingle()
+    method = paper()
     batch = batch_of(list(range(1, 300)), list(range(100, 400)))
     sigs = method.sketch(batch)
     assert method.width == 105
@@ -110,13 +123,12 @@ def test_layout_minima_then_supershingles_then_megashingles():
 
 def test_is_duplicate_matches_duplicate_pairs():
     batch, left, right = known_pairs(200, 0.95, seed=5)
-    for config in (MegaShingleConfig(), MegaShingleConfig(rule="super", min_super=3)):
-        method = MegaShingle(config)
+    for method in (paper(), paper(rule="super", min_super=3), MegaShingle()):
         sigs = method.sketch(batch)
         many = method.duplicate_pairs(sigs, left, right)
         one = [method.is_duplicate(sigs[i], sigs[j]) for i, j in zip(left, right, strict=True)]
         assert many.tolist() == one
-    assert MegaShingle().is_duplicate(sigs[0], sigs[0])
+    assert method.is_duplicate(sigs[0], sigs[0])
 
 
 @pytest.mark.filterwarnings("ignore::neardup.errors.WeakSignatureWarning")
@@ -124,31 +136,36 @@ def test_keys_by_rule():
     batch = batch_of(list(range(50)), list(range(50)), [])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sigs = MegaShingle().sketch(batch)
+        sigs = paper().sketch(batch)
     assert [w.category for w in caught] == [WeakSignatureWarning]
     assert np.all(sigs[2] == EMPTY)
-    mega = MegaShingle().keys(sigs)
+    mega = paper().keys(sigs)
     assert mega.docs.tolist() == [0] * 15 + [1] * 15  # the empty document emits nothing
     assert mega.keys[:15].tolist() == sigs[0][90:].tolist()
     for min_super in (2, 4):
-        method = MegaShingle(MegaShingleConfig(rule="super", min_super=min_super))
+        method = paper(rule="super", min_super=min_super)
         same = method.keys(method.sketch(batch))
         assert np.array_equal(same.keys, mega.keys)
-    one = MegaShingle(MegaShingleConfig(rule="super", min_super=1))
+    one = paper(rule="super", min_super=1)
     keys = one.keys(one.sketch(batch))
     assert keys.keys[:6].tolist() == sigs[0][84:90].tolist()
-    assert not MegaShingle().is_duplicate(sigs[2], sigs[2])
-    assert MegaShingle().score(sigs[2], sigs[2]) == 0.0
+    assert not paper().is_duplicate(sigs[2], sigs[2])
+    assert paper().score(sigs[2], sigs[2]) == 0.0
 
 
 # --- configuration --------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("params", "bad"),
     [
-        ({"group_size": 13}, "num_perm=84 must equal groups × group_size = 6 × 13 = 78"),
-        ({"num_perm": 90}, "num_perm=90"),
+        ({"num_perm": 84, "group_size": 13}, "num_perm=84 must equal groups × group_size = 6 × 13"),
+        ({"num_perm": 90, "groups": 6, "group_size": 14}, "num_perm=90"),
+        ({"groups": 6, "min_super": 7, "rule": "super"}, "min_super=7"),
+        ({"threshold": 0}, "threshold=0"),
+        ({"measure": "cosine"}, "measure='cosine'"),
+        ({"recall": 1.0}, "recall=1.0"),
+        ({"threshold": 0.01}, "no shape of at most 84 functions"),
         ({"rule": "both"}, "rule='both'"),
-        ({"rule": "super", "min_super": 7}, "min_super=7"),
+        ({"rule": "super", "min_super": 99}, "min_super=99"),
         ({"rule": "super", "min_super": 0}, "min_super=0"),
         ({"min_super": 3}, "min_super=3 applies to rule='super' only"),
         ({"groups": 1, "num_perm": 14}, "groups=1"),
@@ -177,7 +194,7 @@ def test_protocol_registry_and_config_checks():
     sigs = MegaShingle(MegaShingleConfig(seed=3)).sketch(batch_of([1, 2, 3]))
     with pytest.raises(SignatureError):
         method.keys(sigs)
-    with pytest.raises(SignatureError, match="expected 105"):
+    with pytest.raises(SignatureError, match=f"expected {method.width}"):
         method.is_duplicate(np.zeros(84, np.uint64), np.zeros(84, np.uint64))
 
 

@@ -280,7 +280,7 @@ def bit_band_keys(fingerprints: np.ndarray, bands: int, rows: int) -> np.ndarray
     """
     fps = np.ascontiguousarray(fingerprints, dtype=np.uint64)
     n = fps.shape[0]
-    little = fps.astype("<u8", copy=False).view(np.uint8).reshape(n, -1)
+    little = fps.astype("<u8", copy=False).view(np.uint8).reshape(n, 8 * fps.shape[1])
     bits = np.unpackbits(little, axis=1, bitorder="little")
     used = bits[:, : bands * rows].reshape(n, bands, rows).astype(np.uint64)
     packed = (used << np.arange(rows, dtype=np.uint64)).sum(axis=2, dtype=np.uint64)
