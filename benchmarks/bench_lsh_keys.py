@@ -30,7 +30,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "megashingle 10×4 (45 keys)": ("megashingle", {"groups": 10, "group_size": 4}),
     "simhash paper k=3, 4 blocks": ("simhash", {"max_distance": 3}),
     "simhash tuned": ("simhash", {}),
-    "simhash tuned, 16 fingerprints": ("simhash", {"fingerprints": 16}),
+    "simhash, 8 fingerprints": ("simhash", {"fingerprints": 8}),
 }
 
 

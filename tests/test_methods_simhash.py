@@ -14,7 +14,7 @@ from neardup.idf import IdfModel
 from neardup.measures import hamming
 from neardup.methods import get_method
 from neardup.methods.base import Method, Signatures, deserialize, serialize
-from neardup.methods.minhash import target_resemblance
+from neardup.methods.minhash import candidate_probability, target_resemblance
 from neardup.methods.simhash import (
     SHORT_FEATURES,
     SimHash,
@@ -196,7 +196,7 @@ def test_bits_are_balanced_even_for_32_bit_fingerprints():
     """Features pass through a 64-bit mix, so CRC-32 fingerprints still set the high bits."""
     rng = np.random.default_rng(9)
     docs = [np.unique(rng.integers(0, 2**32, 50, dtype=np.uint64)).tolist() for _ in range(2000)]
-    fps = quiet_sketch(SimHash(), make_batch(docs))
+    fps = quiet_sketch(SimHash(PAPER), make_batch(docs))
     ones = np.unpackbits(fps.view(np.uint8)).reshape(-1, 64).mean(axis=0)
     assert ones.min() > 0.4
     assert ones.max() < 0.6
@@ -427,12 +427,13 @@ def test_the_papers_tables_when_distance_or_blocks_is_given_else_bit_bands():
     assert SimHashConfig(blocks=6).max_distance == 3
     assert SimHashConfig(max_distance=2).blocks == 3
     tuned = SimHashConfig()
-    assert (tuned.max_distance, tuned.blocks, tuned.fingerprints) == (None, None, 8)
-    assert (tuned.bands, tuned.rows) == (34, 15)
+    assert (tuned.max_distance, tuned.blocks, tuned.fingerprints) == (None, None, 16)
+    assert (tuned.bands, tuned.rows) == (48, 17)
+    assert (SimHashConfig(fingerprints=8).bands, SimHashConfig(fingerprints=8).rows) == (34, 15)
     assert SimHashConfig(fingerprints=4, bands=16).rows == 16
     assert SimHashConfig(fingerprints=2, rows=16).bands == 8
     # the resolved config builds the same method again (a stored config id stays valid)
-    again = SimHashConfig(fingerprints=8, bands=34, rows=15)
+    again = SimHashConfig(fingerprints=16, bands=48, rows=17)
     assert SimHash(again).config_id == SimHash(tuned).config_id
     assert SimHash(SimHashConfig(max_distance=3, blocks=4, fingerprints=1)).config_id == (
         SimHash(paper).config_id
@@ -448,6 +449,15 @@ def test_tuned_bands_find_a_pair_at_the_threshold_with_probability_095(threshold
     assert method.candidate_probability(target + 0.05) > method.candidate_probability(target)
     cfg = method.config
     assert cfg.bands * cfg.rows <= 64 * cfg.fingerprints
+    # the fewest fingerprints keeping unrelated texts below 1e-3, where reachable
+    unrelated = candidate_probability(0.5, cfg.bands, cfg.rows)
+    if cfg.fingerprints < 64:
+        assert unrelated <= 1e-3
+    if cfg.fingerprints > 8:
+        fewer = SimHashConfig(
+            threshold=threshold, measure=measure, fingerprints=cfg.fingerprints - 8
+        )
+        assert candidate_probability(0.5, fewer.bands, fewer.rows) > 1e-3
 
 
 def test_the_papers_tables_miss_most_pairs_at_08():
@@ -460,16 +470,16 @@ def test_the_first_fingerprint_is_the_papers_and_gives_the_estimate():
     batch = fingerprint_batch(texts, TextConfig())
     tuned, paper = SimHash(), SimHash(PAPER)
     many, one = tuned.sketch(batch).matrix(), paper.sketch(batch).matrix()
-    assert many.shape == (7, 8)
+    assert many.shape == (7, 16)
     assert np.array_equal(many[:, 0], one[:, 0])
-    assert len({int(v) for v in many[0]}) == 8  # independent fingerprints
+    assert len({int(v) for v in many[0]}) == 16  # independent fingerprints
     left, right = np.array([0, 0, 1]), np.array([6, 1, 2])
     sigs = tuned.sketch(batch)
     assert tuned.score_pairs(sigs, left, right).tolist() == (
         paper.score_pairs(paper.sketch(batch), left, right).tolist()
     )
     assert tuned.score(sigs[0], sigs[6]) == hamming(int(many[0, 0]), int(many[6, 0]))
-    with pytest.raises(SignatureError, match="expected 8"):
+    with pytest.raises(SignatureError, match="expected 16"):
         tuned.score(sigs[0][:1], sigs[6][:1])
 
 
@@ -515,7 +525,7 @@ def resemblance_of(batch: FingerprintBatch, i: int, j: int) -> float:
 @pytest.mark.parametrize("changes", [6, 16, 30, 200])
 def test_bit_disagreement_and_candidate_rate_follow_the_formula(changes):
     """Random texts of 200 words, copies with ``changes`` words replaced (200: unrelated),
-    dedup's word 3-shingles: each bit of the 8 fingerprints differs with probability
+    dedup's word 3-shingles: each bit of the 16 fingerprints differs with probability
     1 − :func:`bit_agreement` of the pair's resemblance (within 0.015), and the pairs share a
     band key as often as the formula says (3σ + 0.02 for the model)."""
     from neardup.dedup.core import DEFAULT_TEXT

@@ -230,7 +230,10 @@ def _fewest_bands(rows: int, q: float, recall: float, max_bands: int) -> int | N
         return 1
     if q_band <= 0.0:
         return None
-    bands = max(1, math.ceil(math.log(1.0 - recall) / math.log1p(-q_band)))
+    needed = math.log(1.0 - recall) / math.log1p(-q_band)  # inf when q_band underflows
+    if not needed <= max_bands:
+        return None
+    bands = max(1, math.ceil(needed))
     while bands <= max_bands and candidate_probability(q, bands, rows) < recall:
         bands += 1  # rounding of the logarithms
     return bands if bands <= max_bands else None

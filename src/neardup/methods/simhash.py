@@ -74,6 +74,7 @@ import math
 import operator
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar, Literal, get_args
 
 import numpy as np
@@ -103,8 +104,9 @@ _BAND_STEP = 0xD1B54A32D192ED03  # per-band salts of the bit bands
 TFIDF_SCALE = 1024  # tf-idf weights are rounded to 1/1024 so the bit sums are exact integers
 
 
-DEFAULT_FINGERPRINTS = 8  # 512 bits for the bit bands (README: costs)
+FINGERPRINT_STEP = 8  # tuned: 8, 16, … fingerprints (512 bits each step)
 MAX_FINGERPRINTS = 64
+UNRELATED_BUDGET = 1e-3  # tuned: P(candidate) of unrelated texts (θ = π/2), if reachable
 PAPER_DISTANCE = 3  # the pigeonhole default once the scheme is chosen
 
 
@@ -115,9 +117,11 @@ class SimHashConfig:
     paper's pigeonhole tables when ``max_distance`` (k) or ``blocks`` is given.
 
     Left-out key parameters are derived (and stored, so ``config_id`` records them) at
-    construction: bit bands → ``fingerprints`` = 8 and (b, r) by
-    :func:`~neardup.methods.minhash.recall_banding` (one of b, r given → the other fills the
-    64·L bits); pigeonhole → k = 3, ``blocks`` = k + 1, one fingerprint.
+    construction: bit bands → ``fingerprints`` and (b, r) by :func:`tuned_bit_bands`
+    (``fingerprints`` given: its 64·L bits banded by
+    :func:`~neardup.methods.minhash.recall_banding`, 8 if only b or r is given; one of b, r
+    given → the other fills the bits); pigeonhole → k = 3, ``blocks`` = k + 1, one
+    fingerprint.
     """
 
     weighting: Weighting = "count"
@@ -185,7 +189,16 @@ class SimHashConfig:
             object.__setattr__(self, name, value)
 
     def _bit_bands(self) -> None:
-        fps = DEFAULT_FINGERPRINTS if self.fingerprints is None else self.fingerprints
+        if self.fingerprints is None and self.bands is None and self.rows is None:
+            fps, bands, rows = tuned_bit_bands(self.target, self.recall)
+        else:
+            fps = FINGERPRINT_STEP if self.fingerprints is None else self.fingerprints
+            bands, rows = self._given_bands(fps)
+        for name, value in (("fingerprints", fps), ("bands", bands), ("rows", rows)):
+            object.__setattr__(self, name, value)
+
+    def _given_bands(self, fps: int) -> tuple[int, int]:
+        """(b, r) over the 64·``fps`` bits: as given, one filled from the other, or tuned."""
         bits = BITS * fps
         for name in ("bands", "rows"):
             if getattr(self, name) is not None:
@@ -209,8 +222,27 @@ class SimHashConfig:
                 f"bands={bands} × rows={rows} = {bands * rows} exceeds the {bits} bits of "
                 f"fingerprints={fps}"
             )
-        for name, value in (("fingerprints", fps), ("bands", bands), ("rows", rows)):
-            object.__setattr__(self, name, value)
+        return bands, rows
+
+
+@lru_cache(maxsize=256)
+def tuned_bit_bands(s_min: float, recall: float = DEFAULT_RECALL) -> tuple[int, int, int]:
+    """``(fingerprints, bands, rows)``: the fewest fingerprints (8, 16, … 64) whose recall
+    bands (:func:`~neardup.methods.minhash.recall_banding`) make unrelated texts (a bit
+    agrees with probability ½) candidates with probability ≤ ``UNRELATED_BUDGET``; 64 if
+    none does. More fingerprints cost sketching time linear in the corpus, chance candidates
+    cost verification quadratic in it."""
+    best = None
+    for fps in range(FINGERPRINT_STEP, MAX_FINGERPRINTS + 1, FINGERPRINT_STEP):
+        found = recall_banding(BITS * fps, s_min, recall, bit_agreement)
+        if found is None:
+            continue
+        best = (fps, *found)
+        if candidate_probability(0.5, *found) <= UNRELATED_BUDGET:
+            break
+    if best is None:  # pragma: no cover - 64 bits of one band reach any s_min < 1
+        raise ConfigError(f"no SimHash bit bands find resemblance {s_min:.3g} at {recall:g}")
+    return best
 
 
 def bit_agreement(s: float | np.ndarray) -> np.ndarray:
@@ -421,4 +453,5 @@ __all__ = [
     "block_layout",
     "fingerprint_salts",
     "pigeonhole_probability",
+    "tuned_bit_bands",
 ]
