@@ -229,20 +229,27 @@ class SimHashConfig:
 def tuned_bit_bands(s_min: float, recall: float = DEFAULT_RECALL) -> tuple[int, int, int]:
     """``(fingerprints, bands, rows)``: the fewest fingerprints (8, 16, … 64) whose recall
     bands (:func:`~neardup.methods.minhash.recall_banding`) make unrelated texts (a bit
-    agrees with probability ½) candidates with probability ≤ ``UNRELATED_BUDGET``; 64 if
-    none does. More fingerprints cost sketching time linear in the corpus, chance candidates
-    cost verification quadratic in it."""
-    best = None
+    agrees with probability ½) candidates with probability ≤ ``UNRELATED_BUDGET``.
+
+    More fingerprints cost sketching time linear in the corpus, chance candidates cost
+    verification quadratic in it. Where even 64 fingerprints cannot (resemblance below
+    ~0.65), the budget wins: the 64-fingerprint bands with the highest P(s_min) among those
+    within it — recall at s_min is then below ``recall`` (:meth:`SimHash.candidate_probability`
+    says how much), rather than nearly every pair of the corpus becoming a candidate.
+    """
     for fps in range(FINGERPRINT_STEP, MAX_FINGERPRINTS + 1, FINGERPRINT_STEP):
         found = recall_banding(BITS * fps, s_min, recall, bit_agreement)
-        if found is None:
-            continue
-        best = (fps, *found)
-        if candidate_probability(0.5, *found) <= UNRELATED_BUDGET:
-            break
-    if best is None:  # pragma: no cover - 64 bits of one band reach any s_min < 1
-        raise ConfigError(f"no SimHash bit bands find resemblance {s_min:.3g} at {recall:g}")
-    return best
+        if found is not None and candidate_probability(0.5, *found) <= UNRELATED_BUDGET:
+            return (fps, *found)
+    bits = BITS * MAX_FINGERPRINTS
+    q = float(bit_agreement(s_min))
+    best = (-1.0, 0, 0)
+    for rows in range(1, BITS + 1):
+        # the most bands of this width within the budget: 1 − (1 − 2^-r)^b ≤ budget
+        bands = min(bits // rows, int(math.log1p(-UNRELATED_BUDGET) / math.log1p(-(0.5**rows))))
+        if bands >= 1:
+            best = max(best, (float(candidate_probability(q, bands, rows)), bands, rows))
+    return MAX_FINGERPRINTS, best[1], best[2]
 
 
 def bit_agreement(s: float | np.ndarray) -> np.ndarray:
