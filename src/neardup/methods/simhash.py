@@ -37,10 +37,16 @@ about 10 of 64 bits differ) and a pair is a candidate with probability 1 − (1 
 given, (b, r) come from :func:`~neardup.methods.minhash.recall_banding` — the helper MinHash
 uses: P ≥ ``recall`` (0.95) for a pair exactly at the target resemblance (the threshold, or
 t / (2 − t) for containment: :func:`~neardup.methods.minhash.target_resemblance`), with the
-fewest false candidates. L = 8 (512 bits) at t = 0.8 gives 34 bands of 15 bits. The
-formula is for random hyperplanes; our ±1 votes are checked against it on random texts
-(tests). Bits carry less than MinHash values, so the curve is flatter: unrelated texts
-(θ = π/2) are candidates with probability ~1e-3 at t = 0.8 — costs in the README.
+fewest false candidates. L, unless given, is the fewest of 8, 16, … 64 that keeps unrelated
+texts (θ = π/2, a bit agrees with probability ½) below ``UNRELATED_BUDGET`` = 1e-3
+candidates (:func:`tuned_bit_bands`): sketching costs 64·L votes per feature, linear in the
+corpus, chance candidates cost verification, quadratic in it. t = 0.8 → 16 fingerprints, 48
+bands of 17 bits; containment 0.8 → 56, 184 × 18; t = 0.9 → 8, 23 × 19. Below resemblance
+~0.65 even 64 fingerprints cannot reach 0.95 within the budget; the budget wins there (the
+best recall within it, :meth:`SimHash.candidate_probability` says how much) — use MinHash.
+The formula is for Gaussian hyperplanes; our ±1 votes are checked against it on random
+texts (tests: within 0.015 per bit). Bits carry less than MinHash values, so the curve is
+flatter and the sketch dearer — costs in the README.
 
 **Pigeonhole tables (Manku et al.; the paper's scheme: ``max_distance=3``, ``blocks=4``).**
 Only fingerprint 0. Its 64 bits are cut into ``blocks`` ≥ k + 1 contiguous
