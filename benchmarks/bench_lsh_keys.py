@@ -27,7 +27,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "minhash tuned": ("minhash", {}),
     "megashingle paper 6×14": ("megashingle", {"groups": 6, "group_size": 14}),
     "megashingle tuned": ("megashingle", {}),
-    "megashingle 10×4 (45 keys)": ("megashingle", {"groups": 10, "group_size": 4}),
+    "megashingle 13×5 (78 keys, no key cap)": ("megashingle", {"groups": 13, "group_size": 5}),
     "simhash paper k=3, 4 blocks": ("simhash", {"max_distance": 3}),
     "simhash tuned": ("simhash", {}),
     "simhash, 8 fingerprints": ("simhash", {"fingerprints": 8}),
