@@ -227,7 +227,15 @@ def test_methods_lists_every_method_with_parameters():
     ]
     by_name = {m["name"]: m for m in lines}
     assert by_name["modm"]["params"] == {"m": 25}
-    assert by_name["megashingle"]["params"]["num_perm"] == 84
+    # keys tuned for the default threshold 0.8 (a run tunes them to its own)
+    mega = by_name["megashingle"]["params"]
+    assert (mega["num_perm"], mega["groups"], mega["group_size"], mega["threshold"]) == (
+        40,
+        10,
+        4,
+        0.8,
+    )
+    assert by_name["simhash"]["params"]["fingerprints"] == 16
     assert all(m["summary"] for m in lines)
     assert "minhash" in run("methods").output
 

@@ -381,7 +381,7 @@ def test_evaluate_is_dedup(tmp_path, files, method, params, measure, t):
         ("full", (), "containment", True, 0.6),
         ("minhash", (("threshold", 0.5),), "resemblance", False, 0.7),
         ("modm", (("m", 3),), "containment", False, 0.5),
-        ("simhash", (), "resemblance", False, 0.9),
+        ("simhash", (("threshold", 0.5),), "resemblance", False, 0.9),
     ],
 )
 def test_estimates_count_the_pairs_dedup_no_verify_outputs(

@@ -14,16 +14,22 @@ from neardup.idf import IdfModel
 from neardup.measures import hamming
 from neardup.methods import get_method
 from neardup.methods.base import Method, Signatures, deserialize, serialize
+from neardup.methods.minhash import candidate_probability, target_resemblance
 from neardup.methods.simhash import (
     SHORT_FEATURES,
     SimHash,
     SimHashConfig,
+    bit_agreement,
+    bit_band_keys,
     block_keys,
     block_layout,
+    pigeonhole_probability,
 )
 from neardup.shingles import FingerprintBatch, fingerprint_batch
+from textgen import edit, text
 
 WORDS = TextConfig(shingle=ShingleConfig(size=1))
+PAPER = SimHashConfig(max_distance=3)  # the paper's scheme: one fingerprint, 4 tables
 
 ORIGINAL = (
     "The river town of Elmsford wakes slowly in winter. Fishermen drag their boats onto the "
@@ -112,7 +118,7 @@ def reference_simhash(features: np.ndarray, weights: np.ndarray) -> int:
 def quiet_sketch(method: SimHash, batch: FingerprintBatch) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WeakSignatureWarning)
-        return method.sketch(batch).matrix()[:, 0]
+        return np.ascontiguousarray(method.sketch(batch).matrix()[:, 0])
 
 
 # -- config -------------------------------------------------------------------------------
@@ -127,6 +133,14 @@ def quiet_sketch(method: SimHash, batch: FingerprintBatch) -> np.ndarray:
         ({"blocks": 65}, "blocks"),
         ({"max_distance": -1}, "max_distance"),
         ({"max_distance": True}, "max_distance"),
+        ({"max_distance": 3, "bands": 4}, "give one scheme"),
+        ({"blocks": 4, "fingerprints": 2}, "give one scheme"),
+        ({"fingerprints": 0}, "fingerprints=0"),
+        ({"fingerprints": 65}, "fingerprints=65"),
+        ({"fingerprints": 2, "bands": 20, "rows": 7}, "exceeds the 128 bits"),
+        ({"threshold": 0}, "threshold=0"),
+        ({"recall": 1.0}, "recall=1.0"),
+        ({"measure": "cosine"}, "measure='cosine'"),
     ],
 )
 def test_config_validation(params, message):
@@ -182,7 +196,7 @@ def test_bits_are_balanced_even_for_32_bit_fingerprints():
     """Features pass through a 64-bit mix, so CRC-32 fingerprints still set the high bits."""
     rng = np.random.default_rng(9)
     docs = [np.unique(rng.integers(0, 2**32, 50, dtype=np.uint64)).tolist() for _ in range(2000)]
-    fps = quiet_sketch(SimHash(), make_batch(docs))
+    fps = quiet_sketch(SimHash(PAPER), make_batch(docs))
     ones = np.unpackbits(fps.view(np.uint8)).reshape(-1, 64).mean(axis=0)
     assert ones.min() > 0.4
     assert ones.max() < 0.6
@@ -296,8 +310,10 @@ def test_block_keys_are_distinct_per_block():
 
 
 def test_signatures_of_another_config_are_refused():
-    method = SimHash()
-    foreign = Signatures.fixed(np.array([[1], [2]], dtype=np.uint64), SimHash(text=WORDS).config_id)
+    method = SimHash(PAPER)
+    foreign = Signatures.fixed(
+        np.array([[1], [2]], dtype=np.uint64), SimHash(PAPER, text=WORDS).config_id
+    )
     with pytest.raises(SignatureError, match="config"):
         method.keys(foreign)
     with pytest.raises(SignatureError, match="config"):
@@ -307,16 +323,21 @@ def test_signatures_of_another_config_are_refused():
 
 
 def test_documents_without_features_emit_no_keys():
-    method = SimHash()
+    method = SimHash(PAPER)
     sigs = Signatures.fixed(np.array([[0], [7], [0]], dtype=np.uint64), method.config_id)
     keys = method.keys(sigs)
     assert keys.docs.tolist() == [1] * 4
+    tuned = SimHash()
+    rows = np.zeros((3, tuned.width), dtype=np.uint64)
+    rows[1] = 7
+    keys = tuned.keys(Signatures.fixed(rows, tuned.config_id))
+    assert keys.docs.tolist() == [1] * tuned.config.bands
 
 
 def test_scores_are_hamming_distances():
     rng = np.random.default_rng(5)
     fps = rng.integers(0, 2**64, 50, dtype=np.uint64)
-    method = SimHash()
+    method = SimHash(PAPER)
     sigs = Signatures.fixed(fps[:, None], method.config_id)
     left, right = rng.integers(0, 50, 200), rng.integers(0, 50, 200)
     got = method.score_pairs(sigs, left, right)
@@ -395,3 +416,148 @@ def test_short_text_warns():
     assert len(SHORT) <= 100
     with pytest.warns(WeakSignatureWarning, match="1 of 1 documents"):
         SimHash(text=WORDS).sketch(fingerprint_batch([SHORT], WORDS))
+
+
+# -- bit bands tuned for recall -----------------------------------------------------------
+
+
+def test_the_papers_tables_when_distance_or_blocks_is_given_else_bit_bands():
+    paper = SimHashConfig(max_distance=3)
+    assert (paper.blocks, paper.fingerprints, paper.bands, paper.rows) == (4, 1, None, None)
+    assert SimHashConfig(blocks=6).max_distance == 3
+    assert SimHashConfig(max_distance=2).blocks == 3
+    tuned = SimHashConfig()
+    assert (tuned.max_distance, tuned.blocks, tuned.fingerprints) == (None, None, 16)
+    assert (tuned.bands, tuned.rows) == (48, 17)
+    assert (SimHashConfig(fingerprints=8).bands, SimHashConfig(fingerprints=8).rows) == (34, 15)
+    assert SimHashConfig(fingerprints=4, bands=16).rows == 16
+    assert SimHashConfig(fingerprints=2, rows=16).bands == 8
+    # the resolved config builds the same method again (a stored config id stays valid)
+    again = SimHashConfig(fingerprints=16, bands=48, rows=17)
+    assert SimHash(again).config_id == SimHash(tuned).config_id
+    assert SimHash(SimHashConfig(max_distance=3, blocks=4, fingerprints=1)).config_id == (
+        SimHash(paper).config_id
+    )
+
+
+@pytest.mark.parametrize("measure", ["resemblance", "containment"])
+@pytest.mark.parametrize("threshold", [0.5, 0.65, 0.8, 0.9, 0.95])
+def test_tuned_bands_find_a_pair_at_the_threshold_with_probability_095(threshold, measure):
+    method = SimHash(SimHashConfig(threshold=threshold, measure=measure))
+    cfg = method.config
+    target = target_resemblance(threshold, measure)
+    assert cfg.bands * cfg.rows <= 64 * cfg.fingerprints
+    unrelated = candidate_probability(0.5, cfg.bands, cfg.rows)
+    assert unrelated <= 1e-3  # never (nearly) every pair of a corpus a candidate
+    p = method.candidate_probability(target)
+    if target >= 0.65:  # resemblance ≥ 0.65, containment ≥ 0.8: the promise holds
+        assert 0.95 <= p < 0.99
+        assert method.candidate_probability(target + 0.05) > p
+        if cfg.fingerprints > 8:  # the fewest fingerprints within the budget
+            fewer = SimHashConfig(
+                threshold=threshold, measure=measure, fingerprints=cfg.fingerprints - 8
+            )
+            assert candidate_probability(0.5, fewer.bands, fewer.rows) > 1e-3
+        return
+    # below, the budget wins: the best recall of 64 fingerprints within it
+    assert cfg.fingerprints == 64
+    assert p < 0.95
+    q = float(bit_agreement(target))
+    for rows in range(1, 40):
+        for bands in range(1, 4096 // rows + 1):
+            if candidate_probability(0.5, bands, rows) > 1e-3:
+                break
+            assert candidate_probability(q, bands, rows) <= p + 1e-12
+
+
+def test_the_papers_tables_miss_most_pairs_at_08():
+    assert SimHash(PAPER).candidate_probability(0.82) < 0.35  # ≈ 10 bits apart, k = 3
+    assert SimHash().candidate_probability(0.82) > 0.96
+
+
+def test_the_first_fingerprint_is_the_papers_and_gives_the_estimate():
+    texts = [text(40 + i, 200) for i in range(6)] + [edit(text(40, 200), 1, 6)]
+    batch = fingerprint_batch(texts, TextConfig())
+    tuned, paper = SimHash(), SimHash(PAPER)
+    many, one = tuned.sketch(batch).matrix(), paper.sketch(batch).matrix()
+    assert many.shape == (7, 16)
+    assert np.array_equal(many[:, 0], one[:, 0])
+    assert len({int(v) for v in many[0]}) == 16  # independent fingerprints
+    left, right = np.array([0, 0, 1]), np.array([6, 1, 2])
+    sigs = tuned.sketch(batch)
+    assert tuned.score_pairs(sigs, left, right).tolist() == (
+        paper.score_pairs(paper.sketch(batch), left, right).tolist()
+    )
+    assert tuned.score(sigs[0], sigs[6]) == hamming(int(many[0, 0]), int(many[6, 0]))
+    with pytest.raises(SignatureError, match="expected 16"):
+        tuned.score(sigs[0][:1], sigs[6][:1])
+
+
+def test_bit_band_keys_are_equal_exactly_when_the_band_bits_are():
+    rng = np.random.default_rng(17)
+    # few set bits so that many bands coincide by chance
+    fps = rng.integers(0, 2**64, (300, 2), dtype=np.uint64) & rng.integers(
+        0, 2**64, (300, 2), dtype=np.uint64
+    )
+    fps &= rng.integers(0, 2**64, (300, 2), dtype=np.uint64)
+    bands, rows = 25, 5
+    keys = bit_band_keys(fps, bands, rows)
+    bits = [int(a) | (int(b) << 64) for a, b in fps]
+    mask = (1 << rows) - 1
+    want = np.array([[(x >> (j * rows)) & mask for j in range(bands)] for x in bits])
+    same_bits = want[:, None, :] == want[None, :, :]
+    same_keys = keys[:, None, :] == keys[None, :, :]
+    assert np.array_equal(same_bits, same_keys)
+    assert same_bits.sum() > 300 * bands * 2  # the check saw many equal bands
+    assert np.unique(keys).size == np.unique(want + (np.arange(bands) << rows)).size
+
+
+@pytest.mark.parametrize("q", [0.8, 0.9, 0.95])
+def test_pigeonhole_probability_matches_simulation(q):
+    rng = np.random.default_rng(int(q * 100))
+    n = 4000
+    a = rng.integers(0, 2**64, n, dtype=np.uint64)
+    flips = np.packbits(rng.random((n, 64)) > q, axis=1, bitorder="little")
+    b = a ^ flips.view(np.uint64).ravel()
+    keys = block_keys(np.concatenate([a, b]), 4, 3)
+    rate = np.any(keys[:n] == keys[n:], axis=1).mean()
+    p = float(pigeonhole_probability(q, 4, 3))
+    assert abs(rate - p) <= 3 * math.sqrt(p * (1 - p) / n) + 1e-9
+
+
+def resemblance_of(batch: FingerprintBatch, i: int, j: int) -> float:
+    a = batch.values[batch.offsets[i] : batch.offsets[i + 1]]
+    b = batch.values[batch.offsets[j] : batch.offsets[j + 1]]
+    shared = np.intersect1d(a, b).size
+    return shared / (a.size + b.size - shared)
+
+
+@pytest.mark.parametrize("changes", [6, 16, 30, 200])
+def test_bit_disagreement_and_candidate_rate_follow_the_formula(changes):
+    """Random texts of 200 words, copies with ``changes`` words replaced (200: unrelated),
+    dedup's word 3-shingles: each bit of the 16 fingerprints differs with probability
+    1 − :func:`bit_agreement` of the pair's resemblance (within 0.015), and the pairs share a
+    band key as often as the formula says (3σ + 0.02 for the model)."""
+    from neardup.dedup.core import DEFAULT_TEXT
+
+    n = 150
+    originals = [text(5000 + changes * 1000 + i, 200) for i in range(n)]
+    if changes == 200:
+        copies = [text(9000 + i, 200) for i in range(n)]
+    else:
+        copies = [edit(body, 7000 + i, changes) for i, body in enumerate(originals)]
+    batch = fingerprint_batch(originals + copies, DEFAULT_TEXT)
+    method = SimHash()
+    sigs = method.sketch(batch)
+    fps = sigs.matrix()
+    res = np.array([resemblance_of(batch, i, n + i) for i in range(n)])
+    differ = np.bitwise_count(fps[:n] ^ fps[n:]).sum() / (n * 64 * fps.shape[1])
+    expected = float(np.mean(1 - bit_agreement(res)))
+    print(f"{changes} changes: resemblance {res.mean():.3f}, bits differ {differ:.4f} "
+          f"(formula {expected:.4f})")  # fmt: skip
+    assert abs(differ - expected) <= 0.015
+    keys = bit_band_keys(fps, method.config.bands, method.config.rows)
+    rate = np.any(keys[:n] == keys[n:], axis=1).mean()
+    p = float(np.mean(method.candidate_probability(res)))
+    print(f"candidates {rate:.3f} (formula {p:.3f})")
+    assert abs(rate - p) <= 3 * math.sqrt(max(p * (1 - p), 0.01) / n) + 0.02

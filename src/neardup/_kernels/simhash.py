@@ -45,28 +45,35 @@ def mix64_array(values: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, parallel=True)
-def simhash_batch(values: np.ndarray, offsets: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """SimHash fingerprint of every document ``values[offsets[d]:offsets[d+1]]``.
+def simhash_batch(
+    values: np.ndarray, offsets: np.ndarray, weights: np.ndarray, salts: np.ndarray
+) -> np.ndarray:
+    """``(n_docs, salts.size)`` SimHash fingerprints of every document
+    ``values[offsets[d]:offsets[d+1]]``, one per salt.
 
-    Bit b is set when the features whose (mixed) bit b is 1 weigh MORE than those whose bit
-    b is 0 (a tie gives 0). Counting only the 1-votes, ``ones[b]``, against the total weight
-    ``total`` is the same test as the sign of ``Σ ±w``: ``2·ones[b] > total``.
-    A document without features gets 0.
+    Fingerprint j votes with the bits of ``mix64(value ^ salts[j])``: independent hyperplanes
+    per salt, and salt 0 gives the classic single fingerprint. Bit b is set when the features
+    whose (mixed) bit b is 1 weigh MORE than those whose bit b is 0 (a tie gives 0). Counting
+    only the 1-votes, ``ones[b]``, against the total weight ``total`` is the same test as the
+    sign of ``Σ ±w``: ``2·ones[b] > total``. A document without features gets 0.
     """
     n = offsets.size - 1
-    out = np.zeros(n, dtype=np.uint64)
+    m = salts.size
+    out = np.zeros((n, m), dtype=np.uint64)
     for d in prange(n):
-        ones = np.zeros(64, dtype=np.int64)
+        ones = np.zeros((m, 64), dtype=np.int64)
         total = 0
         for i in range(offsets[d], offsets[d + 1]):
-            h = mix64(values[i])
             w = weights[i]
             total += w
+            for j in range(m):
+                h = mix64(values[i] ^ salts[j])
+                for b in range(64):
+                    ones[j, b] += np.int64((h >> _U64(b)) & _ONE) * w
+        for j in range(m):
+            fp = _U64(0)
             for b in range(64):
-                ones[b] += np.int64((h >> _U64(b)) & _ONE) * w
-        fp = _U64(0)
-        for b in range(64):
-            if 2 * ones[b] > total:
-                fp |= _ONE << _U64(b)
-        out[d] = fp
+                if 2 * ones[j, b] > total:
+                    fp |= _ONE << _U64(b)
+            out[d, j] = fp
     return out

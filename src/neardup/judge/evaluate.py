@@ -2,9 +2,9 @@
 
 Two modes. **As dedup** (the default): every method at every threshold t is scored exactly as
 ``neardup dedup`` with those settings scores it — the method's keys give the candidates (tuned
-to t where the method tunes its keys to the threshold, as MinHash's LSH bands are), every
-candidate is verified exactly in the chosen measure, and :func:`~neardup.dedup.decide` forms
-the clusters. A method whose keys do not depend on t runs once
+to t where the method tunes its keys to the threshold: MinHash's LSH bands, SimHash's bit
+bands, the megashingle shape), every candidate is verified exactly in the chosen measure, and
+:func:`~neardup.dedup.decide` forms the clusters. A method whose keys do not depend on t runs once
 (:func:`~neardup.dedup.score_candidates`) and every t is one ``decide``; otherwise it runs once
 per distinct key configuration (:func:`threshold_groups`). With cluster truth the scores are
 those of dedup's clusters (pairs of documents in one cluster), which is what
@@ -12,15 +12,16 @@ those of dedup's clusters (pairs of documents in one cluster), which is what
 
 **Estimates** (``--estimates``, the paper's view): ``full`` exactly, every other method by its
 own estimate (``verify=False``), with the chosen measure when the method estimates containment
-(full, modm), resemblance otherwise; MinHash's LSH bands are tuned to the lowest threshold of
+(full, modm), resemblance otherwise; a method's LSH keys are tuned to the lowest threshold of
 the sweep (its ``threshold`` parameter) unless it is given, so each method runs once. The
 scores are those of the pairs found (score ≥ t).
 
 SimHash estimates a Hamming distance d of 64 bits; its estimate is 1 − d/64, so threshold t
 means d ≤ ⌊64(1 − t)⌋ (:func:`simhash_distance`: t = 0.95 ↔ the classic d ≤ 3, 0.9 ↔ 6,
-0.8 ↔ 12, 0.5 ↔ 32). Its key tables only promise the pairs within ``max_distance`` (default 3);
-farther pairs are candidates only when they happen to share a block. I-Match's estimate is 1.0
-for equal signatures, so with estimates it finds the same pairs at every t.
+0.8 ↔ 12, 0.5 ↔ 32), the distance of its first (classic) fingerprint; its bit bands make
+pairs at the tuned threshold candidates (the paper's tables, ``max_distance=3``, only promise
+the pairs within 3 bits). I-Match's estimate is 1.0 for equal signatures, so with estimates it
+finds the same pairs at every t.
 
 Definitions. Cluster truth: a found pair is a true positive when both documents share a truth
 cluster; the duplicates are all pairs of documents sharing a cluster; the clusters dedup forms
@@ -41,6 +42,7 @@ estimates), the labelled pairs found (pair truth).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -52,7 +54,7 @@ from neardup.config import TextConfig
 from neardup.dedup import DedupConfig, Pairs, Scored, decide
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.errors import ConfigError
-from neardup.methods import get_method
+from neardup.methods import get_method, method_classes
 
 SIMHASH_BITS = 64
 DEFAULT_THRESHOLDS = "0.5:1.0:0.1"
@@ -203,8 +205,9 @@ def method_config(
     params = dict(params or {})
     verify = True
     if mode == "estimates":
-        if name == "minhash":
-            params.setdefault("threshold", min(thresholds))
+        _, config_type = method_classes(name)
+        if "threshold" in {f.name for f in dataclasses.fields(config_type)}:
+            params.setdefault("threshold", min(thresholds))  # LSH keys for the lowest t
         method = get_method(name, text, **params)  # unknown method or parameter: ConfigError
         verify = name == "full"
         if not verify and not hasattr(method, "containment_pairs"):

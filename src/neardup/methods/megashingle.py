@@ -1,6 +1,6 @@
-"""Supershingles and megashingles over an 84-function MinHash (METHODS §6 items 4–6).
+"""Supershingles and megashingles over MinHash minima (METHODS §6 items 4–6).
 
-Sketch: the ``num_perm = groups × group_size`` (84 = 6 × 14) MinHash minima of
+Sketch: the ``num_perm = groups × group_size`` (the paper: 84 = 6 × 14) MinHash minima of
 :mod:`neardup.methods.minhash` (same frozen permutation family and seed), cut into ``groups``
 runs of ``group_size`` consecutive minima; each run hashes to a supershingle, and every pair
 ``i < j`` of supershingles hashes to a megashingle (6 → 15). Signature layout (105 values by
@@ -22,17 +22,31 @@ Keys: the megashingles whenever ``min_super ≥ 2`` (documents with ≥ 2 equal 
 share one, so no duplicate is missed; verify with :meth:`MegaShingle.is_duplicate`), the
 supershingles when ``min_super = 1``.
 
-The keys are NOT tuned to a run's threshold (unlike MinHash's bands): this is the paper's fixed
-84 / 6 / 14 scheme, built for precision. A pair of resemblance p is a candidate with
-probability :func:`detection_probability` — 0.88 at p = 0.95, 0.42 at 0.9, 0.12 at 0.85, 0.03
-at 0.8 — so in a dedup run or a collection at threshold t < ~0.95 it misses most pairs near t
-(copies of 200 words with 3 % of the words changed, resemblance ≈ 0.82: 4 of 200 found at
-t = 0.8). For lower thresholds use ``minhash`` (keys tuned for recall at t) or ``full``.
+Shape (``groups`` × ``group_size``), unless given: tuned for RECALL at the run's threshold, as
+MinHash's bands are — every candidate is verified exactly afterwards, so keys serve recall
+only. A pair exactly at the target resemblance s₀ (the threshold, or t / (2 − t) for
+containment: :func:`~neardup.methods.minhash.target_resemblance`) must satisfy the rule with
+probability ≥ ``recall`` (0.95, :func:`detection_probability`); of the shapes within the
+paper's sketch budget (``num_perm`` ≤ 84 functions) and at most 45 keys per document that
+achieve it, the one with the fewest false candidates (least ∫₀^s₀ P(s) ds; ties: fewest keys,
+then fewest functions) is taken (:func:`recall_shape`; below t ≈ 0.45 no shape within 45 keys
+reaches it and the fewest keys are taken). Rule "mega", t = 0.5, 0.6, 0.7, 0.8, 0.9, 0.95 →
+8 × 1, 6 × 1, 8 × 2, 10 × 4, 9 × 8, 7 × 12 (groups × size; 28, 15, 28, 45, 36, 21 keys);
+containment 0.8 → 9 × 2. The key cap: the candidates step costs in proportion to the keys, and
+on the shared English corpus at t = 0.8 the 13 × 5 shape (78 keys) found 11 % fewer
+candidates than 10 × 4 but took twice as long to find them (README). A dedup run or a
+collection uses this unless ``num_perm``, ``groups`` or ``group_size`` is given.
+
+The paper's fixed 84 / 6 / 14 scheme (``groups=6, group_size=14``) is built for precision: a
+pair of resemblance p is a candidate with probability 0.88 at p = 0.95, 0.42 at 0.9, 0.12 at
+0.85, 0.03 at 0.8 — copies of 200 words with 3 % of the words changed (resemblance ≈ 0.82)
+are found 4 times in 200 at t = 0.8, ≥ 95 % with the tuned shape.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar, Literal, get_args
 
 import numpy as np
@@ -51,17 +65,26 @@ from neardup.config import TextConfig
 from neardup.errors import ConfigError
 from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.methods.minhash import (
+    DEFAULT_RECALL,
     MAX_PERM,
+    MEASURES,
+    Measure,
     checked_pair,
     min_hashes,
     pair_indices,
+    require_fraction,
     require_int,
+    resemblance_grid,
     row_keys,
+    target_resemblance,
 )
 from neardup.shingles import FingerprintBatch
 
 Rule = Literal["mega", "super"]
 RULES: tuple[str, ...] = get_args(Rule)
+PAPER_GROUPS, PAPER_GROUP_SIZE = 6, 14  # the paper's 84 = 6 × 14
+MAX_TUNED_PERM = 84  # tuned shapes stay within the paper's sketch budget
+MAX_TUNED_KEYS = 45  # and emit at most C(10, 2) keys per document (README: costs)
 
 
 def detection_probability(
@@ -78,46 +101,140 @@ def detection_probability(
     return float(total) if np.ndim(total) == 0 else total
 
 
+def key_count(groups: int, min_super: int) -> int:
+    """Keys per document: the supershingles (``min_super = 1``) or the megashingles."""
+    return groups if min_super == 1 else groups * (groups - 1) // 2
+
+
+@lru_cache(maxsize=256)
+def recall_shape(
+    s_min: float,
+    recall: float = DEFAULT_RECALL,
+    min_super: int = 2,
+    max_perm: int = MAX_TUNED_PERM,
+    max_keys: int = MAX_TUNED_KEYS,
+) -> tuple[int, int] | None:
+    """``(groups, group_size)`` with groups × group_size ≤ ``max_perm`` for which a pair of
+    resemblance ``s_min`` has ≥ ``min_super`` equal supershingles with probability ≥
+    ``recall``: of those with at most ``max_keys`` keys (:func:`key_count`), the one with the
+    fewest false candidates (least ∫₀^s_min P(s) ds; ties: fewest keys, then functions); if
+    none is within ``max_keys`` (low targets), the fewest keys. None if no shape reaches it.
+
+    For each size the fewest groups reaching ``recall`` is the best (more groups only add keys
+    and raise P below s_min), so one shape per size is scored.
+    """
+    grid = resemblance_grid(s_min)
+    shapes = []  # (fp, keys, functions, groups, size)
+    for size in range(1, max_perm + 1):
+        low = max(2, min_super)
+        groups = next(
+            (
+                g
+                for g in range(low, max_perm // size + 1)
+                if detection_probability(s_min, g, size, min_super) >= recall
+            ),
+            None,
+        )
+        if groups is not None:
+            fp = float(np.trapezoid(detection_probability(grid, groups, size, min_super), grid))
+            shapes.append(
+                (round(fp, 12), key_count(groups, min_super), groups * size, groups, size)
+            )
+    if not shapes:
+        return None
+    within = [shape for shape in shapes if shape[1] <= max_keys]
+    best = min(within) if within else min(shapes, key=lambda x: (x[1], x[0], x[2]))
+    return best[3], best[4]
+
+
 @dataclass(frozen=True, slots=True)
 class MegaShingleConfig:
-    """Super/megashingle parameters; ``num_perm`` must equal ``groups × group_size``."""
+    """Super/megashingle parameters; ``num_perm`` = ``groups × group_size``.
 
-    num_perm: int = 84
-    groups: int = 6
-    group_size: int = 14
+    Shape left out (none of ``num_perm``, ``groups``, ``group_size`` given): tuned for recall
+    at ``threshold`` in ``measure`` (:func:`recall_shape`). Any of them given: the paper's
+    6 × 14 fills the others (``num_perm`` alone: 6 groups). The result is stored, so
+    ``config_id`` records it.
+    """
+
+    num_perm: int | None = None
+    groups: int | None = None
+    group_size: int | None = None
     seed: int = 1
     rule: Rule = "mega"
     min_super: int = 2
+    threshold: float = 0.8
+    measure: Measure = "resemblance"
+    recall: float = DEFAULT_RECALL
 
     def __post_init__(self) -> None:
-        require_int("num_perm", self.num_perm, 1, MAX_PERM)
-        require_int("groups", self.groups, 2)
-        require_int("group_size", self.group_size, 1)
+        for name in ("num_perm", "groups", "group_size"):
+            if getattr(self, name) is not None:
+                require_int(name, getattr(self, name), 2 if name == "groups" else 1, MAX_PERM)
         require_int("seed", self.seed, 0, 2**64 - 1)
         if self.rule not in RULES:
             raise ConfigError(f"rule={self.rule!r} is not one of {', '.join(RULES)}")
-        require_int("min_super", self.min_super, 1, self.groups)
-        if self.num_perm != self.groups * self.group_size:
-            raise ConfigError(
-                f"num_perm={self.num_perm} must equal groups × group_size = "
-                f"{self.groups} × {self.group_size} = {self.groups * self.group_size}"
-            )
+        require_int("min_super", self.min_super, 1)
         if self.rule == "mega" and self.min_super != 2:
             raise ConfigError(
                 f"min_super={self.min_super} applies to rule='super' only; rule='mega' means "
                 f"one shared megashingle (= 2 shared supershingles)"
             )
+        require_fraction("threshold", self.threshold)
+        if self.measure not in MEASURES:
+            raise ConfigError(f"measure={self.measure!r} is not one of {', '.join(MEASURES)}")
+        require_fraction("recall", self.recall)
+        if self.recall >= 1.0:
+            raise ConfigError(f"recall={self.recall!r} must be below 1")
+        for name in ("threshold", "recall"):  # 1 and 1.0: one config id
+            object.__setattr__(self, name, float(getattr(self, name)))
+        groups, size = self._shape()
+        num_perm = groups * size if self.num_perm is None else self.num_perm
+        if num_perm != groups * size:
+            raise ConfigError(
+                f"num_perm={num_perm} must equal groups × group_size = "
+                f"{groups} × {size} = {groups * size}"
+            )
+        require_int("num_perm", num_perm, 1, MAX_PERM)  # groups × group_size
+        require_int("min_super", self.min_super, 1, groups)
+        for name, value in (("num_perm", num_perm), ("groups", groups), ("group_size", size)):
+            object.__setattr__(self, name, value)
+
+    @property
+    def target(self) -> float:
+        """The resemblance a tuned shape is tuned for (see ``target_resemblance``)."""
+        return target_resemblance(self.threshold, self.measure)
+
+    def _shape(self) -> tuple[int, int]:
+        n, g, size = self.num_perm, self.groups, self.group_size
+        if n is None and g is None and size is None:
+            found = recall_shape(self.target, self.recall, self.min_super)
+            if found is None:
+                raise ConfigError(
+                    f"no shape of at most {MAX_TUNED_PERM} functions finds a pair of "
+                    f"resemblance {self.target:.3g} with probability {self.recall:g}: use a "
+                    f"lower recall, or give groups/group_size"
+                )
+            return found
+        if g is None and size is None:  # num_perm alone
+            g = PAPER_GROUPS
+        if g is None:
+            g = n // size if n is not None else PAPER_GROUPS
+        if size is None:
+            size = n // g if n is not None else PAPER_GROUP_SIZE
+        return g, max(size, 1)
 
 
 class MegaShingle(MethodBase):
-    """Supershingles/megashingles: exact-key lookup of near-duplicates of high resemblance."""
+    """Supershingles/megashingles: exact-key lookup, shape tuned for recall at the threshold
+    (the default in dedup and collections) or the paper's 6 × 14 when given."""
 
     name: ClassVar[str] = "megashingle"
     code: ClassVar[int] = 5
     estimate: ClassVar[Estimate] = "resemblance"
     summary: ClassVar[str] = (
-        "6 supershingles / 15 megashingles of 84 min-hashes: one shared key ⇒ duplicate; "
-        "very precise, fast exact lookup, for resemblance ≥ ~0.95"
+        "supershingles / megashingles of min-hashes: one shared key ⇒ duplicate; shape "
+        "tuned for recall at the threshold, or the paper's 6 × 14 (groups=6, group_size=14)"
     )
     config_type: ClassVar[type] = MegaShingleConfig
 
@@ -192,4 +309,11 @@ class MegaShingle(MethodBase):
         return count_equal(matrix, left, right, part.start, part.stop) >= self.config.min_super
 
 
-__all__ = ["RULES", "MegaShingle", "MegaShingleConfig", "detection_probability"]
+__all__ = [
+    "RULES",
+    "MegaShingle",
+    "MegaShingleConfig",
+    "detection_probability",
+    "key_count",
+    "recall_shape",
+]

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, Literal, get_args
@@ -167,10 +168,29 @@ def candidate_probability(s: float | np.ndarray, bands: int, rows: int) -> float
     return float(result) if np.ndim(result) == 0 else result
 
 
-def _integral(bands: np.ndarray, rows: np.ndarray, lo: float, hi: float, miss: bool) -> np.ndarray:
-    """Trapezoid integral over [lo, hi] of P(s) (or 1 − P(s) if ``miss``) per (b, r)."""
-    s = np.linspace(lo, hi, _GRID_POINTS)
-    p = 1.0 - (1.0 - s[None, :] ** rows[:, None]) ** bands[:, None]
+def resemblance_grid(s_min: float) -> np.ndarray:
+    """The fixed grid on [0, s_min] over which false candidates are integrated (part of the
+    frozen choice of keys; shared with the megashingle method)."""
+    return np.linspace(0.0, s_min, _GRID_POINTS)
+
+
+def same(s: np.ndarray) -> np.ndarray:
+    """MinHash's agreement: one signature value agrees with probability s (the resemblance)."""
+    return s
+
+
+def _integral(
+    bands: np.ndarray,
+    rows: np.ndarray,
+    lo: float,
+    hi: float,
+    miss: bool,
+    agreement: Callable[[np.ndarray], np.ndarray] = same,
+) -> np.ndarray:
+    """Trapezoid integral over resemblance [lo, hi] of P(s) (or 1 − P(s) if ``miss``) per
+    (b, r), one unit (signature value, bit) agreeing with probability ``agreement(s)``."""
+    q = agreement(np.linspace(lo, hi, _GRID_POINTS))
+    p = 1.0 - (1.0 - q[None, :] ** rows[:, None]) ** bands[:, None]
     y = 1.0 - p if miss else p
     return (y[:, 1:] + y[:, :-1]).sum(axis=1) * ((hi - lo) / (_GRID_POINTS - 1) / 2.0)
 
@@ -202,40 +222,65 @@ def target_resemblance(threshold: float, measure: str) -> float:
     return threshold if measure == "resemblance" else threshold / (2.0 - threshold)
 
 
-def _fewest_bands(rows: int, s: float, recall: float, max_bands: int) -> int | None:
-    """The fewest bands of ``rows`` rows with P(s) ≥ recall, or None if over ``max_bands``."""
-    q = s**rows  # one band agrees
-    if q >= 1.0:
+def _fewest_bands(rows: int, q: float, recall: float, max_bands: int) -> int | None:
+    """The fewest bands of ``rows`` units, each agreeing with probability ``q``, for which
+    P ≥ recall, or None if over ``max_bands``."""
+    q_band = q**rows  # one band agrees
+    if q_band >= 1.0:
         return 1
-    if q <= 0.0:
+    if q_band <= 0.0:
         return None
-    bands = max(1, math.ceil(math.log(1.0 - recall) / math.log1p(-q)))
-    while bands <= max_bands and candidate_probability(s, bands, rows) < recall:
+    needed = math.log(1.0 - recall) / math.log1p(-q_band)  # inf when q_band underflows
+    if not needed <= max_bands:
+        return None
+    bands = max(1, math.ceil(needed))
+    while bands <= max_bands and candidate_probability(q, bands, rows) < recall:
         bands += 1  # rounding of the logarithms
     return bands if bands <= max_bands else None
 
 
 @lru_cache(maxsize=256)
-def recall_bands(num_perm: int, s_min: float, recall: float = DEFAULT_RECALL) -> tuple[int, int]:
-    """``(bands, rows)`` with b·r ≤ num_perm and P(s_min) ≥ recall, with the fewest false
-    candidates (least ∫₀^s_min P(s) ds; ties: fewest bands). ConfigError if none reaches it."""
+def recall_banding(
+    units: int,
+    s_min: float,
+    recall: float = DEFAULT_RECALL,
+    agreement: Callable[[np.ndarray], np.ndarray] = same,
+) -> tuple[int, int] | None:
+    """``(bands, rows)`` with b·r ≤ ``units`` for which a pair of resemblance ``s_min`` shares a
+    band with probability ≥ ``recall``, with the fewest false candidates (least
+    ∫₀^s_min P(s) ds; ties: fewest bands), or None if none reaches it.
+
+    One unit of a band (a MinHash value, a SimHash bit) agrees with probability
+    ``agreement(s)`` at resemblance s, independently of the others; the module function given
+    is part of the cache key. Shared by MinHash (values) and SimHash (bits).
+    """
+    q = float(agreement(np.float64(s_min)))
     found = [
         (b, r)
-        for r in range(1, num_perm + 1)
-        if (b := _fewest_bands(r, s_min, recall, num_perm // r)) is not None
+        for r in range(1, units + 1)
+        if (b := _fewest_bands(r, q, recall, units // r)) is not None
     ]
     if not found:
+        return None
+    bands = np.array([b for b, _ in found])
+    rows = np.array([r for _, r in found])
+    fp = _integral(bands, rows, 0.0, s_min, miss=False, agreement=agreement)
+    best = min(range(len(found)), key=lambda i: (round(float(fp[i]), 12), int(bands[i])))
+    return found[best]
+
+
+def recall_bands(num_perm: int, s_min: float, recall: float = DEFAULT_RECALL) -> tuple[int, int]:
+    """MinHash's :func:`recall_banding` over ``num_perm`` values; ConfigError if no (b, r)
+    reaches ``recall`` at ``s_min``."""
+    found = recall_banding(num_perm, s_min, recall)
+    if found is None:
         needed = math.ceil(math.log(1.0 - recall) / math.log1p(-s_min)) if s_min < 1 else 1
         raise ConfigError(
             f"num_perm={num_perm} cannot find a pair of resemblance {s_min:.3g} with "
             f"probability {recall:g}: use num_perm ≥ {needed}, a lower recall, or give "
             f"bands/rows"
         )
-    bands = np.array([b for b, _ in found])
-    rows = np.array([r for _, r in found])
-    fp = _integral(bands, rows, 0.0, s_min, miss=False)
-    best = min(range(len(found)), key=lambda i: (round(float(fp[i]), 12), int(bands[i])))
-    return found[best]
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,6 +413,9 @@ __all__ = [
     "candidate_probability",
     "optimal_bands",
     "permutation_family",
+    "recall_banding",
     "recall_bands",
+    "resemblance_grid",
+    "same",
     "target_resemblance",
 ]
