@@ -387,12 +387,16 @@ def decide(
     keep_of = lossless_keepers(
         n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
     )
+    checked = np.empty(0, dtype=np.uint64)  # pairs verified in a round (kept or not)
     for _ in range(KEEPER_ROUNDS if scored.verify is not None else 0):
         left, right = pairs_to_keepers(
             pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, keep_of, guard
         )
-        if not left.size:
+        code = (left.astype(np.uint64) << np.uint64(32)) | right.astype(np.uint64)
+        fresh = ~np.isin(code, checked, kind="sort")
+        if not fresh.any():
             break
+        left, right, checked = left[fresh], right[fresh], np.concatenate((checked, code[fresh]))
         more = scored.verify(left, right)
         pairs = pairs.joined(more.take(more.score >= config.threshold))
         keep_of = lossless_keepers(
