@@ -11,11 +11,13 @@ GraphFrames and no RDDs: it runs over Spark Connect too.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
+log = logging.getLogger("neardup.spark")
 MAX_ROUNDS = 64  # far beyond the O(log n) rounds a graph of 2^32 nodes needs
 
 
@@ -30,12 +32,12 @@ def component_labels(edges: DataFrame, src: str = "src", dst: str = "dst") -> Da
         .select(F.greatest("src", "dst").alias("src"), F.least("src", "dst").alias("dst"))
         .distinct()
     )
-    current = current.localCheckpoint()  # each round starts from stored edges: a short plan
-    signature = _signature(current)
-    for _ in range(MAX_ROUNDS):
-        current = _small_star(_large_star(current)).localCheckpoint()
+    signature = None
+    for rounds in range(1, MAX_ROUNDS + 1):
+        current = _small_star(_large_star(current)).localCheckpoint()  # a short plan each round
         changed = _signature(current)
-        if changed == signature:
+        log.info("components: round %d, %d edges", rounds, changed[0])
+        if changed == signature or changed[0] == 0:
             break
         signature = changed
     else:  # pragma: no cover - impossible for graphs of fewer than 2^64 nodes

@@ -32,6 +32,10 @@ pairs, clusters, kept and removed sets equal the local engine's. Only DataFrame 
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +48,16 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 DOC = "_doc"  # the document number column added to the input
+log = logging.getLogger("neardup.spark")
+
+
+@contextlib.contextmanager
+def _stage(name: str) -> Iterator[None]:
+    """Log a stage's wall time (the stages materialize their outputs: the time is theirs)."""
+    started = time.perf_counter()
+    log.info("%s …", name)
+    yield
+    log.info("%s: %.1f s", name, time.perf_counter() - started)
 
 
 @dataclass(eq=False)
@@ -110,20 +124,25 @@ def spark_dedup(
     config = config or DedupConfig()
     _check_config(config)
     _check_columns(docs, id_col, text_col, order, config)
-    if order is None:
-        docs = with_index(docs, [], DOC)
-    else:
-        docs = docs.withColumn(DOC, F.col(order).cast("long"))
-    _check_documents(docs, id_col, text_col)
-    fp = (
-        docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text"))
-        .mapInArrow(B.fingerprint_stage(config), B.FINGERPRINT_SCHEMA)
-        .persist()
-    )
-    candidates, capped = _candidates(fp, config)
-    scored, templates = _scored(fp, candidates, config)
-    at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).persist()
-    decisions = _decisions(docs, fp, at_threshold, config).persist()
+    with _stage("numbering and checking documents"):
+        if order is None:
+            docs = with_index(docs, [], DOC)
+        else:
+            docs = docs.withColumn(DOC, F.col(order).cast("long"))
+        _check_documents(docs, id_col, text_col)
+    with _stage("fingerprints and keys"):
+        fp = (
+            docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text"))
+            .mapInArrow(B.fingerprint_stage(config), B.FINGERPRINT_SCHEMA)
+            .localCheckpoint()
+        )
+    with _stage("candidate pairs"):
+        candidates, capped = _candidates(fp, config)
+    with _stage("verification and templates"):
+        scored, templates = _scored(fp, candidates, config)
+        at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
+    with _stage("components and keepers"):
+        decisions = _decisions(docs, fp, at_threshold, config).localCheckpoint()
     ids = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"))
     return SparkDedup(
         pairs=_pair_output(at_threshold, ids, config),
@@ -132,7 +151,7 @@ def spark_dedup(
             decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC)),
             DOC,
             "left_anti",
-        ),
+        ).drop(DOC),
         removed=_removed(docs, decisions, ids),
         decisions=decisions,
         stats={
@@ -197,14 +216,13 @@ def with_index(
     aggregation (a row per group and partition) to the driver, a broadcast join back.
     ``position`` also adds each row's number within its group (a line number).
     """
-    from pyspark import StorageLevel
     from pyspark.sql import Row
     from pyspark.sql import functions as F
 
     marked = df.withColumn("_mid", F.monotonically_increasing_id()).withColumn(
         "_part", F.shiftright("_mid", 33)
     )
-    marked = marked.persist(StorageLevel.MEMORY_AND_DISK)
+    marked = marked.localCheckpoint()  # the numbers must not change when recomputed
     keys = [*groups, "_part"]
     segments = sorted(
         marked.groupBy(*keys)
@@ -252,7 +270,7 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     if cap < 2:
         raise ConfigError(f"max_bucket={cap!r} must be at least 2")
     keys = fp.select("doc", F.explode("keys").alias("key"))
-    freq = keys.groupBy("key").agg(F.count("*").alias("freq")).persist()
+    freq = keys.groupBy("key").agg(F.count("*").alias("freq")).localCheckpoint()
     capped = freq.where(F.col("freq") > cap).agg(F.count("*"))
     keyed = keys.join(freq, "key")
     score = _prefix_score(config)
@@ -264,7 +282,7 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
         )
     else:
         flagged = keyed.withColumn("in_prefix", F.lit(True))
-    flagged = flagged.where(F.col("freq") >= 2).persist()
+    flagged = flagged.where(F.col("freq") >= 2).localCheckpoint()
     small = (
         flagged.where(F.col("freq") <= cap)
         .repartition("key")
@@ -280,7 +298,7 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
         .where(F.col("doc") != F.col("left"))
         .select("left", F.col("doc").alias("right"))
     )
-    return small.unionByName(big).distinct().persist(), capped
+    return small.unionByName(big).distinct().localCheckpoint(), capped
 
 
 # ── verification and templates ───────────────────────────────────────────────────────────────
@@ -310,7 +328,7 @@ def _scored(
         _with_sets(candidates, sets, "fps")
         .select("left", "right", "fps_l", "fps_r")
         .mapInArrow(B.measure_stage(config), B.MEASURE_SCHEMA)
-        .persist()
+        .localCheckpoint()
     )
     if not config.template_df:
         return _with_score(measured), 0
@@ -372,7 +390,7 @@ def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) 
     wanted = fp.join(_rescored_docs(measured), "doc").select(F.explode("fps").alias("f")).distinct()
     holders = fp.join(not_holders, "doc", "left_anti").select(F.explode("fps").alias("f"))
     counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
-    return counts.where(F.col("n") >= config.template_df).select("f").persist()
+    return counts.where(F.col("n") >= config.template_df).select("f").localCheckpoint()
 
 
 # ── keepers and outputs ──────────────────────────────────────────────────────────────────────
@@ -425,7 +443,7 @@ def _removed(docs: DataFrame, decisions: DataFrame, ids: DataFrame) -> DataFrame
         F.col("doc").alias(DOC), F.col("keep_of")
     )
     keeper_ids = ids.select(F.col("doc").alias("keep_of"), F.col("id").alias("_duplicate_of"))
-    return docs.join(moved, DOC).join(keeper_ids, "keep_of").drop("keep_of")
+    return docs.join(moved, DOC).join(keeper_ids, "keep_of").drop("keep_of", DOC)
 
 
 def _pair_output(pairs: DataFrame, ids: DataFrame, config: DedupConfig) -> DataFrame:
