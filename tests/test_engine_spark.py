@@ -230,3 +230,69 @@ def test_kept_and_removed_keep_every_column(spark):
     (removed,) = result.removed.collect()
     assert (removed["id"], removed["meta"], removed["_duplicate_of"]) == ("b", '{"n": 1}', "a")
     assert [r["id"] for r in result.kept.collect()] == ["a"]
+
+
+# ── the command line ─────────────────────────────────────────────────────────────────────────
+
+
+def _spark_lines(directory):
+    return [
+        line
+        for part in sorted(directory.glob("part-*"))
+        for line in part.read_text(encoding="utf-8").splitlines()
+    ]
+
+
+def test_cli_spark_engine_writes_what_the_local_engine_writes(spark, tmp_path):
+    from clirun import run
+    from neardup.sample import sample_path
+
+    with sample_path() as path:
+        local = run("dedup", str(path), "--out", str(tmp_path / "local"))
+        assert local.exit_code == 0, local.output
+        remote = run(
+            "dedup",
+            str(path),
+            "--out",
+            str(tmp_path / "spark"),
+            "--engine",
+            "spark",
+            "--master",
+            "local[2]",
+        )
+        assert remote.exit_code == 0, remote.output
+    for name in ("kept", "removed"):  # the same records, byte for byte
+        wanted = (tmp_path / "local" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        assert sorted(_spark_lines(tmp_path / "spark" / name)) == sorted(wanted)
+        assert wanted
+    clusters = [json.loads(x) for x in _spark_lines(tmp_path / "spark" / "clusters")]
+    local_clusters = (tmp_path / "local" / "clusters.jsonl").read_text().splitlines()
+    assert sorted(clusters, key=lambda c: c["cluster"]) == [json.loads(x) for x in local_clusters]
+    pairs = {
+        (p["a"], p["b"]): p for p in map(json.loads, _spark_lines(tmp_path / "spark" / "pairs"))
+    }
+    local_pairs = {
+        (p["a"], p["b"]): p
+        for p in map(json.loads, (tmp_path / "local" / "pairs.jsonl").read_text().splitlines())
+    }
+    assert pairs == local_pairs
+    summary = json.loads((tmp_path / "spark" / "summary.json").read_text())
+    local_summary = json.loads((tmp_path / "local" / "summary.json").read_text())
+    for key in ("documents", "kept", "removed", "clusters", "verified_pairs", "candidate_pairs"):
+        assert summary[key] == local_summary[key], key
+
+
+def test_cli_spark_engine_bad_input_is_one_line(spark, tmp_path):
+    from clirun import neardup
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "text": "one two three"}\n{"id": "b", "text": 5}\n')
+    done = neardup(
+        "dedup", str(bad), "--out", str(tmp_path / "o"), "--engine", "spark", "--master", "local[1]"
+    )
+    assert done.returncode == 1
+    assert f"{bad}:2: field 'text' is" in done.stderr
+    assert "Traceback" not in done.stderr
+    done = neardup("dedup", str(bad), "--out", str(tmp_path / "o"), "--master", "local[1]")
+    assert done.returncode == 2
+    assert "--master goes with --engine spark" in done.stderr
