@@ -51,30 +51,27 @@ def component_labels(edges: DataFrame, src: str = "src", dst: str = "dst") -> Da
 
 def _large_star(edges: DataFrame) -> DataFrame:
     """Each node ``u`` links every neighbour ``v > u`` to ``m(u)``, the smallest of ``u``
-    and its neighbours."""
+    and its neighbours (repeated edges are left to the small-star's distinct)."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     both = edges.unionByName(edges.select(F.col("dst").alias("src"), F.col("src").alias("dst")))
-    smallest = both.groupBy("src").agg(F.least(F.min("dst"), F.col("src")).alias("m"))
-    linked = both.join(smallest, "src").where(F.col("dst") > F.col("src"))
-    return linked.select(F.col("dst").alias("src"), F.col("m").alias("dst")).distinct()
+    smallest = F.least(F.min("dst").over(Window.partitionBy("src")), F.col("src"))
+    linked = both.withColumn("m", smallest).where(F.col("dst") > F.col("src"))
+    return linked.select(F.col("dst").alias("src"), F.col("m").alias("dst"))
 
 
 def _small_star(edges: DataFrame) -> DataFrame:
-    """Each node ``u`` links its neighbours ``v < u``, and itself, to the smallest of them."""
+    """Each node ``u`` links its neighbours ``v < u``, and itself, to the smallest of them.
+    Edges arrive as (larger, smaller), and leave so."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    # edges arrive as (larger, smaller) from _large_star: src > dst
-    smallest = edges.groupBy("src").agg(F.min("dst").alias("m"))
-    linked = edges.join(smallest, "src")
-    out = linked.select(F.col("dst").alias("a"), F.col("m").alias("b")).unionByName(
-        linked.select(F.col("src").alias("a"), F.col("m").alias("b"))
+    linked = edges.withColumn("m", F.min("dst").over(Window.partitionBy("src")))
+    out = linked.select(F.col("dst").alias("src"), F.col("m").alias("dst")).unionByName(
+        linked.select("src", F.col("m").alias("dst"))
     )
-    return (
-        out.where(F.col("a") != F.col("b"))
-        .select(F.greatest("a", "b").alias("src"), F.least("a", "b").alias("dst"))
-        .distinct()
-    )
+    return out.where(F.col("src") != F.col("dst")).distinct()
 
 
 def _signature(edges: DataFrame) -> tuple[int, int]:
