@@ -16,12 +16,10 @@ import pytest
 
 from neardup.dedup import DedupConfig, deduplicate
 from neardup.dedup.cluster import KeepPolicy, cluster_table
+from neardup.engines.spark import spark_dedup
 from neardup.errors import ConfigError, InputError
 
-pytest.importorskip("pyspark", reason="pip install 'neardup[spark]'")
-pytestmark = pytest.mark.xdist_group("spark")
-
-from neardup.engines.spark import spark_dedup  # noqa: E402
+pytestmark = pytest.mark.xdist_group("spark")  # one worker, one Spark session
 
 
 @pytest.fixture(scope="session")
