@@ -57,11 +57,11 @@ def run_spark_dedup(
 ) -> dict[str, Any]:
     """Deduplicate the inputs on Spark into ``out_dir``; returns the summary."""
     started = time.perf_counter()
-    kind = _kind(inputs.paths)
+    kind = input_kind(inputs.paths)
     if kind == "jsonl" and fmt != "jsonl":
         raise ConfigError("--engine spark writes the records of JSONL inputs as JSONL only")
     spark = spark_session(master)
-    docs, bad = _read(spark, inputs, kind)
+    docs, bad = read_inputs(spark, inputs, kind)
     result = spark_dedup(docs, config, id_col="_id", text_col="_text", order="_row")
     out = out_dir.rstrip("/")
     writer_options = {"ignoreNullFields": "false"}
@@ -96,7 +96,7 @@ def run_spark_dedup(
     return summary
 
 
-def _kind(paths: tuple[str, ...]) -> str:
+def input_kind(paths: tuple[str, ...]) -> str:
     kinds = set()
     for path in paths:
         name = path.rstrip("/").lower()
@@ -114,7 +114,7 @@ def _kind(paths: tuple[str, ...]) -> str:
     return kinds.pop()
 
 
-def _read(spark: SparkSession, inputs: Inputs, kind: str) -> tuple[DataFrame, list[str]]:
+def read_inputs(spark: SparkSession, inputs: Inputs, kind: str) -> tuple[DataFrame, list[str]]:
     """Documents (``_row`` in input order, ``_id``, ``_text``, the record) and bad records
     (raised unless ``skip_bad``; up to 20 examples returned)."""
     from pyspark.sql import functions as F
