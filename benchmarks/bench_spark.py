@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import logging
 import os
 import tempfile
 import time
@@ -98,6 +99,19 @@ def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
     }
 
 
+class StageTimes(logging.Handler):
+    """The engine's stage timings (``neardup.spark`` log lines ``name: 1.2 s``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seconds: dict[str, float] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        name, _, rest = record.getMessage().rpartition(": ")
+        if name and rest.endswith(" s") and not name.startswith("components: round"):
+            self.seconds[name] = self.seconds.get(name, 0.0) + float(rest[:-2])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=int, default=100_000)
@@ -121,6 +135,10 @@ def main() -> None:
     run_spark(corpus_slice(200), config, 2, spark)  # warm-up: JVM, workers, numba caches
 
     local_seconds, local_removed = run_local(path, config)
+    times = StageTimes()
+    logger = logging.getLogger("neardup.spark")
+    logger.setLevel(logging.INFO)
+    logger.addHandler(times)
     remote = run_spark(path, config, args.partitions, spark)
     assert remote["removed"] == local_removed, "the engines disagree"
     n = args.docs
@@ -137,6 +155,7 @@ def main() -> None:
         "peak_jvm_heap_mb": round(remote["peak_heap"] / 2**20),
         "removed": len(local_removed),
         "same_result": True,
+        "spark_stage_seconds": {k: round(v, 1) for k, v in times.seconds.items()},
         "summary": remote["summary"],
     }
     print(json.dumps(row, indent=2))

@@ -294,3 +294,55 @@ def test_cli_spark_engine_bad_input_is_one_line(spark, tmp_path):
     done = neardup("dedup", str(bad), "--out", str(tmp_path / "o"), "--master", "local[1]")
     assert done.returncode == 2
     assert "--master goes with --engine spark" in done.stderr
+
+
+def test_large_star_small_star_components_equal_union_find(spark):
+    from neardup.dedup.cluster import connected_components
+    from neardup.engines.graph import component_labels
+
+    rng = np.random.default_rng(7)
+    n = 300
+    left = rng.integers(0, n, 240)
+    right = rng.integers(0, n, 240)
+    path = np.arange(40, 80)  # a long path: the worst case for label propagation
+    left = np.concatenate((left, path[:-1]))
+    right = np.concatenate((right, path[1:]))
+    edges = spark.createDataFrame(
+        [(int(a), int(b)) for a, b in zip(left, right, strict=True)], "src long, dst long"
+    )
+    found = {r["node"]: r["label"] for r in component_labels(edges).collect()}
+    labels = connected_components(n, left, right)
+    in_edges = set(left[left != right].tolist()) | set(right[left != right].tolist())
+    assert found == {d: int(labels[d]) for d in sorted(in_edges)}
+
+
+def test_cli_spark_engine_reads_parquet_as_the_local_engine(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from clirun import run
+
+    docs = random_corpus(6, n=50)
+    table = pa.table(
+        {"id": [i for i, _ in docs], "text": [t for _, t in docs], "n": list(range(len(docs)))}
+    )
+    path = tmp_path / "docs.parquet"
+    pq.write_table(table, path, row_group_size=7)
+    local = run("dedup", str(path), "--out", str(tmp_path / "local"), "--format", "parquet")
+    assert local.exit_code == 0, local.output
+    remote = run(
+        "dedup",
+        str(path),
+        "--out",
+        str(tmp_path / "spark"),
+        "--format",
+        "parquet",
+        "--engine",
+        "spark",
+    )
+    assert remote.exit_code == 0, remote.output
+    for name in ("kept", "removed"):
+        wanted = pq.read_table(tmp_path / "local" / f"{name}.parquet").to_pylist()
+        got = pq.read_table(tmp_path / "spark" / name).to_pylist()
+        assert sorted(got, key=lambda r: r["n"]) == sorted(wanted, key=lambda r: r["n"])
+    assert pq.read_table(tmp_path / "local" / "removed.parquet").num_rows > 0
