@@ -173,6 +173,33 @@ def test_defaults_on_a_random_corpus_equal_the_local_engine(spark):
     assert local["counts"]["declined_pairs"] > 0
 
 
+def copies_corpus(seed: int, n: int = 90) -> list[tuple[str, str]]:
+    """A random corpus whose texts are copied 4 to 9 times each (light edits, parts):
+    with ``max_bucket=3`` most buckets are capped."""
+    rng = random.Random(seed)
+    words = [f"v{i}" for i in range(300)]
+    originals = [" ".join(rng.choice(words) for _ in range(rng.randint(20, 60))) for _ in range(8)]
+    docs = []
+    for i in range(n):
+        base = originals[i % len(originals) if i < 40 else rng.randrange(3)].split()
+        if rng.random() < 0.4:
+            for _ in range(rng.randint(1, 3)):
+                base[rng.randrange(len(base))] = rng.choice(words)
+        elif rng.random() < 0.3:
+            base = base[: rng.randint(len(base) // 2, len(base))]
+        docs.append((f"c{i:03d}", " ".join(base)))
+    rng.shuffle(docs)
+    return docs
+
+
+@pytest.mark.parametrize("template_df", [0, 4])
+def test_capped_buckets_on_a_random_corpus_equal_the_local_engine(spark, template_df):
+    docs = copies_corpus(5)
+    local = assert_same(spark, docs, DedupConfig(max_bucket=3, template_df=template_df))
+    assert local["counts"]["capped_buckets"] > 10
+    assert local["removed"]
+
+
 def test_minhash_on_a_random_corpus_equals_the_local_engine(spark):
     local = assert_same(spark, random_corpus(2), DedupConfig(method="minhash", max_bucket=8))
     assert local["removed"]

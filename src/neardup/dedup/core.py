@@ -384,20 +384,7 @@ def decide(
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
     guard = config.removal_guard
-    keep_of = lossless_keepers(
-        n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
-    )
-    for _ in range(KEEPER_ROUNDS if scored.verify is not None else 0):
-        left, right = pairs_to_keepers(
-            pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, keep_of, guard
-        )
-        if not left.size:
-            break
-        more = scored.verify(left, right)
-        pairs = pairs.joined(more.take(more.score >= config.threshold))
-        keep_of = lossless_keepers(
-            n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
-        )
+    pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify)
     labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     timings = scored.timings | {"clusters": time.perf_counter() - clock}
     return DedupResult(
@@ -428,11 +415,38 @@ def keep_decisions(
     components, indexed in the same relative order, gives the same answer: the Spark engine
     applies it to batches of components.
     """
-    keep_of = lossless_keepers(
-        n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, config.removal_guard
-    )
+    keep_of = keeper_rounds(n, pairs, rank, config, None)[1]
     labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     return keep_of, labels, keepers
+
+
+def keeper_rounds(
+    n: int,
+    pairs: Pairs,
+    rank: np.ndarray,
+    config: DedupConfig,
+    verify: Callable[[np.ndarray, np.ndarray], Pairs] | None,
+) -> tuple[Pairs, np.ndarray]:
+    """``(pairs, keep_of)``: lossless keepers, then up to ``KEEPER_ROUNDS`` rounds that
+    verify each document against the keepers of its neighbours (``verify``: exact scores of
+    new pairs; None: no rounds) and decide again with the pairs reaching the threshold,
+    until nothing is new. Both engines (the Spark engine per component)."""
+    guard = config.removal_guard
+    keep_of = lossless_keepers(
+        n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
+    )
+    for _ in range(KEEPER_ROUNDS if verify is not None else 0):
+        left, right = pairs_to_keepers(
+            pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, keep_of, guard
+        )
+        if not left.size:
+            break
+        more = verify(left, right)
+        pairs = pairs.joined(more.take(more.score >= config.threshold))
+        keep_of = lossless_keepers(
+            n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
+        )
+    return pairs, keep_of
 
 
 def cluster_labels(

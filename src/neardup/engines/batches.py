@@ -24,31 +24,38 @@ import pyarrow as pa
 
 from neardup._kernels.sample import shared_counts
 from neardup.arrays import unique
-from neardup.dedup.candidates import bucket_pairs, prefix_flags
+from neardup.dedup.candidates import Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
 from neardup.dedup.core import (
     DedupConfig,
     Pairs,
+    cluster_labels,
     declined_pairs,
-    keep_decisions,
+    keeper_rounds,
     needs_content_score,
     pair_measures,
     plain_scores,
+    score_pairs,
 )
+from neardup.dedup.prefix import entry_prefix_flags, slots
 from neardup.dedup.templates import content_counts, directional_scores, near_copies
 from neardup.shingles import fingerprint_batch
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
-PREFIX_SCHEMA = "doc long, key long, freq long, in_prefix boolean"
+SLOT_SCHEMA = "doc long, key long, s0 long, s1 long, mark long"
+PREFIX_SCHEMA = "doc long, key long, count long, mark long, in_prefix boolean"
 PAIR_SCHEMA = "left long, right long"
 MEASURE_SCHEMA = (
     "left long, right long, shared long, resemblance double, c_lr double, c_rl double, "
     "s_lr double, s_rl double, rescore boolean, near_copy boolean"
 )
 CONTENT_SCHEMA = "left long, right long, s_lr double, s_rl double"
-DECISION_SCHEMA = "doc long, keep_of long, label long, keeper long, declined long"
+DECISION_SCHEMA = (
+    "doc long, keep_of long, label long, keeper long, declined long, left long, right long, "
+    "resemblance double, c_lr double, c_rl double, s_lr double, s_rl double"
+)
 
 
 # ── Arrow ⇄ NumPy ────────────────────────────────────────────────────────────────────────────
@@ -147,17 +154,41 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
     return run
 
 
-def prefix_stage(score: float) -> Stage:
-    """``doc, key, freq`` sorted by document → the same with ``in_prefix`` (the prefix
-    filter of :func:`neardup.dedup.candidates.candidate_pairs` for ``score``)."""
+def slot_stage(bits: int) -> Stage:
+    """``doc, key`` → the same with the key's slots in the count-min and mark tables of
+    ``2**bits`` (:func:`neardup.dedup.prefix.slots`)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            keys = _ints(batch, "key")
+            s0, s1, mark = slots(keys.view(np.uint64), bits)
+            yield _batch(
+                {"doc": batch.column("doc"), "key": keys, "s0": s0, "s1": s1, "mark": mark}
+            )
+
+    return run
+
+
+def prefix_stage(score: float, frequent: int, fallback: float) -> Stage:
+    """``doc, key, count, mark`` sorted by document → the same with ``in_prefix`` (the
+    prefix filter of :func:`neardup.dedup.candidates.candidate_pairs`: the order by the
+    count-min ``count``, then the key; ``frequent``: the capped limit)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for table in grouped(batches, "doc"):
-            docs, freq = _ints(table, "doc"), _ints(table, "freq")
+            docs, count = _ints(table, "doc"), _ints(table, "count")
             keys = _ints(table, "key").view(np.uint64)
-            flags = prefix_flags(docs, keys, freq, score)
+            change = np.flatnonzero(docs[1:] != docs[:-1]) + 1
+            starts = np.concatenate(([0], change, [docs.size])).astype(np.int64)
+            flags = entry_prefix_flags(starts, keys, count, score, frequent, fallback)
             yield _batch(
-                {"doc": docs, "key": keys.view(np.int64), "freq": freq, "in_prefix": flags}
+                {
+                    "doc": docs,
+                    "key": keys.view(np.int64),
+                    "count": count,
+                    "mark": _ints(table, "mark"),
+                    "in_prefix": flags,
+                }
             )
 
     return run
@@ -245,42 +276,69 @@ def content_stage(config: DedupConfig) -> Stage:
 
 def decision_stage(config: DedupConfig) -> Stage:
     """Rows of whole components (sorted by ``comp``): documents (``kind`` 0: ``a`` the
-    document, ``length``, ``value`` of the keep field) and pairs at the threshold (``kind``
-    1: ``a``, ``b``, ``s_lr``, ``s_rl``) → ``doc, keep_of, label, keeper, declined`` by
-    :func:`neardup.dedup.core.keep_decisions` over the batch's components at once
-    (decisions of one component depend on it alone, in the documents' relative order)."""
+    document, ``length``, ``value`` of the keep field, ``fps`` and ``tmpl`` its fingerprints
+    and template shingles) and pairs at the threshold (``kind`` 1: ``a``, ``b``, ``s_lr``,
+    ``s_rl``) → ``doc, keep_of, label, keeper, declined`` per document (``left`` -1), and
+    the pairs found by the keeper rounds (``doc`` -1: ``left, right`` and their measures).
+
+    :func:`neardup.dedup.core.keeper_rounds` over the batch's components at once, the new
+    pairs scored by :func:`neardup.dedup.core.score_pairs` with the documents' template
+    shingles (decisions of one component depend on it alone, in the documents' order)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for table in grouped(batches, "comp"):
-            kind = _ints(table, "kind")
-            is_doc = kind == 0
-            a, b = _ints(table, "a"), _ints(table, "b")
-            order = np.argsort(a[is_doc], kind="stable")
-            docs = a[is_doc][order]
-            lengths = _ints(table, "length")[is_doc][order]
-            values = None
-            if config.keep.kind == "field":
-                column = table.column("value").to_numpy(zero_copy_only=False)
-                values = np.asarray(column)[is_doc][order]
-            m = docs.size
-            rank = preference_rank(config.keep, m, docs, lengths, values)
-            left = np.searchsorted(docs, a[~is_doc])
-            right = np.searchsorted(docs, b[~is_doc])
-            s_lr, s_rl = _floats(table, "s_lr")[~is_doc], _floats(table, "s_rl")[~is_doc]
-            score = np.maximum(s_lr, s_rl)
-            pairs = Pairs(left, right, score, s_lr, s_rl, score, s_lr, s_rl)
-            keep_of, labels, keepers = keep_decisions(m, pairs, rank, config)
-            declined = np.zeros(m, dtype=np.int64)
-            if m:
-                declined[0] = declined_pairs(pairs, keep_of, config.removal_guard)
-            yield _batch(
-                {
-                    "doc": docs,
-                    "keep_of": docs[keep_of],
-                    "label": docs[labels],
-                    "keeper": docs[keepers[labels]],
-                    "declined": declined,
-                }
-            )
+            yield _decide(table, config)
 
     return run
+
+
+def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
+    kind = _ints(table, "kind")
+    is_doc = kind == 0
+    a, b = _ints(table, "a"), _ints(table, "b")
+    order = np.argsort(a[is_doc], kind="stable")
+    docs = a[is_doc][order]
+    lengths = _ints(table, "length")[is_doc][order]
+    values = None
+    if config.keep.kind == "field":
+        column = table.column("value").to_numpy(zero_copy_only=False)
+        values = np.asarray(column)[is_doc][order]
+    m = docs.size
+    rank = preference_rank(config.keep, m, docs, lengths, values)
+    left = np.searchsorted(docs, a[~is_doc])
+    right = np.searchsorted(docs, b[~is_doc])
+    s_lr, s_rl = _floats(table, "s_lr")[~is_doc], _floats(table, "s_rl")[~is_doc]
+    score = np.maximum(s_lr, s_rl)
+    nan = np.full(left.size, np.nan)
+    pairs = Pairs(left, right, score, s_lr, s_rl, nan, nan, nan)
+    rows = np.flatnonzero(is_doc)[order]
+    values, offsets = flat_lists(table.column("fps").take(rows))
+    template = unique(flat_lists(table.column("tmpl").take(rows))[0])
+
+    def verify(vl: np.ndarray, vr: np.ndarray) -> Pairs:
+        return score_pairs(Candidates(vl, vr, 0), values, offsets, None, None, config, template)[0]
+
+    found, keep_of = keeper_rounds(m, pairs, rank, config, verify)
+    labels, keepers = cluster_labels(m, found, keep_of, rank, config.chain)
+    declined = np.zeros(m, dtype=np.int64)
+    if m:
+        declined[0] = declined_pairs(found, keep_of, config.removal_guard)
+    new = found.take(np.arange(found.left.size) >= left.size)
+    k = new.left.size
+    gone, none = np.full(m, -1, np.int64), np.full(m, np.nan)
+    return _batch(
+        {
+            "doc": np.concatenate((docs, np.full(k, -1, np.int64))),
+            "keep_of": np.concatenate((docs[keep_of], np.full(k, -1, np.int64))),
+            "label": np.concatenate((docs[labels], np.full(k, -1, np.int64))),
+            "keeper": np.concatenate((docs[keepers[labels]], np.full(k, -1, np.int64))),
+            "declined": np.concatenate((declined, np.zeros(k, np.int64))),
+            "left": np.concatenate((gone, docs[new.left])),
+            "right": np.concatenate((gone, docs[new.right])),
+            "resemblance": np.concatenate((none, new.resemblance)),
+            "c_lr": np.concatenate((none, new.containment_lr)),
+            "c_rl": np.concatenate((none, new.containment_rl)),
+            "s_lr": np.concatenate((none, new.score_lr)),
+            "s_rl": np.concatenate((none, new.score_rl)),
+        }
+    )

@@ -39,7 +39,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from neardup.dedup.core import DedupConfig, _prefix_score
+from neardup.dedup.core import DedupConfig, _prefix
+from neardup.dedup.prefix import MAX_COUNT, table_bits
 from neardup.engines import batches as B
 from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
@@ -139,10 +140,18 @@ def spark_dedup(
     with _stage("candidate pairs"):
         candidates, capped = _candidates(fp, config)
     with _stage("verification and templates"):
-        scored, templates = _scored(fp, candidates, config)
+        scored, templates, tmpl_sets = _scored(fp, candidates, config)
         at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
     with _stage("components and keepers"):
-        decisions = _decisions(docs, fp, at_threshold, config).localCheckpoint()
+        decided = _decisions(docs, fp, tmpl_sets, at_threshold, config).localCheckpoint()
+        decisions = decided.where(F.col("doc") >= 0).select(
+            "doc", "keep_of", "label", "keeper", "declined"
+        )
+        found = decided.where(F.col("doc") < 0).withColumn(
+            "score", F.greatest("s_lr", "s_rl")
+        )
+        columns = ["left", "right", "score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl"]
+        at_threshold = at_threshold.select(*columns).unionByName(found.select(*columns))
     ids = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"))
     return SparkDedup(
         pairs=_pair_output(at_threshold, ids, config),
@@ -270,19 +279,14 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     if cap < 2:
         raise ConfigError(f"max_bucket={cap!r} must be at least 2")
     keys = fp.select("doc", F.explode("keys").alias("key"))
-    freq = keys.groupBy("key").agg(F.count("*").alias("freq")).localCheckpoint()
-    capped = freq.where(F.col("freq") > cap).agg(F.count("*"))
-    keyed = keys.join(freq, "key")
-    score = _prefix_score(config)
+    score, frequent, fallback = _prefix(config)
     if score > 0.0:
-        flagged = (
-            keyed.repartition("doc")
-            .sortWithinPartitions("doc")
-            .mapInArrow(B.prefix_stage(score), B.PREFIX_SCHEMA)
-        )
+        flagged = _prefix_entries(keys, score, frequent, fallback)
     else:
-        flagged = keyed.withColumn("in_prefix", F.lit(True))
-    flagged = flagged.where(F.col("freq") >= 2).localCheckpoint()
+        flagged = keys.withColumn("in_prefix", F.lit(True))
+    freq = flagged.groupBy("key").agg(F.count("*").alias("freq"))
+    flagged = flagged.join(freq, "key").where(F.col("freq") >= 2).localCheckpoint()
+    capped = freq.where(F.col("freq") > cap).agg(F.count("*"))
     small = (
         flagged.where(F.col("freq") <= cap)
         .repartition("key")
@@ -299,6 +303,40 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
         .select("left", F.col("doc").alias("right"))
     )
     return small.unionByName(big).distinct().localCheckpoint(), capped
+
+
+def _prefix_entries(keys: DataFrame, score: float, frequent: int, fallback: float) -> DataFrame:
+    """``doc, key, in_prefix`` of the entries that can make a pair, as
+    :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
+    estimate of :mod:`neardup.dedup.prefix` (its two tables' slot counts, capped, by
+    group-bys), the prefix per document, then only keys counted more than once whose mark
+    slot some prefix entry shares."""
+    from pyspark.sql import functions as F
+
+    bits = table_bits(keys.count())
+    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
+    slotted = keys.mapInArrow(B.slot_stage(bits), B.SLOT_SCHEMA).localCheckpoint()
+    tables = [
+        slotted.groupBy(slot).agg(F.least(F.count("*"), F.lit(MAX_COUNT)).alias(f"c_{slot}"))
+        for slot in ("s0", "s1")
+    ]
+    counted = (
+        slotted.join(tables[0], "s0")
+        .join(tables[1], "s1")
+        .select("doc", "key", F.least("c_s0", "c_s1").cast("long").alias("count"), "mark")
+    )
+    flagged = (
+        counted.repartition("doc")
+        .sortWithinPartitions("doc")
+        .mapInArrow(B.prefix_stage(score, limit, fallback), B.PREFIX_SCHEMA)
+        .localCheckpoint()
+    )
+    marked = flagged.where("in_prefix").select("mark").distinct()
+    return (
+        flagged.where(F.col("count") > 1)
+        .join(marked, "mark", "left_semi")
+        .select("doc", "key", "in_prefix")
+    )
 
 
 # ── verification and templates ───────────────────────────────────────────────────────────────
@@ -318,9 +356,10 @@ def _with_sets(pairs: DataFrame, sets: DataFrame, column: str, suffix: str = "")
 
 def _scored(
     fp: DataFrame, candidates: DataFrame, config: DedupConfig
-) -> tuple[DataFrame, DataFrame | int]:
+) -> tuple[DataFrame, DataFrame | int, DataFrame | None]:
     """Every candidate pair with its exact measures and the run's scores (templates
-    discounted), and the number of template shingles."""
+    discounted), the number of template shingles, and the rescored documents' template
+    shingles (``doc, tmpl``; None without templates)."""
     from pyspark.sql import functions as F
 
     sets = fp.select("doc", "fps")
@@ -331,7 +370,7 @@ def _scored(
         .localCheckpoint()
     )
     if not config.template_df:
-        return _with_score(measured), 0
+        return _with_score(measured), 0, None
     template = _template_shingles(fp, measured, config)
     wanted_sets = (
         fp.join(_rescored_docs(measured), "doc")
@@ -339,6 +378,7 @@ def _scored(
         .join(template, "f", "left_semi")
         .groupBy("doc")
         .agg(F.collect_list("f").alias("tmpl"))
+        .localCheckpoint()
     )
     rescore = measured.where("rescore").select("left", "right", "shared")
     rescore = _with_sets(_with_sets(rescore, sets, "fps"), wanted_sets, "tmpl")
@@ -354,7 +394,7 @@ def _scored(
         .withColumn("s_rl", F.coalesce("c_s_rl", "s_rl"))
         .drop("c_s_lr", "c_s_rl")
     )
-    return _with_score(scored), template.agg(F.count("*"))
+    return _with_score(scored), template.agg(F.count("*")), wanted_sets
 
 
 def _with_score(pairs: DataFrame) -> DataFrame:
@@ -396,9 +436,17 @@ def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) 
 # ── keepers and outputs ──────────────────────────────────────────────────────────────────────
 
 
-def _decisions(docs: DataFrame, fp: DataFrame, pairs: DataFrame, config: DedupConfig) -> DataFrame:
+def _decisions(
+    docs: DataFrame,
+    fp: DataFrame,
+    tmpl_sets: DataFrame | None,
+    pairs: DataFrame,
+    config: DedupConfig,
+) -> DataFrame:
     """``doc, keep_of, label, keeper, declined`` for every document in a pair at the
-    threshold: components found in Spark, each decided whole in one task."""
+    threshold, and the pairs the keeper rounds add (``doc`` -1): components found in Spark,
+    each decided whole in one task with its documents' fingerprints and template shingles
+    joined in (the rounds verify documents against their neighbours' keepers there)."""
     from pyspark.sql import functions as F
 
     from neardup.engines.graph import component_labels
@@ -408,8 +456,12 @@ def _decisions(docs: DataFrame, fp: DataFrame, pairs: DataFrame, config: DedupCo
     value = (F.col(str(config.keep.field)) if config.keep.kind == "field" else F.lit(None)).alias(
         "value"
     )
+    empty = F.array().cast("array<long>")
+    if tmpl_sets is None:
+        tmpl_sets = fp.select("doc", empty.alias("tmpl")).where(F.lit(False))
     doc_rows = (
-        comps.join(fp.select("doc", "length"), "doc")
+        comps.join(fp.select("doc", "length", "fps"), "doc")
+        .join(tmpl_sets, "doc", "left")
         .join(docs.select(F.col(DOC).alias("doc"), value), "doc")
         .select(
             "comp",
@@ -420,6 +472,8 @@ def _decisions(docs: DataFrame, fp: DataFrame, pairs: DataFrame, config: DedupCo
             F.lit(0.0).alias("s_rl"),
             "length",
             "value",
+            "fps",
+            F.coalesce("tmpl", empty).alias("tmpl"),
         )
     )
     pair_rows = pairs.join(comps.withColumnRenamed("doc", "left"), "left").select(
@@ -431,6 +485,8 @@ def _decisions(docs: DataFrame, fp: DataFrame, pairs: DataFrame, config: DedupCo
         "s_rl",
         F.lit(0).cast("long").alias("length"),
         F.lit(None).cast(doc_rows.schema["value"].dataType).alias("value"),
+        empty.alias("fps"),
+        empty.alias("tmpl"),
     )
     rows = doc_rows.unionByName(pair_rows).repartition("comp").sortWithinPartitions("comp")
     return rows.mapInArrow(B.decision_stage(config), B.DECISION_SCHEMA)
