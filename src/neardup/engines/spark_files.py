@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from neardup.config import config_fingerprint
 from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
+from neardup.dedup.copyout import with_duplicate_of
 from neardup.dedup.core import DedupConfig
 from neardup.dedup.pipeline import Inputs, guarantee
 from neardup.engines.spark import spark_dedup, with_index
@@ -170,7 +171,8 @@ def _jsonl_stage(inputs: Inputs) -> Any:
                 else:
                     out["_id"].append(item.id)
                     out["_text"].append(item.text)
-                    out["_record"].append(json.dumps(item.record, ensure_ascii=False))
+                    stored = line.rstrip()  # the line as stored: copied, not serialized again
+                    out["_record"].append(stored.removeprefix("\ufeff") if pos == 0 else stored)
                     out["_bad"].append(None)
             yield pa.RecordBatch.from_pydict(out, schema=_PARSED)
 
@@ -189,12 +191,13 @@ _PARSED = pa.schema(
 
 
 def _append_duplicate_of(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Removed JSONL records with ``_duplicate_of`` added, serialized as the local engine."""
+    """Removed JSONL records with ``_duplicate_of`` spliced in as the local engine does
+    (:func:`neardup.dedup.copyout.with_duplicate_of`)."""
     for batch in batches:
         records = batch.column("_record").to_pylist()
         keepers = batch.column("_duplicate_of").to_pylist()
         lines = [
-            json.dumps(json.loads(r) | {"_duplicate_of": k}, ensure_ascii=False)
+            with_duplicate_of(r.encode("utf-8"), k).decode("utf-8")
             for r, k in zip(records, keepers, strict=True)
         ]
         yield pa.RecordBatch.from_pydict({"_record": lines})
