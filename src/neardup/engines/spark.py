@@ -11,7 +11,8 @@ The stages are the local engine's (:mod:`neardup.dedup.core`), mapped onto Spark
 
 =========================  ========================================================
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
-key frequencies            group-by key (map-side combined: a hot key costs one row)
+prefix order               count-min estimates as group-bys on the keys' two slots
+                           (map-side combined: a hot key costs one row)
 prefix filter              documents' keys together (repartition + sort by document)
 candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``;
                            a capped bucket pairs its first prefix holder with the
@@ -20,7 +21,8 @@ exact verification        candidate pairs joined with both fingerprint sets
 templates                  near-copy groups (large-star / small-star), holder counts of
                            the scored documents' shingles by a group-by
 keepers                    components of the pairs at the threshold, each decided
-                           whole by :func:`neardup.dedup.core.keep_decisions`
+                           whole by :func:`neardup.dedup.core.keeper_rounds` (the
+                           documents' fingerprints joined in for the rounds)
 =========================  ========================================================
 
 Documents are identified by a ``long`` that follows the input order (``order``, or the
