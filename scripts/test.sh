@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Install PostgreSQL and Chromium (when missing), neardup with every extra and the test tools,
-# then run the whole test suite.
+# Install PostgreSQL, Chromium and Java (when missing), neardup with every extra (Spark
+# included) and the test tools, then run the whole test suite.
 # The Quickstart's test command and CI (.ci/run) both run exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-postgres.sh  # the server binaries; the tests start their own server
 bash scripts/install-chromium.sh  # headless browser and driver of the browser tests
+bash scripts/install-java.sh  # the runtime of the Spark engine's tests (local[2])
 python -m pip install --quiet --disable-pip-version-check -e ".[all,dev]"
 python -m ruff check src tests benchmarks
 python -m pytest -n 2 "$@"

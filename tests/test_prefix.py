@@ -7,10 +7,12 @@ from hypothesis import strategies as st
 from neardup.dedup.prefix import (
     MAX_COUNT,
     _count,
+    entry_prefix_flags,
     key_counts,
     pairing_entries,
     prefix_flags,
     prefix_size,
+    slots,
     table_bits,
 )
 
@@ -56,3 +58,31 @@ def test_each_document_flags_its_prefix_rarest_first(sets, score):
         in_prefix = any(flags[u] for u in np.flatnonzero(keys == k))
         if sum(k in s for s in sets) > 1 and in_prefix:
             assert keep[t]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 40), min_size=1, max_size=30), min_size=1, max_size=40),
+    st.integers(1, 8),
+    st.sampled_from([0.5, 0.65, 0.8]),
+    st.integers(2, 30) | st.sampled_from([MAX_COUNT, MAX_COUNT + 1]),
+)
+def test_counts_by_group_by_give_the_tables_flags(docs, bits, score, frequent):
+    """The Spark engine's way — slot counts by group-bys, capped at MAX_COUNT, the smaller
+    of a key's two — flags exactly the entries the count tables flag, with collisions and
+    saturation (tiny tables, many copies of a key)."""
+    keys = np.array([k * 0x9E3779B9 for d in docs for k in sorted(d)] * 3, dtype=np.uint64)
+    starts = np.concatenate(([0], np.cumsum([len(d) for d in docs] * 3))).astype(np.int64)
+    s0, s1, mark = slots(keys, bits)
+    by_slot = [np.minimum(np.bincount(s, minlength=1 << bits), MAX_COUNT) for s in (s0, s1)]
+    count = np.minimum(by_slot[0][s0], by_slot[1][s1]).astype(np.int64)
+    tables = key_counts(keys, bits)
+    assert count.tolist() == [_count(tables, k, bits) for k in keys]
+    fallback = score / 2
+    want = prefix_flags(starts, keys, tables, bits, score, frequent, fallback)
+    got = entry_prefix_flags(starts, keys, count, score, frequent, fallback)
+    assert got.tolist() == want.tolist()
+    marked = np.zeros(1 << bits, dtype=bool)
+    marked[mark[got]] = True
+    pairing = pairing_entries(keys, want, tables, bits)
+    assert (marked[mark] & (count > 1)).tolist() == pairing.tolist()

@@ -49,6 +49,11 @@ def psycopg(feature: str) -> ModuleType:
     return module
 
 
+def pyspark(feature: str) -> ModuleType:
+    """PySpark, for the Spark engine: the ``spark`` extra (Java 17 must be installed)."""
+    return _require("pyspark", "spark", feature)
+
+
 def _require(package: str, extra: str, feature: str) -> ModuleType:
     try:
         return importlib.import_module(package)

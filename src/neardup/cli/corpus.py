@@ -133,6 +133,20 @@ def demo(out_dir: str) -> None:
     show_default=True,
     help="Documents per batch (memory per batch).",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "spark"]),
+    default="local",
+    show_default=True,
+    help="Where to run: this machine, or Apache Spark (pip install 'neardup[spark]'; "
+    "JSONL or Parquet on any path Spark reads; outputs are Spark directories).",
+)
+@click.option(
+    "--master",
+    default=None,
+    help="Spark master URL for --engine spark (e.g. local[4], spark://host:7077, yarn) "
+    "[default: spark-submit's, else local[*]].",
+)
 @text_options(default_unit="auto")
 def dedup(
     inputs: tuple[str, ...],
@@ -154,6 +168,8 @@ def dedup(
     fmt: str,
     jobs: int | None,
     batch_size: int,
+    engine: str,
+    master: str | None,
     config_file: str | None,
     config: TextConfig,
 ) -> None:
@@ -184,6 +200,13 @@ def dedup(
     if settings.chain and settings.guard is not None:
         raise click.UsageError("--chain and --guard exclude each other")
     source = Inputs(tuple(inputs), id_field, text_field, skip_bad, max_text_bytes)
+    if master is not None and engine != "spark":
+        raise click.UsageError("--master goes with --engine spark")
+    if engine == "spark":
+        from neardup.engines.spark_files import run_spark_dedup
+
+        _print_summary(run_spark_dedup(source, out_dir, settings, fmt, master), out_dir)
+        return
     if not kernels_compiled():
         click.echo(
             "neardup: first run: compiling the kernels for this machine "
@@ -254,12 +277,13 @@ def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
         table.add_row(key.replace("_", " "), str(summary[key]))
     table.add_row("seconds", str(summary["timings_seconds"]["total"]))
     console.print(table)
-    for warning in [*summary["input_warnings"], *summary["warnings"]]:
+    for warning in [*summary.get("input_warnings", ()), *summary.get("warnings", ())]:
         click.echo(f"neardup: warning: {warning}", err=True)
     if summary["empty_documents"]:
+        examples = summary.get("empty_ids", [])[:5]
         click.echo(
             f"neardup: warning: {summary['empty_documents']} document(s) have no words "
-            "left after canonicalization; they are kept and never clustered "
-            f"(e.g. {', '.join(summary['empty_ids'][:5])})",
+            "left after canonicalization; they are kept and never clustered"
+            + (f" (e.g. {', '.join(examples)})" if examples else ""),
             err=True,
         )

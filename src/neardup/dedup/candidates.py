@@ -158,6 +158,20 @@ def _prefix_entries(
     return runs, keys[keep], flags[keep]
 
 
+def bucket_pairs(
+    keys: np.ndarray, docs: np.ndarray, max_bucket: int, in_prefix: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(left, right, capped)``: the pairs of every run of equal keys (entries sorted by key,
+    then document), capped and prefix-filtered as in :func:`candidate_pairs` (not distinct
+    across keys)."""
+    return _bucket_pairs(
+        np.ascontiguousarray(keys),
+        np.ascontiguousarray(docs, np.int64),
+        int(max_bucket),
+        np.ascontiguousarray(in_prefix, np.bool_),
+    )
+
+
 @njit(cache=True)
 def _run_starts(docs: np.ndarray) -> np.ndarray:
     """Where each run of equal values of ``docs`` starts, and its length at the end."""

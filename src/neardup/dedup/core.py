@@ -384,32 +384,8 @@ def decide(
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
     guard = config.removal_guard
-    keep_of = lossless_keepers(
-        n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
-    )
-    checked = np.empty(0, dtype=np.uint64)  # pairs verified in a round (kept or not)
-    for _ in range(KEEPER_ROUNDS if scored.verify is not None else 0):
-        left, right = pairs_to_keepers(
-            pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, keep_of, guard
-        )
-        code = (left.astype(np.uint64) << np.uint64(32)) | right.astype(np.uint64)
-        fresh = ~np.isin(code, checked, kind="sort")
-        if not fresh.any():
-            break
-        left, right, checked = left[fresh], right[fresh], np.concatenate((checked, code[fresh]))
-        more = scored.verify(left, right)
-        pairs = pairs.joined(more.take(more.score >= config.threshold))
-        keep_of = lossless_keepers(
-            n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
-        )
-    if config.chain:
-        labels = connected_components(n, pairs.left, pairs.right)
-        kept_rank = np.where(keep_of == np.arange(n), rank, n + rank)  # kept documents first
-        keepers = keepers_by_rank(labels, kept_rank)
-    else:
-        labels = star_labels(keep_of)
-        keepers = np.full(n, -1, dtype=np.int64)
-        keepers[labels] = keep_of[labels]
+    pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify)
+    labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     timings = scored.timings | {"clusters": time.perf_counter() - clock}
     return DedupResult(
         ids=scored.ids,
@@ -426,6 +402,70 @@ def decide(
         weak=scored.weak,
         timings=timings,
     )
+
+
+def keep_decisions(
+    n: int, pairs: Pairs, rank: np.ndarray, config: DedupConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(keep_of, labels, keepers)`` of ``n`` documents from the pairs reaching the
+    threshold and each document's preference ``rank``.
+
+    Decisions in one connected component of the pairs depend on that component only (its
+    documents' relative ranks and its pairs), so the same function over any union of whole
+    components, indexed in the same relative order, gives the same answer: the Spark engine
+    applies it to batches of components.
+    """
+    keep_of = keeper_rounds(n, pairs, rank, config, None)[1]
+    labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
+    return keep_of, labels, keepers
+
+
+def keeper_rounds(
+    n: int,
+    pairs: Pairs,
+    rank: np.ndarray,
+    config: DedupConfig,
+    verify: Callable[[np.ndarray, np.ndarray], Pairs] | None,
+) -> tuple[Pairs, np.ndarray]:
+    """``(pairs, keep_of)``: lossless keepers, then up to ``KEEPER_ROUNDS`` rounds that
+    verify each document against the keepers of its neighbours (``verify``: exact scores of
+    new pairs; None: no rounds) and decide again with the pairs reaching the threshold,
+    until nothing is new. Both engines (the Spark engine per component)."""
+    guard = config.removal_guard
+    keep_of = lossless_keepers(
+        n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
+    )
+    checked = np.empty(0, dtype=np.uint64)  # pairs verified in a round (kept or not)
+    for _ in range(KEEPER_ROUNDS if verify is not None else 0):
+        left, right = pairs_to_keepers(
+            pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, keep_of, guard
+        )
+        code = (left.astype(np.uint64) << np.uint64(32)) | right.astype(np.uint64)
+        fresh = ~np.isin(code, checked, kind="sort")
+        if not fresh.any():
+            break
+        left, right, checked = left[fresh], right[fresh], np.concatenate((checked, code[fresh]))
+        more = verify(left, right)
+        pairs = pairs.joined(more.take(more.score >= config.threshold))
+        keep_of = lossless_keepers(
+            n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
+        )
+    return pairs, keep_of
+
+
+def cluster_labels(
+    n: int, pairs: Pairs, keep_of: np.ndarray, rank: np.ndarray, chain: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(labels, keepers)`` from the final keepers: the keepers' stars, or with ``chain``
+    the connected components of the pairs, kept documents first by rank (both engines)."""
+    if chain:
+        labels = connected_components(n, pairs.left, pairs.right)
+        kept_rank = np.where(keep_of == np.arange(n), rank, n + rank)  # kept documents first
+        return labels, keepers_by_rank(labels, kept_rank)
+    labels = star_labels(keep_of)
+    keepers = np.full(n, -1, dtype=np.int64)
+    keepers[labels] = keep_of[labels]
+    return labels, keepers
 
 
 def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
@@ -512,23 +552,15 @@ def score_pairs(
     shared = shared_counts(values, offsets, left, right)
     size_l = offsets[left + 1] - offsets[left]
     size_r = offsets[right + 1] - offsets[right]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        resemblance = np.nan_to_num(shared / (size_l + size_r - shared))
-        c_lr = np.nan_to_num(shared / size_l)
-        c_rl = np.nan_to_num(shared / size_r)
+    resemblance, c_lr, c_rl = pair_measures(shared, size_l, size_r)
     known = template
     template = np.empty(0, dtype=np.uint64) if known is None else known
     if signatures is not None:
         s_lr, s_rl = _estimates(method, signatures, left, right, config)
     else:  # plain scores; with templates, rescored on content where it can matter
-        if config.measure == "resemblance":
-            s_lr = s_rl = resemblance.copy()
-        else:
-            s_lr, s_rl = c_lr.copy(), c_rl.copy()
+        s_lr, s_rl = plain_scores(config.measure, resemblance, c_lr, c_rl)
         if config.template_df and left.size:
-            # only pairs sharing this much of one side plainly can be kept: the others keep
-            # their plain scores, below the threshold either way
-            near = np.flatnonzero(np.maximum(c_lr, c_rl) >= config.least_keepable)
+            near = np.flatnonzero(needs_content_score(config, c_lr, c_rl))
             if known is None:
                 holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
                 template = _template_of(values, offsets, left[near], right[near], holders, config)
@@ -540,6 +572,33 @@ def score_pairs(
             )
     pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, resemblance, c_lr, c_rl)
     return pairs, template
+
+
+def pair_measures(
+    shared: np.ndarray, size_l: np.ndarray, size_r: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(resemblance, containment of left in right, of right in left)`` of pairs from their
+    shared and own shingle counts (0.0 where a side is empty)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        resemblance = np.nan_to_num(shared / (size_l + size_r - shared))
+        c_lr = np.nan_to_num(shared / size_l)
+        c_rl = np.nan_to_num(shared / size_r)
+    return resemblance, c_lr, c_rl
+
+
+def plain_scores(
+    measure: str, resemblance: np.ndarray, c_lr: np.ndarray, c_rl: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The run's measure both ways on all shingles (new arrays, rescored later in place)."""
+    if measure == "resemblance":
+        return resemblance.copy(), resemblance.copy()
+    return c_lr.copy(), c_rl.copy()
+
+
+def needs_content_score(config: DedupConfig, c_lr: np.ndarray, c_rl: np.ndarray) -> np.ndarray:
+    """Pairs rescored on content shingles: only those sharing ``least_keepable`` of one side
+    plainly can be kept; the others keep their plain scores, below the threshold either way."""
+    return np.maximum(c_lr, c_rl) >= config.least_keepable
 
 
 def _template_of(

@@ -88,6 +88,43 @@ def prefix_flags(
     return flags
 
 
+def slots(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each key's slot in the two count tables and in the mark table (as :func:`key_counts`
+    and :func:`pairing_entries` index them), for an engine that counts by a group-by: a
+    table's count of a slot is ``min(entries hashed there, MAX_COUNT)``."""
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    shift = np.uint64(64 - bits)
+    return tuple(  # type: ignore[return-value]
+        ((keys * mix) >> shift).astype(np.int64) for mix in (_MIX_COUNT, _MIX_COUNT2, _MIX_MARK)
+    )
+
+
+@njit(cache=True)
+def entry_prefix_flags(
+    starts: np.ndarray,
+    keys: np.ndarray,
+    count: np.ndarray,
+    score: float,
+    frequent: int,
+    fallback: float,
+) -> np.ndarray:
+    """:func:`prefix_flags` with each entry's count given (the smaller of its two table
+    counts, e.g. from group-bys) instead of the tables."""
+    flags = np.zeros(keys.size, dtype=np.bool_)
+    for d in range(starts.size - 1):
+        i, j = starts[d], starts[d + 1]
+        m = j - i
+        if m == 0:
+            continue
+        f = count[i:j].copy()
+        by_count = np.sort(f)
+        take = prefix_size(m, score)
+        if by_count[take - 1] >= frequent:
+            take = prefix_size(m, fallback)
+        _flag_first(f, keys[i:j], by_count[take - 1], take, flags[i:j])
+    return flags
+
+
 @njit(cache=True, inline="always")
 def prefix_size(m: int, score: float) -> int:
     """How many of a document's ``m`` keys its prefix for ``score`` holds (1 … m)."""

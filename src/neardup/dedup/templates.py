@@ -51,9 +51,14 @@ def group_representatives(
 ) -> np.ndarray:
     """One document (the smallest index) of every group of near copies, sorted: connected
     components of the pairs that hold ≥ ``NEAR_COPY`` of each other both ways (plain)."""
-    near = np.minimum(containment_lr, containment_rl) >= NEAR_COPY
+    near = near_copies(containment_lr, containment_rl)
     labels = connected_components(n, left[near], right[near])
     return np.flatnonzero(labels == np.arange(n))
+
+
+def near_copies(containment_lr: np.ndarray, containment_rl: np.ndarray) -> np.ndarray:
+    """Pairs that are near copies (one holder of their shingles): ≥ ``NEAR_COPY`` both ways."""
+    return np.minimum(containment_lr, containment_rl) >= NEAR_COPY
 
 
 def template_shingles(

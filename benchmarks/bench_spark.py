@@ -1,0 +1,166 @@
+"""The Spark engine beside the local engine on one machine: same corpus, same config, one run.
+
+On the first ``--docs`` documents (default: all 100k) of
+../shared/data/corpus/en-gutenberg-100k.jsonl.gz, written once as plain JSONL to $TMPDIR:
+
+- local: ``read_documents`` + ``deduplicate`` (default ``DedupConfig``, all numba threads);
+- spark: ``local[2]`` (``--master``), the same file read by ``spark_files.read_inputs`` (the
+  local reader's line parser), repartitioned into ``--partitions``, ``spark_dedup`` with the
+  same config, then every result forced (summary counts and the removed rows). The session
+  is started and warmed up on 200 documents first (JVM start, Python workers, numba cache
+  loads are not counted).
+
+Reported: seconds and documents per second of each, the ratio spark/local, the shuffle bytes
+written per document (sum of ``shuffleWriteBytes`` over the timed run's stages, from the
+Spark UI's REST API) and the peak JVM heap of the driver/executor (``peakMemoryMetrics``;
+local mode runs both in one JVM). The results of the two engines are checked to be equal
+(removed ids and their keepers). One run each: the machine is shared, so figures are noisy.
+
+    python benchmarks/bench_spark.py [--docs N] [--partitions 16] [--master local[2]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import logging
+import os
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+from _corpus import CORPUS
+
+from neardup.corpus import read_documents
+from neardup.dedup import DedupConfig, deduplicate
+from neardup.dedup.pipeline import Inputs
+
+SOURCE = CORPUS / "en-gutenberg-100k.jsonl.gz"
+
+
+def corpus_slice(docs: int) -> Path:
+    """The first ``docs`` records of the shared corpus as plain JSONL in $TMPDIR (once)."""
+    path = Path(os.environ.get("TMPDIR") or tempfile.gettempdir()) / f"neardup-spark-{docs}.jsonl"
+    if not path.exists():
+        with gzip.open(SOURCE, "rt", encoding="utf-8") as src, open(path, "w") as out:
+            for k, line in enumerate(src):
+                if k >= docs:
+                    break
+                out.write(line)
+    return path
+
+
+def run_local(path: Path, config: DedupConfig) -> tuple[float, dict[str, str]]:
+    started = time.perf_counter()
+    result = deduplicate(((d.id, d.text) for d in read_documents([path])), config)
+    seconds = time.perf_counter() - started
+    ids = result.ids
+    return seconds, {ids[i]: ids[result.keep_of[i]] for i in np.flatnonzero(result.removed)}
+
+
+def _rest(spark, endpoint: str) -> list[dict]:
+    url = spark.sparkContext.uiWebUrl
+    app = spark.sparkContext.applicationId
+    with urllib.request.urlopen(f"{url}/api/v1/applications/{app}/{endpoint}") as response:
+        return json.load(response)
+
+
+def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
+    from neardup.engines.spark import spark_dedup
+    from neardup.engines.spark_files import read_inputs
+
+    before = {s["stageId"] for s in _rest(spark, "stages")}
+    started = time.perf_counter()
+    docs, _ = read_inputs(spark, Inputs((str(path),)), "jsonl")
+    result = spark_dedup(
+        docs.repartition(partitions), config, id_col="_id", text_col="_text", order="_row"
+    )
+    summary = result.summary()
+    removed = {
+        r["_id"]: r["_duplicate_of"]
+        for r in result.removed.select("_id", "_duplicate_of").collect()
+    }
+    seconds = time.perf_counter() - started
+    stages = [s for s in _rest(spark, "stages?status=complete") if s["stageId"] not in before]
+    shuffle = sum(s.get("shuffleWriteBytes", 0) for s in stages)
+    peak = max(
+        (e.get("peakMemoryMetrics", {}).get("JVMHeapMemory", 0) for e in _rest(spark, "executors")),
+        default=0,
+    )
+    return {
+        "seconds": seconds,
+        "removed": removed,
+        "summary": summary,
+        "shuffle": shuffle,
+        "peak_heap": peak,
+    }
+
+
+class StageTimes(logging.Handler):
+    """The engine's stage timings (``neardup.spark`` log lines ``name: 1.2 s``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seconds: dict[str, float] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        name, _, rest = record.getMessage().rpartition(": ")
+        if name and rest.endswith(" s") and not name.startswith("components: round"):
+            self.seconds[name] = self.seconds.get(name, 0.0) + float(rest[:-2])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--partitions", type=int, default=16)
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--driver-memory", default="4g")
+    args = parser.parse_args()
+
+    from pyspark.sql import SparkSession
+
+    config = DedupConfig()
+    path = corpus_slice(args.docs)
+    spark = (
+        SparkSession.builder.master(args.master)
+        .appName("neardup bench_spark")
+        .config("spark.driver.memory", args.driver_memory)
+        .config("spark.sql.shuffle.partitions", str(args.partitions))
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    run_spark(corpus_slice(200), config, 2, spark)  # warm-up: JVM, workers, numba caches
+
+    local_seconds, local_removed = run_local(path, config)
+    times = StageTimes()
+    logger = logging.getLogger("neardup.spark")
+    logger.setLevel(logging.INFO)
+    logger.addHandler(times)
+    remote = run_spark(path, config, args.partitions, spark)
+    assert remote["removed"] == local_removed, "the engines disagree"
+    n = args.docs
+    row = {
+        "docs": n,
+        "master": args.master,
+        "partitions": args.partitions,
+        "local_s": round(local_seconds, 1),
+        "local_docs_per_s": round(n / local_seconds),
+        "spark_s": round(remote["seconds"], 1),
+        "spark_docs_per_s": round(n / remote["seconds"]),
+        "spark_over_local": round(remote["seconds"] / local_seconds, 1),
+        "shuffle_bytes_per_doc": round(remote["shuffle"] / n),
+        "peak_jvm_heap_mb": round(remote["peak_heap"] / 2**20),
+        "removed": len(local_removed),
+        "same_result": True,
+        "spark_stage_seconds": {k: round(v, 1) for k, v in times.seconds.items()},
+        "summary": remote["summary"],
+    }
+    print(json.dumps(row, indent=2))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

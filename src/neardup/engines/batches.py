@@ -1,0 +1,344 @@
+"""The dedup stages as functions of Arrow record batches, for Spark's ``mapInArrow``.
+
+Each factory returns ``f(batches) -> batches`` that calls the local engine's own pure batch
+functions (:mod:`neardup.shingles`, the method's ``sketch`` / ``keys``,
+:mod:`neardup.dedup.candidates`, :mod:`neardup.dedup.templates`, :mod:`neardup.dedup.core`):
+only the conversion between Arrow columns and NumPy arrays lives here, so the two engines
+cannot drift apart. Nothing here imports pyspark, so the stages are tested without it.
+
+Fingerprints and keys travel as signed ``int64`` (Spark has no unsigned type): the same 64
+bits, viewed as ``uint64`` again before any kernel sees them.
+
+Stages that need whole groups (a document's keys, a key's documents, a component's pairs)
+get rows sorted by the group column within each partition; :func:`grouped` cuts the stream
+of batches at group boundaries so that no group is split.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from neardup._kernels.sample import shared_counts
+from neardup.arrays import unique
+from neardup.dedup.candidates import Candidates, bucket_pairs
+from neardup.dedup.cluster import preference_rank
+from neardup.dedup.core import (
+    DedupConfig,
+    Pairs,
+    cluster_labels,
+    declined_pairs,
+    keeper_rounds,
+    needs_content_score,
+    pair_measures,
+    plain_scores,
+    score_pairs,
+)
+from neardup.dedup.prefix import entry_prefix_flags, slots
+from neardup.dedup.templates import content_counts, directional_scores, near_copies
+from neardup.shingles import fingerprint_batch
+
+Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+
+FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
+SLOT_SCHEMA = "doc long, key long, s0 long, s1 long, mark long"
+PREFIX_SCHEMA = "doc long, key long, count long, mark long, in_prefix boolean"
+PAIR_SCHEMA = "left long, right long"
+MEASURE_SCHEMA = (
+    "left long, right long, shared long, resemblance double, c_lr double, c_rl double, "
+    "s_lr double, s_rl double, rescore boolean, near_copy boolean"
+)
+CONTENT_SCHEMA = "left long, right long, s_lr double, s_rl double"
+DECISION_SCHEMA = (
+    "doc long, keep_of long, label long, keeper long, declined long, left long, right long, "
+    "resemblance double, c_lr double, c_rl double, s_lr double, s_rl double"
+)
+
+
+# ── Arrow ⇄ NumPy ────────────────────────────────────────────────────────────────────────────
+
+
+def flat_lists(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """A list<int64> column as ``(values as uint64, offsets from 0)``."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    offsets = np.asarray(column.offsets, dtype=np.int64)
+    values = column.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]
+    return np.ascontiguousarray(values).view(np.uint64), offsets - offsets[0]
+
+
+def list_array(values: np.ndarray, offsets: np.ndarray) -> pa.ListArray:
+    """``values`` (any 64-bit integers) cut at ``offsets`` as a list<int64> column."""
+    return pa.ListArray.from_arrays(
+        pa.array(np.asarray(offsets, dtype=np.int32)),
+        pa.array(np.ascontiguousarray(values).view(np.int64)),
+    )
+
+
+def _ints(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
+    return np.asarray(batch.column(name).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _floats(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
+    return np.asarray(batch.column(name).to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def _batch(columns: dict[str, np.ndarray | pa.Array]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict(columns)
+
+
+def _concat(
+    left: tuple[np.ndarray, np.ndarray], right: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two ragged arrays of k documents each as one of 2k (left's documents first)."""
+    values = np.concatenate((left[0], right[0]))
+    offsets = np.concatenate((left[1], right[1][1:] + left[1][-1]))
+    return values, offsets
+
+
+def grouped(batches: Iterator[pa.RecordBatch], column: str) -> Iterator[pa.Table]:
+    """Tables holding whole groups of ``column`` (rows arrive sorted by it, ascending)."""
+    pending: pa.Table | None = None
+    for batch in batches:
+        table = pa.Table.from_batches([batch])
+        if pending is not None and pending.num_rows:
+            table = pa.concat_tables([pending, table])
+        keys = _ints(table, column)
+        if keys.size == 0:
+            continue
+        cut = int(np.searchsorted(keys, keys[-1], side="left"))
+        if cut:
+            yield table.slice(0, cut)
+        pending = table.slice(cut)
+    if pending is not None and pending.num_rows:
+        yield pending
+
+
+# ── stages ───────────────────────────────────────────────────────────────────────────────────
+
+
+def fingerprint_stage(config: DedupConfig) -> Stage:
+    """``doc, text`` → ``doc, length, size, fps, keys``: canonicalize, shingle, fingerprint
+    (sorted distinct), sketch and index keys (distinct per document) of every document."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        method = config.build_method()
+        for batch in batches:
+            texts = batch.column("text").to_pylist()
+            prints = fingerprint_batch(texts, config.text)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                keys = method.keys(method.sketch(prints))
+            docs = np.asarray(keys.docs, dtype=np.int64)
+            values = np.asarray(keys.keys, dtype=np.uint64)
+            order = np.lexsort((values, docs))
+            docs, values = docs[order], values[order]
+            fresh = np.ones(docs.size, dtype=bool)
+            fresh[1:] = (docs[1:] != docs[:-1]) | (values[1:] != values[:-1])
+            docs, values = docs[fresh], values[fresh]
+            key_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(docs, minlength=len(texts)), out=key_offsets[1:])
+            yield _batch(
+                {
+                    "doc": batch.column("doc"),
+                    "length": np.array([len(t) for t in texts], dtype=np.int64),
+                    "size": np.diff(prints.offsets).astype(np.int64),
+                    "fps": list_array(prints.values, prints.offsets),
+                    "keys": list_array(values, key_offsets),
+                }
+            )
+
+    return run
+
+
+def slot_stage(bits: int) -> Stage:
+    """``doc, key`` → the same with the key's slots in the count-min and mark tables of
+    ``2**bits`` (:func:`neardup.dedup.prefix.slots`)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            keys = _ints(batch, "key")
+            s0, s1, mark = slots(keys.view(np.uint64), bits)
+            yield _batch(
+                {"doc": batch.column("doc"), "key": keys, "s0": s0, "s1": s1, "mark": mark}
+            )
+
+    return run
+
+
+def prefix_stage(score: float, frequent: int, fallback: float) -> Stage:
+    """``doc, key, count, mark`` sorted by document → the same with ``in_prefix`` (the
+    prefix filter of :func:`neardup.dedup.candidates.candidate_pairs`: the order by the
+    count-min ``count``, then the key; ``frequent``: the capped limit)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for table in grouped(batches, "doc"):
+            docs, count = _ints(table, "doc"), _ints(table, "count")
+            keys = _ints(table, "key").view(np.uint64)
+            change = np.flatnonzero(docs[1:] != docs[:-1]) + 1
+            starts = np.concatenate(([0], change, [docs.size])).astype(np.int64)
+            flags = entry_prefix_flags(starts, keys, count, score, frequent, fallback)
+            yield _batch(
+                {
+                    "doc": docs,
+                    "key": keys.view(np.int64),
+                    "count": count,
+                    "mark": _ints(table, "mark"),
+                    "in_prefix": flags,
+                }
+            )
+
+    return run
+
+
+def bucket_stage(max_bucket: int) -> Stage:
+    """``key, doc, in_prefix`` sorted by key then document → candidate ``left, right``."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for table in grouped(batches, "key"):
+            keys, docs = _ints(table, "key"), _ints(table, "doc")
+            flags = np.asarray(table.column("in_prefix").to_numpy(zero_copy_only=False))
+            left, right, _ = bucket_pairs(keys, docs, max_bucket, flags)
+            yield _batch({"left": left, "right": right})
+
+    return run
+
+
+def measure_stage(config: DedupConfig) -> Stage:
+    """``left, right, fps_l, fps_r`` → exact shared count, resemblance, containments and
+    the run's plain scores both ways (:func:`neardup.dedup.core.pair_measures`); whether the
+    pair is rescored on content and whether it is a pair of near copies (template step)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            k = batch.num_rows
+            values, offsets = _concat(
+                flat_lists(batch.column("fps_l")), flat_lists(batch.column("fps_r"))
+            )
+            inside = np.arange(k, dtype=np.int64)
+            shared = shared_counts(values, offsets, inside, inside + k)
+            sizes = np.diff(offsets)
+            resemblance, c_lr, c_rl = pair_measures(shared, sizes[:k], sizes[k:])
+            s_lr, s_rl = plain_scores(config.measure, resemblance, c_lr, c_rl)
+            yield _batch(
+                {
+                    "left": batch.column("left"),
+                    "right": batch.column("right"),
+                    "shared": shared,
+                    "resemblance": resemblance,
+                    "c_lr": c_lr,
+                    "c_rl": c_rl,
+                    "s_lr": s_lr,
+                    "s_rl": s_rl,
+                    "rescore": needs_content_score(config, c_lr, c_rl),
+                    "near_copy": near_copies(c_lr, c_rl),
+                }
+            )
+
+    return run
+
+
+def content_stage(config: DedupConfig) -> Stage:
+    """``left, right, shared, fps_l, fps_r, tmpl_l, tmpl_r`` (``tmpl``: the document's
+    template shingles) → directional scores on content shingles
+    (:func:`neardup.dedup.templates.content_counts`, :func:`directional_scores`)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            k = batch.num_rows
+            values, offsets = _concat(
+                flat_lists(batch.column("fps_l")), flat_lists(batch.column("fps_r"))
+            )
+            template = unique(
+                np.concatenate(
+                    (flat_lists(batch.column("tmpl_l"))[0], flat_lists(batch.column("tmpl_r"))[0])
+                )
+            )
+            inside = np.arange(k, dtype=np.int64)
+            shared = _ints(batch, "shared")
+            sizes = np.diff(offsets)
+            content = content_counts(values, offsets, inside, inside + k, shared, template)
+            s_lr, s_rl = directional_scores(shared, sizes[:k], sizes[k:], content, config.measure)
+            yield _batch(
+                {
+                    "left": batch.column("left"),
+                    "right": batch.column("right"),
+                    "s_lr": s_lr,
+                    "s_rl": s_rl,
+                }
+            )
+
+    return run
+
+
+def decision_stage(config: DedupConfig) -> Stage:
+    """Rows of whole components (sorted by ``comp``): documents (``kind`` 0: ``a`` the
+    document, ``length``, ``value`` of the keep field, ``fps`` and ``tmpl`` its fingerprints
+    and template shingles) and pairs at the threshold (``kind`` 1: ``a``, ``b``, ``s_lr``,
+    ``s_rl``) → ``doc, keep_of, label, keeper, declined`` per document (``left`` -1), and
+    the pairs found by the keeper rounds (``doc`` -1: ``left, right`` and their measures).
+
+    :func:`neardup.dedup.core.keeper_rounds` over the batch's components at once, the new
+    pairs scored by :func:`neardup.dedup.core.score_pairs` with the documents' template
+    shingles (decisions of one component depend on it alone, in the documents' order)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for table in grouped(batches, "comp"):
+            yield _decide(table, config)
+
+    return run
+
+
+def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
+    kind = _ints(table, "kind")
+    is_doc = kind == 0
+    a, b = _ints(table, "a"), _ints(table, "b")
+    order = np.argsort(a[is_doc], kind="stable")
+    docs = a[is_doc][order]
+    lengths = _ints(table, "length")[is_doc][order]
+    values = None
+    if config.keep.kind == "field":
+        column = table.column("value").to_numpy(zero_copy_only=False)
+        values = np.asarray(column)[is_doc][order]
+    m = docs.size
+    rank = preference_rank(config.keep, m, docs, lengths, values)
+    left = np.searchsorted(docs, a[~is_doc])
+    right = np.searchsorted(docs, b[~is_doc])
+    s_lr, s_rl = _floats(table, "s_lr")[~is_doc], _floats(table, "s_rl")[~is_doc]
+    score = np.maximum(s_lr, s_rl)
+    nan = np.full(left.size, np.nan)
+    pairs = Pairs(left, right, score, s_lr, s_rl, nan, nan, nan)
+    rows = np.flatnonzero(is_doc)[order]
+    values, offsets = flat_lists(table.column("fps").take(rows))
+    template = unique(flat_lists(table.column("tmpl").take(rows))[0])
+
+    def verify(vl: np.ndarray, vr: np.ndarray) -> Pairs:
+        return score_pairs(Candidates(vl, vr, 0), values, offsets, None, None, config, template)[0]
+
+    found, keep_of = keeper_rounds(m, pairs, rank, config, verify)
+    labels, keepers = cluster_labels(m, found, keep_of, rank, config.chain)
+    declined = np.zeros(m, dtype=np.int64)
+    if m:
+        declined[0] = declined_pairs(found, keep_of, config.removal_guard)
+    new = found.take(np.arange(found.left.size) >= left.size)
+    k = new.left.size
+    gone, none = np.full(m, -1, np.int64), np.full(m, np.nan)
+    return _batch(
+        {
+            "doc": np.concatenate((docs, np.full(k, -1, np.int64))),
+            "keep_of": np.concatenate((docs[keep_of], np.full(k, -1, np.int64))),
+            "label": np.concatenate((docs[labels], np.full(k, -1, np.int64))),
+            "keeper": np.concatenate((docs[keepers[labels]], np.full(k, -1, np.int64))),
+            "declined": np.concatenate((declined, np.zeros(k, np.int64))),
+            "left": np.concatenate((gone, docs[new.left])),
+            "right": np.concatenate((gone, docs[new.right])),
+            "resemblance": np.concatenate((none, new.resemblance)),
+            "c_lr": np.concatenate((none, new.containment_lr)),
+            "c_rl": np.concatenate((none, new.containment_rl)),
+            "s_lr": np.concatenate((none, new.score_lr)),
+            "s_rl": np.concatenate((none, new.score_rl)),
+        }
+    )

@@ -1,0 +1,550 @@
+"""neardup's dedup on Apache Spark: a DataFrame of documents in, DataFrames of results out.
+
+::
+
+    from neardup.engines.spark import spark_dedup
+    result = spark_dedup(docs)            # docs: a DataFrame with id, text (+ any columns)
+    result.removed.write.parquet("s3://bucket/removed")   # the records, + _duplicate_of
+    result.kept, result.pairs, result.clusters, result.summary()
+
+The stages are the local engine's (:mod:`neardup.dedup.core`), mapped onto Spark:
+
+=========================  ========================================================
+fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
+prefix order               count-min estimates as group-bys on the keys' two slots
+                           (map-side combined: a hot key costs one row)
+prefix filter              documents' keys together (repartition + sort by document)
+candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``;
+                           a capped bucket pairs its first prefix holder with the
+                           others by an aggregate and a join (no giant group)
+exact verification        candidate pairs joined with both fingerprint sets
+templates                  near-copy groups (large-star / small-star), holder counts of
+                           the scored documents' shingles by a group-by
+keepers                    components of the pairs at the threshold, each decided
+                           whole by :func:`neardup.dedup.core.keeper_rounds` (the
+                           documents' fingerprints joined in for the rounds)
+=========================  ========================================================
+
+Documents are identified by a ``long`` that follows the input order (``order``, or the
+DataFrame's own row order), which breaks every tie as the local engine's index does: so the
+pairs, clusters, kept and removed sets equal the local engine's. Only DataFrame operations
+(no RDDs): it runs over Spark Connect. Nothing collected to the driver grows with the corpus
+(the per-partition row counts used to number the documents excepted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from neardup.dedup.core import DedupConfig, _prefix
+from neardup.dedup.prefix import MAX_COUNT, table_bits
+from neardup.engines import batches as B
+from neardup.errors import ConfigError, InputError
+from neardup.extras import pyspark
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+DOC = "_doc"  # the document number column added to the input
+log = logging.getLogger("neardup.spark")
+
+
+@contextlib.contextmanager
+def _stage(name: str) -> Iterator[None]:
+    """Log a stage's wall time (the stages materialize their outputs: the time is theirs)."""
+    started = time.perf_counter()
+    log.info("%s …", name)
+    yield
+    log.info("%s: %.1f s", name, time.perf_counter() - started)
+
+
+@dataclass(eq=False)
+class SparkDedup:
+    """The outcome, as lazy DataFrames (each action recomputes from the cached stages).
+
+    ``pairs``: ``a``, ``b`` (ids), ``score``, ``score_a_in_b``, ``score_b_in_a``,
+    ``resemblance``, ``containment_a_in_b``, ``containment_b_in_a``, ``contained`` — the
+    verified pairs at the threshold; ``clusters``: ``cluster``, ``ids`` (input order),
+    ``keep``; ``kept``: the input rows kept; ``removed``: the input rows removed, with
+    ``_duplicate_of`` (the id kept instead, which holds the removed one).
+    """
+
+    pairs: DataFrame
+    clusters: DataFrame
+    kept: DataFrame
+    removed: DataFrame
+    decisions: DataFrame  # _doc, keep_of, label, keeper for documents in a pair
+    stats: dict[str, DataFrame | int]
+
+    def summary(self) -> dict[str, Any]:
+        """Counts of the run (a few Spark actions)."""
+        from pyspark.sql import functions as F
+
+        sizes = self.clusters.select(F.size("ids").alias("n"))
+        largest = sizes.agg(F.max("n")).first()[0]
+        out: dict[str, Any] = {
+            "documents": _value(self.stats["documents"]),
+            "removed": self.removed.count(),
+            "clusters": sizes.count(),
+            "largest_cluster": int(largest or 0),
+            "candidate_pairs": _value(self.stats["candidates"]),
+            "verified_pairs": self.pairs.count(),
+            "capped_buckets": _value(self.stats["capped"]),
+            "template_shingles": _value(self.stats["templates"]),
+            "declined_pairs": _value(self.stats["declined"]),
+            "empty_documents": _value(self.stats["empty"]),
+        }
+        out["kept"] = out["documents"] - out["removed"]
+        return out
+
+
+def _value(stat: DataFrame | int) -> int:
+    return stat if isinstance(stat, int) else int(stat.first()[0] or 0)
+
+
+def spark_dedup(
+    docs: DataFrame,
+    config: DedupConfig | None = None,
+    *,
+    id_col: str = "id",
+    text_col: str = "text",
+    order: str | None = None,
+) -> SparkDedup:
+    """Deduplicate the documents of ``docs`` (columns ``id_col``, ``text_col`` and any).
+
+    ``order`` names a column of distinct integers giving the input order (ties of the keep
+    policy go to the earliest); by default the DataFrame's own row order. Ids must be
+    distinct and texts present: a clear :class:`InputError` otherwise.
+    """
+    pyspark("the Spark engine")
+    from pyspark.sql import functions as F
+
+    config = config or DedupConfig()
+    _check_config(config)
+    _check_columns(docs, id_col, text_col, order, config)
+    with _stage("numbering and checking documents"):
+        if order is None:
+            docs = with_index(docs, [], DOC)
+        else:
+            docs = docs.withColumn(DOC, F.col(order).cast("long"))
+        _check_documents(docs, id_col, text_col)
+    with _stage("fingerprints and keys"):
+        fp = (
+            docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text"))
+            .mapInArrow(B.fingerprint_stage(config), B.FINGERPRINT_SCHEMA)
+            .localCheckpoint()
+        )
+    with _stage("candidate pairs"):
+        candidates, capped = _candidates(fp, config)
+    with _stage("verification and templates"):
+        scored, templates, tmpl_sets = _scored(fp, candidates, config)
+        at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
+    with _stage("components and keepers"):
+        decided = _decisions(docs, fp, tmpl_sets, at_threshold, config).localCheckpoint()
+        decisions = decided.where(F.col("doc") >= 0).select(
+            "doc", "keep_of", "label", "keeper", "declined"
+        )
+        found = decided.where(F.col("doc") < 0).withColumn("score", F.greatest("s_lr", "s_rl"))
+        columns = ["left", "right", "score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl"]
+        at_threshold = at_threshold.select(*columns).unionByName(found.select(*columns))
+    ids = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"))
+    return SparkDedup(
+        pairs=_pair_output(at_threshold, ids, config),
+        clusters=_cluster_output(decisions, ids),
+        kept=docs.join(
+            decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC)),
+            DOC,
+            "left_anti",
+        ).drop(DOC),
+        removed=_removed(docs, decisions, ids),
+        decisions=decisions,
+        stats={
+            "documents": fp.agg(F.count("*")),
+            "candidates": candidates.agg(F.count("*")),
+            "capped": capped,
+            "templates": templates,
+            "declined": decisions.agg(F.sum("declined")),
+            "empty": fp.where(F.col("size") == 0).agg(F.count("*")),
+        },
+    )
+
+
+# ── checks ───────────────────────────────────────────────────────────────────────────────────
+
+
+def _check_config(config: DedupConfig) -> None:
+    if not config.verify:
+        raise ConfigError("the Spark engine verifies every pair exactly: drop --no-verify")
+    method = config.build_method()
+    if getattr(method, "needs_idf", False):
+        raise ConfigError(
+            f"method {config.method!r} with IDF weights is not supported by the Spark engine; "
+            "use the local engine"
+        )
+
+
+def _check_columns(
+    docs: DataFrame, id_col: str, text_col: str, order: str | None, config: DedupConfig
+) -> None:
+    wanted = [id_col, text_col] + ([order] if order else [])
+    if config.keep.kind == "field":
+        wanted.append(str(config.keep.field))
+    for name in wanted:
+        if name not in docs.columns:
+            raise InputError(f"the DataFrame has no column {name!r} (columns: {docs.columns})")
+
+
+def _check_documents(docs: DataFrame, id_col: str, text_col: str) -> None:
+    """Every text present, every id present and distinct (one pass each, first offender)."""
+    from pyspark.sql import functions as F
+
+    missing = docs.where(F.col(id_col).isNull() | F.col(text_col).isNull()).first()
+    if missing is not None:
+        raise InputError(f"document {missing[id_col]!r} has no id or no text")
+    twice = docs.groupBy(id_col).count().where(F.col("count") > 1).first()
+    if twice is not None:
+        raise InputError(f"duplicate id {twice[id_col]!r} ({twice['count']} documents)")
+
+
+# ── numbering rows in their order ────────────────────────────────────────────────────────────
+
+
+def with_index(
+    df: DataFrame, groups: list[str], name: str, position: str | None = None
+) -> DataFrame:
+    """``df`` with ``name``: 0, 1, 2 … in the order of ``groups`` (e.g. input file rank),
+    then of the rows within each Spark partition, then of the partitions.
+
+    Rows of a partition come in the order read, and one file's splits in increasing
+    partitions, so this numbers the rows of files in file order without sorting them: one
+    aggregation (a row per group and partition) to the driver, a broadcast join back.
+    ``position`` also adds each row's number within its group (a line number).
+    """
+    from pyspark.sql import Row
+    from pyspark.sql import functions as F
+
+    marked = df.withColumn("_mid", F.monotonically_increasing_id()).withColumn(
+        "_part", F.shiftright("_mid", 33)
+    )
+    marked = marked.localCheckpoint()  # the numbers must not change when recomputed
+    keys = [*groups, "_part"]
+    segments = sorted(
+        marked.groupBy(*keys)
+        .agg(F.min("_mid").alias("_start"), F.count("*").alias("_rows"))
+        .collect(),
+        key=lambda row: tuple(row[k] for k in keys),
+    )
+    rows, total, group_start, last_group = [], 0, 0, None
+    for seg in segments:
+        group = tuple(seg[g] for g in groups)
+        if group != last_group:
+            group_start, last_group = total, group
+        rows.append(
+            Row(
+                **{k: seg[k] for k in keys},
+                _start=seg["_start"],
+                _offset=total,
+                _group_start=group_start,
+            )
+        )
+        total += seg["_rows"]
+    schema = (
+        marked.select(*keys)
+        .schema.add("_start", "long")
+        .add("_offset", "long")
+        .add("_group_start", "long")
+    )
+    table = df.sparkSession.createDataFrame(rows, schema)
+    out = marked.join(F.broadcast(table), keys).withColumn(
+        name, F.col("_offset") + F.col("_mid") - F.col("_start")
+    )
+    if position is not None:
+        out = out.withColumn(position, F.col(name) - F.col("_group_start"))
+    return out.drop("_mid", "_part", "_start", "_offset", "_group_start")
+
+
+# ── candidates ───────────────────────────────────────────────────────────────────────────────
+
+
+def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFrame]:
+    """Distinct candidate pairs ``left < right`` and the count of capped buckets."""
+    from pyspark.sql import functions as F
+
+    cap = config.max_bucket
+    if cap < 2:
+        raise ConfigError(f"max_bucket={cap!r} must be at least 2")
+    keys = fp.select("doc", F.explode("keys").alias("key"))
+    score, frequent, fallback = _prefix(config)
+    if score > 0.0:
+        flagged = _prefix_entries(keys, score, frequent, fallback)
+    else:
+        flagged = keys.withColumn("in_prefix", F.lit(True))
+    freq = flagged.groupBy("key").agg(F.count("*").alias("freq"))
+    flagged = flagged.join(freq, "key").where(F.col("freq") >= 2).localCheckpoint()
+    capped = freq.where(F.col("freq") > cap).agg(F.count("*"))
+    small = (
+        flagged.where(F.col("freq") <= cap)
+        .repartition("key")
+        .sortWithinPartitions("key", "doc")
+        .mapInArrow(B.bucket_stage(cap), B.PAIR_SCHEMA)
+    )
+    # a capped bucket: its first prefix holder with every other prefix holder, by an
+    # aggregate (map-side combined) and a join (a hot key is split by adaptive skew joins)
+    holders = flagged.where((F.col("freq") > cap) & F.col("in_prefix")).select("key", "doc")
+    first = holders.groupBy("key").agg(F.min("doc").alias("left"))
+    big = (
+        holders.join(first, "key")
+        .where(F.col("doc") != F.col("left"))
+        .select("left", F.col("doc").alias("right"))
+    )
+    return small.unionByName(big).distinct().localCheckpoint(), capped
+
+
+def _prefix_entries(keys: DataFrame, score: float, frequent: int, fallback: float) -> DataFrame:
+    """``doc, key, in_prefix`` of the entries that can make a pair, as
+    :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
+    estimate of :mod:`neardup.dedup.prefix` (its two tables' slot counts, capped, by
+    group-bys), the prefix per document, then only keys counted more than once whose mark
+    slot some prefix entry shares."""
+    from pyspark.sql import functions as F
+
+    bits = table_bits(keys.count())
+    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
+    slotted = keys.mapInArrow(B.slot_stage(bits), B.SLOT_SCHEMA).localCheckpoint()
+    tables = [
+        slotted.groupBy(slot).agg(F.least(F.count("*"), F.lit(MAX_COUNT)).alias(f"c_{slot}"))
+        for slot in ("s0", "s1")
+    ]
+    counted = (
+        slotted.join(tables[0], "s0")
+        .join(tables[1], "s1")
+        .select("doc", "key", F.least("c_s0", "c_s1").cast("long").alias("count"), "mark")
+    )
+    flagged = (
+        counted.repartition("doc")
+        .sortWithinPartitions("doc")
+        .mapInArrow(B.prefix_stage(score, limit, fallback), B.PREFIX_SCHEMA)
+        .localCheckpoint()
+    )
+    marked = flagged.where("in_prefix").select("mark").distinct()
+    return (
+        flagged.where(F.col("count") > 1)
+        .join(marked, "mark", "left_semi")
+        .select("doc", "key", "in_prefix")
+    )
+
+
+# ── verification and templates ───────────────────────────────────────────────────────────────
+
+
+def _with_sets(pairs: DataFrame, sets: DataFrame, column: str, suffix: str = "") -> DataFrame:
+    """``pairs`` with ``column`` of ``sets`` (``doc``, ``column``) for both sides."""
+    from pyspark.sql import functions as F
+
+    for side in ("left", "right"):
+        tag = f"{column}{suffix}_{side[0]}"
+        other = sets.select(F.col("doc").alias(side), F.col(column).alias(tag))
+        pairs = pairs.join(other, side, "left")
+        pairs = pairs.withColumn(tag, F.coalesce(tag, F.array().cast("array<long>")))
+    return pairs
+
+
+def _scored(
+    fp: DataFrame, candidates: DataFrame, config: DedupConfig
+) -> tuple[DataFrame, DataFrame | int, DataFrame | None]:
+    """Every candidate pair with its exact measures and the run's scores (templates
+    discounted), the number of template shingles, and the rescored documents' template
+    shingles (``doc, tmpl``; None without templates)."""
+    from pyspark.sql import functions as F
+
+    sets = fp.select("doc", "fps")
+    measured = (
+        _with_sets(candidates, sets, "fps")
+        .select("left", "right", "fps_l", "fps_r")
+        .mapInArrow(B.measure_stage(config), B.MEASURE_SCHEMA)
+        .localCheckpoint()
+    )
+    if not config.template_df:
+        return _with_score(measured), 0, None
+    template = _template_shingles(fp, measured, config)
+    wanted_sets = (
+        fp.join(_rescored_docs(measured), "doc")
+        .select("doc", F.explode("fps").alias("f"))
+        .join(template, "f", "left_semi")
+        .groupBy("doc")
+        .agg(F.collect_list("f").alias("tmpl"))
+        .localCheckpoint()
+    )
+    rescore = measured.where("rescore").select("left", "right", "shared")
+    rescore = _with_sets(_with_sets(rescore, sets, "fps"), wanted_sets, "tmpl")
+    content = rescore.select(
+        "left", "right", "shared", "fps_l", "fps_r", "tmpl_l", "tmpl_r"
+    ).mapInArrow(B.content_stage(config), B.CONTENT_SCHEMA)
+    content = content.select(
+        "left", "right", F.col("s_lr").alias("c_s_lr"), F.col("s_rl").alias("c_s_rl")
+    )
+    scored = (
+        measured.join(content, ["left", "right"], "left")
+        .withColumn("s_lr", F.coalesce("c_s_lr", "s_lr"))
+        .withColumn("s_rl", F.coalesce("c_s_rl", "s_rl"))
+        .drop("c_s_lr", "c_s_rl")
+    )
+    return _with_score(scored), template.agg(F.count("*")), wanted_sets
+
+
+def _with_score(pairs: DataFrame) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    return pairs.withColumn("score", F.greatest("s_lr", "s_rl"))
+
+
+def _rescored_docs(measured: DataFrame) -> DataFrame:
+    """Documents of the pairs rescored on content (``doc``)."""
+    from pyspark.sql import functions as F
+
+    pairs = measured.where("rescore")
+    return (
+        pairs.select(F.col("left").alias("doc"))
+        .unionByName(pairs.select(F.col("right").alias("doc")))
+        .distinct()
+    )
+
+
+def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) -> DataFrame:
+    """``f``: the rescored documents' fingerprints held by ≥ ``template_df`` groups of near
+    copies (:func:`neardup.dedup.templates.template_shingles` over the holders)."""
+    from pyspark.sql import functions as F
+
+    from neardup.engines.graph import component_labels
+
+    edges = measured.where("near_copy").select(
+        F.col("left").alias("src"), F.col("right").alias("dst")
+    )
+    labels = component_labels(edges)
+    not_holders = labels.where(F.col("node") != F.col("label")).select(F.col("node").alias("doc"))
+    wanted = fp.join(_rescored_docs(measured), "doc").select(F.explode("fps").alias("f")).distinct()
+    holders = fp.join(not_holders, "doc", "left_anti").select(F.explode("fps").alias("f"))
+    counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
+    return counts.where(F.col("n") >= config.template_df).select("f").localCheckpoint()
+
+
+# ── keepers and outputs ──────────────────────────────────────────────────────────────────────
+
+
+def _decisions(
+    docs: DataFrame,
+    fp: DataFrame,
+    tmpl_sets: DataFrame | None,
+    pairs: DataFrame,
+    config: DedupConfig,
+) -> DataFrame:
+    """``doc, keep_of, label, keeper, declined`` for every document in a pair at the
+    threshold, and the pairs the keeper rounds add (``doc`` -1): components found in Spark,
+    each decided whole in one task with its documents' fingerprints and template shingles
+    joined in (the rounds verify documents against their neighbours' keepers there)."""
+    from pyspark.sql import functions as F
+
+    from neardup.engines.graph import component_labels
+
+    comps = component_labels(pairs.select(F.col("left").alias("src"), F.col("right").alias("dst")))
+    comps = comps.select(F.col("node").alias("doc"), F.col("label").alias("comp"))
+    value = (F.col(str(config.keep.field)) if config.keep.kind == "field" else F.lit(None)).alias(
+        "value"
+    )
+    empty = F.array().cast("array<long>")
+    if tmpl_sets is None:
+        tmpl_sets = fp.select("doc", empty.alias("tmpl")).where(F.lit(False))
+    doc_rows = (
+        comps.join(fp.select("doc", "length", "fps"), "doc")
+        .join(tmpl_sets, "doc", "left")
+        .join(docs.select(F.col(DOC).alias("doc"), value), "doc")
+        .select(
+            "comp",
+            F.lit(0).alias("kind"),
+            F.col("doc").alias("a"),
+            F.lit(-1).cast("long").alias("b"),
+            F.lit(0.0).alias("s_lr"),
+            F.lit(0.0).alias("s_rl"),
+            "length",
+            "value",
+            "fps",
+            F.coalesce("tmpl", empty).alias("tmpl"),
+        )
+    )
+    pair_rows = pairs.join(comps.withColumnRenamed("doc", "left"), "left").select(
+        "comp",
+        F.lit(1).alias("kind"),
+        F.col("left").alias("a"),
+        F.col("right").alias("b"),
+        "s_lr",
+        "s_rl",
+        F.lit(0).cast("long").alias("length"),
+        F.lit(None).cast(doc_rows.schema["value"].dataType).alias("value"),
+        empty.alias("fps"),
+        empty.alias("tmpl"),
+    )
+    rows = doc_rows.unionByName(pair_rows).repartition("comp").sortWithinPartitions("comp")
+    return rows.mapInArrow(B.decision_stage(config), B.DECISION_SCHEMA)
+
+
+def _removed(docs: DataFrame, decisions: DataFrame, ids: DataFrame) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    moved = decisions.where(F.col("keep_of") != F.col("doc")).select(
+        F.col("doc").alias(DOC), F.col("keep_of")
+    )
+    keeper_ids = ids.select(F.col("doc").alias("keep_of"), F.col("id").alias("_duplicate_of"))
+    return docs.join(moved, DOC).join(keeper_ids, "keep_of").drop("keep_of", DOC)
+
+
+def _pair_output(pairs: DataFrame, ids: DataFrame, config: DedupConfig) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    a = ids.select(F.col("doc").alias("left"), F.col("id").alias("a"))
+    b = ids.select(F.col("doc").alias("right"), F.col("id").alias("b"))
+    contained = (
+        F.when((F.col("score") >= config.threshold) & (F.col("s_lr") > F.col("s_rl")), "a_in_b")
+        .when((F.col("score") >= config.threshold) & (F.col("s_lr") < F.col("s_rl")), "b_in_a")
+        .otherwise(F.lit(None).cast("string"))
+    )
+    return (
+        pairs.join(a, "left")
+        .join(b, "right")
+        .orderBy("left", "right")
+        .select(
+            "a",
+            "b",
+            "score",
+            F.col("s_lr").alias("score_a_in_b"),
+            F.col("s_rl").alias("score_b_in_a"),
+            "resemblance",
+            F.col("c_lr").alias("containment_a_in_b"),
+            F.col("c_rl").alias("containment_b_in_a"),
+            contained.alias("contained"),
+        )
+    )
+
+
+def _cluster_output(decisions: DataFrame, ids: DataFrame) -> DataFrame:
+    """Clusters of two or more, numbered by their first member (as the local engine)."""
+    from pyspark.sql import functions as F
+
+    members = decisions.join(ids, "doc")
+    keeper_ids = ids.select(F.col("doc").alias("keeper"), F.col("id").alias("keep"))
+    grouped = (
+        members.groupBy("label")
+        .agg(
+            F.sort_array(F.collect_list(F.struct("doc", "id"))).alias("m"),
+            F.first("keeper").alias("keeper"),
+        )
+        .where(F.size("m") >= 2)
+        .join(keeper_ids, "keeper")
+        .orderBy("label")
+    )
+    numbered = with_index(grouped, [], "cluster")
+    return numbered.orderBy("label").select("cluster", F.col("m.id").alias("ids"), "keep")

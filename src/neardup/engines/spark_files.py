@@ -1,0 +1,266 @@
+"""``neardup dedup --engine spark``: files in, the Spark engine, files out.
+
+Inputs are JSONL (plain or ``.gz``) or Parquet, on any path Spark's Hadoop layer reads
+(local, HDFS, S3 with the cluster's connector). JSONL lines are parsed by the local reader's
+own function, so ids, bad records and the records written back are the local engine's;
+documents are numbered in input order (input, file name, line) without sorting the corpus.
+
+Outputs in ``out_dir``: ``pairs``, ``clusters``, ``kept``, ``removed`` as Spark directories of
+part files in the chosen format (JSONL records of ``kept`` / ``removed`` are the input lines as
+the local engine writes them, ``removed`` with ``_duplicate_of``), and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from neardup.config import config_fingerprint
+from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
+from neardup.dedup.copyout import with_duplicate_of
+from neardup.dedup.core import DedupConfig
+from neardup.dedup.pipeline import Inputs, guarantee
+from neardup.engines.spark import spark_dedup, with_index
+from neardup.errors import ConfigError, InputError
+from neardup.extras import pyspark
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+PARSED_SCHEMA = "_row long, _id string, _text string, _record string, _bad string"
+_JSONL = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
+
+
+def spark_session(master: str | None = None) -> SparkSession:
+    """The active session, or a new one (``master``, else Spark's default / spark-submit's)."""
+    pyspark("the Spark engine")
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("neardup dedup")
+    if master:
+        builder = builder.master(master)
+    return builder.getOrCreate()
+
+
+def run_spark_dedup(
+    inputs: Inputs,
+    out_dir: str,
+    config: DedupConfig,
+    fmt: str = "jsonl",
+    master: str | None = None,
+) -> dict[str, Any]:
+    """Deduplicate the inputs on Spark into ``out_dir``; returns the summary."""
+    started = time.perf_counter()
+    kind = input_kind(inputs.paths)
+    if kind == "jsonl" and fmt != "jsonl":
+        raise ConfigError("--engine spark writes the records of JSONL inputs as JSONL only")
+    spark = spark_session(master)
+    docs, bad = read_inputs(spark, inputs, kind)
+    result = spark_dedup(docs, config, id_col="_id", text_col="_text", order="_row")
+    out = out_dir.rstrip("/")
+    writer_options = {"ignoreNullFields": "false"}
+    for name, frame in (("pairs", result.pairs), ("clusters", result.clusters)):
+        frame.write.mode("overwrite").options(**writer_options).format(
+            "json" if fmt == "jsonl" else "parquet"
+        ).save(f"{out}/{name}")
+    helpers = ["_id", "_text", "_row"]
+    if kind == "jsonl":
+        result.kept.select("_record").write.mode("overwrite").text(f"{out}/kept")
+        removed = result.removed.select("_record", "_duplicate_of").mapInArrow(
+            _append_duplicate_of, "_record string"
+        )
+        removed.write.mode("overwrite").text(f"{out}/removed")
+    else:
+        kept, removed = result.kept.drop(*helpers), result.removed.drop(*helpers)
+        for name, frame in (("kept", kept), ("removed", removed)):
+            target = frame.write.mode("overwrite").options(**writer_options)
+            target.format("json" if fmt == "jsonl" else "parquet").save(f"{out}/{name}")
+    summary = result.summary() | {
+        "bad_records": len(bad),
+        "bad_examples": bad,
+        "guarantee": guarantee(config),
+        "inputs": list(inputs.paths),
+        "engine": "spark",
+        "master": spark.sparkContext.master if hasattr(spark, "sparkContext") else master,
+        "parameters": _parameters(config, fmt),
+        "config_id": config_fingerprint(config.text),
+        "timings_seconds": {"total": round(time.perf_counter() - started, 3)},
+    }
+    _write_summary(spark, out, summary)
+    return summary
+
+
+def input_kind(paths: tuple[str, ...]) -> str:
+    kinds = set()
+    for path in paths:
+        name = path.rstrip("/").lower()
+        if name.endswith(_JSONL):
+            kinds.add("jsonl")
+        elif name.endswith(".parquet"):
+            kinds.add("parquet")
+        else:
+            raise InputError(
+                f"{path}: the Spark engine reads .jsonl / .ndjson (plain or .gz) and .parquet "
+                "files or directories"
+            )
+    if len(kinds) > 1:
+        raise InputError("the Spark engine reads inputs of one kind at a time (JSONL or Parquet)")
+    return kinds.pop()
+
+
+def read_inputs(spark: SparkSession, inputs: Inputs, kind: str) -> tuple[DataFrame, list[str]]:
+    """Documents (``_row`` in input order, ``_id``, ``_text``, the record) and bad records
+    (raised unless ``skip_bad``; up to 20 examples returned)."""
+    from pyspark.sql import functions as F
+
+    frames = []
+    for index, path in enumerate(inputs.paths):
+        frame = spark.read.text(path) if kind == "jsonl" else spark.read.parquet(path)
+        frames.append(
+            frame.withColumn("_input", F.lit(index)).withColumn("_file", F.input_file_name())
+        )
+    raw = frames[0]
+    for frame in frames[1:]:
+        raw = raw.unionByName(frame, allowMissingColumns=True)
+    numbered = with_index(raw, ["_input", "_file"], "_row", position="_pos")
+    if kind == "jsonl":
+        parse = _jsonl_stage(inputs)
+        parsed = numbered.select("value", "_input", "_pos", "_row").mapInArrow(parse, PARSED_SCHEMA)
+    else:
+        parsed = _parquet_columns(numbered, inputs)
+    parsed = parsed.localCheckpoint()
+    bad_rows = parsed.where(F.col("_bad").isNotNull())
+    first = bad_rows.agg(F.min("_row")).first()[0]
+    bad: list[str] = []
+    if first is not None:
+        if not inputs.skip_bad:
+            raise InputError(bad_rows.where(F.col("_row") == first).first()["_bad"])
+        bad = [r["_bad"] for r in bad_rows.orderBy("_row").limit(20).collect()]
+    return parsed.where(F.col("_bad").isNull()).drop("_bad"), bad
+
+
+def _jsonl_stage(inputs: Inputs) -> Any:
+    """Lines → ``_row, _id, _text, _record, _bad`` by the local reader's own line parser."""
+    paths = list(inputs.paths)
+    opts = _Options(inputs.id_field, inputs.text_field, DEFAULT_MAX_TEXT_BYTES, len(paths) > 1)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            out: dict[str, list[Any]] = {k: [] for k in ("_row", "_id", "_text", "_record", "_bad")}
+            lines = batch.column("value").to_pylist()
+            sources = batch.column("_input").to_pylist()
+            positions = np.asarray(batch.column("_pos").to_numpy(zero_copy_only=False))
+            rows = np.asarray(batch.column("_row").to_numpy(zero_copy_only=False))
+            for line, source, pos, row in zip(lines, sources, positions, rows, strict=True):
+                if not line or line.isspace():
+                    continue
+                item = _jsonl_item(line.encode("utf-8"), paths[source], int(pos) + 1, opts)
+                out["_row"].append(int(row))
+                if isinstance(item, BadRecord):
+                    out["_id"].append(None)
+                    out["_text"].append(None)
+                    out["_record"].append(None)
+                    out["_bad"].append(str(item))
+                else:
+                    out["_id"].append(item.id)
+                    out["_text"].append(item.text)
+                    stored = line.rstrip()  # the line as stored: copied, not serialized again
+                    out["_record"].append(stored.removeprefix("\ufeff") if pos == 0 else stored)
+                    out["_bad"].append(None)
+            yield pa.RecordBatch.from_pydict(out, schema=_PARSED)
+
+    return run
+
+
+_PARSED = pa.schema(
+    [
+        ("_row", pa.int64()),
+        ("_id", pa.string()),
+        ("_text", pa.string()),
+        ("_record", pa.string()),
+        ("_bad", pa.string()),
+    ]
+)
+
+
+def _append_duplicate_of(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Removed JSONL records with ``_duplicate_of`` spliced in as the local engine does
+    (:func:`neardup.dedup.copyout.with_duplicate_of`)."""
+    for batch in batches:
+        records = batch.column("_record").to_pylist()
+        keepers = batch.column("_duplicate_of").to_pylist()
+        lines = [
+            with_duplicate_of(r.encode("utf-8"), k).decode("utf-8")
+            for r, k in zip(records, keepers, strict=True)
+        ]
+        yield pa.RecordBatch.from_pydict({"_record": lines})
+
+
+def _parquet_columns(numbered: DataFrame, inputs: Inputs) -> DataFrame:
+    """Parquet rows with ``_id`` (the id field as a string, else the row number) and
+    ``_text``; rows without a text are bad records."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    text_type = (
+        numbered.schema[inputs.text_field].dataType
+        if inputs.text_field in numbered.columns
+        else None
+    )
+    if not isinstance(text_type, StringType):
+        raise InputError(f"{inputs.paths[0]}: no string column {inputs.text_field!r}")
+    line = (F.col("_pos") + 1).cast("string")
+    if len(inputs.paths) > 1:
+        names = F.array(*[F.lit(p) for p in inputs.paths])
+        line = F.concat(F.element_at(names, F.col("_input") + 1), F.lit(":"), line)
+    raw_id = (
+        F.col(inputs.id_field).cast("string")
+        if inputs.id_field in numbered.columns
+        else F.lit(None)
+    )
+    bad = F.when(
+        F.col(inputs.text_field).isNull(),
+        F.concat(F.lit("row "), line, F.lit(f": no text in field {inputs.text_field!r}")),
+    )
+    return (
+        numbered.withColumn("_id", F.when(raw_id.isNull() | (raw_id == ""), line).otherwise(raw_id))
+        .withColumn("_text", F.col(inputs.text_field))
+        .withColumn("_bad", bad)
+        .drop("_input", "_file", "_pos")
+    )
+
+
+def _parameters(config: DedupConfig, fmt: str) -> dict[str, Any]:
+    return {
+        "method": config.method,
+        "params": dict(config.params),
+        "threshold": config.threshold,
+        "measure": config.measure,
+        "keep": str(config.keep),
+        "guard": config.removal_guard,
+        "chain": config.chain,
+        "max_bucket": config.max_bucket,
+        "template_df": config.template_df,
+        "format": fmt,
+        "canonicalization": dataclasses.asdict(config.text.canon),
+        "shingles": dataclasses.asdict(config.text.shingle),
+    }
+
+
+def _write_summary(spark: SparkSession, out: str, summary: dict[str, Any]) -> None:
+    """summary.json beside the outputs (a file on local paths; else one part file)."""
+    text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+    if "://" not in out or out.startswith("file:"):
+        path = Path(out.removeprefix("file://"))
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "summary.json").write_text(text, encoding="utf-8")
+    else:
+        frame = spark.createDataFrame([(text,)], "value string").coalesce(1)
+        frame.write.mode("overwrite").text(f"{out}/summary.json")

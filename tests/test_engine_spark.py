@@ -1,0 +1,375 @@
+"""The Spark engine gives the local engine's answer: pairs, clusters, kept and removed sets.
+
+Real Spark (``local[2]``), one session for the test run; the tests share one xdist group so
+that only one worker starts it. Arrow batches of 16 rows make every grouped stage see its
+groups (a document's keys, a key's documents, a component) cut across batches.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from neardup.dedup import DedupConfig, deduplicate
+from neardup.dedup.cluster import KeepPolicy, cluster_table
+from neardup.engines.spark import spark_dedup
+from neardup.errors import ConfigError, InputError
+
+pytestmark = pytest.mark.xdist_group("spark")  # one worker, one Spark session
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("neardup-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "16")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+# ── corpora ──────────────────────────────────────────────────────────────────────────────────
+
+
+def random_corpus(seed: int, n: int = 160) -> list[tuple[str, str]]:
+    """Originals, light edits, truncations, quotations, mass copies, a shared footer, an
+    empty text: every branch of the rules (containers, templates, capped buckets)."""
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(500)]
+    footer = " ".join(rng.choice(words) for _ in range(25))
+    originals = [" ".join(rng.choice(words) for _ in range(rng.randint(30, 90))) for _ in range(40)]
+    docs = []
+    for i in range(n):
+        base = rng.choice(originals).split()
+        kind = rng.random()
+        if kind < 0.25:  # light edit
+            for _ in range(rng.randint(0, 5)):
+                base[rng.randrange(len(base))] = rng.choice(words)
+        elif kind < 0.4:  # a part of it
+            start = rng.randrange(len(base) // 2)
+            base = base[start : start + rng.randint(10, len(base))]
+        elif kind < 0.5:  # quoting another text
+            base = base + rng.choice(originals).split()[: rng.randint(10, 40)]
+        elif kind < 0.6:  # a mass copy
+            base = originals[0].split()
+        text = " ".join(base)
+        if rng.random() < 0.3:
+            text += " " + footer
+        docs.append((f"d{i:04d}", text))
+    docs.insert(rng.randrange(n), ("empty", "  "))
+    return docs
+
+
+def sample_corpus() -> list[tuple[str, str]]:
+    """The bundled benchmark-like sample (English, Russian, Chinese; copies, rewrites, HTML,
+    quotations)."""
+    from neardup.sample import sample_documents
+
+    return [(d["id"], d["text"]) for d in sample_documents()]
+
+
+# ── comparison ───────────────────────────────────────────────────────────────────────────────
+
+
+def local_answer(docs, config, values=None):
+    result = deduplicate(
+        docs, config, field_values=(lambda: values) if values is not None else None
+    )
+    ids = result.ids
+    table = cluster_table(result.labels, result.keepers)
+    return {
+        "removed": {ids[i]: ids[result.keep_of[i]] for i in np.flatnonzero(result.removed)},
+        "clusters": [([ids[m] for m in c.members.tolist()], ids[c.keep]) for c in table],
+        "pairs": {
+            (ids[a], ids[b]): (s, lr, rl)
+            for a, b, s, lr, rl in zip(
+                result.pairs.left.tolist(),
+                result.pairs.right.tolist(),
+                result.pairs.score.tolist(),
+                result.pairs.score_lr.tolist(),
+                result.pairs.score_rl.tolist(),
+                strict=True,
+            )
+        },
+        "counts": {
+            "candidate_pairs": result.candidates,
+            "capped_buckets": result.capped_buckets,
+            "template_shingles": result.template_shingles,
+            "declined_pairs": result.declined,
+            "empty_documents": int(result.empty.size),
+        },
+        "kept": {ids[i] for i in np.flatnonzero(~result.removed)},
+    }
+
+
+def spark_answer(spark, docs, config, extra=None):
+    rows = [(i, t, *(extra[k] if extra else ())) for k, (i, t) in enumerate(docs)]
+    schema = "id string, text string" + (", rank double" if extra else "")
+    frame = spark.createDataFrame(rows, schema).repartition(3)  # the order is given apart
+    frame = frame.join(
+        spark.createDataFrame([(i, k) for k, (i, _) in enumerate(docs)], "id string, pos long"),
+        "id",
+    )
+    result = spark_dedup(frame, config, order="pos")
+    clusters = result.clusters.orderBy("cluster").collect()
+    summary = result.summary()
+    return {
+        "removed": {r["id"]: r["_duplicate_of"] for r in result.removed.collect()},
+        "clusters": [(list(r["ids"]), r["keep"]) for r in clusters],
+        "numbers": [r["cluster"] for r in clusters],
+        "pairs": {
+            (r["a"], r["b"]): (r["score"], r["score_a_in_b"], r["score_b_in_a"])
+            for r in result.pairs.collect()
+        },
+        "counts": {
+            k: summary[k]
+            for k in (
+                "candidate_pairs",
+                "capped_buckets",
+                "template_shingles",
+                "declined_pairs",
+                "empty_documents",
+            )
+        },
+        "kept": {r["id"] for r in result.kept.collect()},
+    }
+
+
+def assert_same(spark, docs, config, values=None):
+    local = local_answer(docs, config, values)
+    extra = [(v,) for v in values] if values is not None else None
+    remote = spark_answer(spark, docs, config, extra)
+    assert remote["removed"] == local["removed"]
+    assert remote["kept"] == local["kept"]
+    assert remote["clusters"] == local["clusters"]
+    assert remote["numbers"] == list(range(len(local["clusters"])))
+    assert remote["pairs"] == local["pairs"]  # the scores to the last bit
+    assert remote["counts"] == local["counts"]
+    return local
+
+
+# ── tests ────────────────────────────────────────────────────────────────────────────────────
+
+
+def test_defaults_on_a_random_corpus_equal_the_local_engine(spark):
+    local = assert_same(spark, random_corpus(1), DedupConfig(max_bucket=12))
+    # the corpus exercises what it is meant to
+    assert local["removed"]
+    assert local["counts"]["capped_buckets"] > 0
+    assert local["counts"]["template_shingles"] > 0
+    assert local["counts"]["declined_pairs"] > 0
+
+
+def copies_corpus(seed: int, n: int = 90) -> list[tuple[str, str]]:
+    """A random corpus whose texts are copied 4 to 9 times each (light edits, parts):
+    with ``max_bucket=3`` most buckets are capped."""
+    rng = random.Random(seed)
+    words = [f"v{i}" for i in range(300)]
+    originals = [" ".join(rng.choice(words) for _ in range(rng.randint(20, 60))) for _ in range(8)]
+    docs = []
+    for i in range(n):
+        base = originals[i % len(originals) if i < 40 else rng.randrange(3)].split()
+        if rng.random() < 0.4:
+            for _ in range(rng.randint(1, 3)):
+                base[rng.randrange(len(base))] = rng.choice(words)
+        elif rng.random() < 0.3:
+            base = base[: rng.randint(len(base) // 2, len(base))]
+        docs.append((f"c{i:03d}", " ".join(base)))
+    rng.shuffle(docs)
+    return docs
+
+
+@pytest.mark.parametrize("template_df", [0, 4])
+def test_capped_buckets_on_a_random_corpus_equal_the_local_engine(spark, template_df):
+    docs = copies_corpus(5)
+    local = assert_same(spark, docs, DedupConfig(max_bucket=3, template_df=template_df))
+    assert local["counts"]["capped_buckets"] > 10
+    assert local["removed"]
+
+
+def test_minhash_on_a_random_corpus_equals_the_local_engine(spark):
+    local = assert_same(spark, random_corpus(2), DedupConfig(method="minhash", max_bucket=8))
+    assert local["removed"]
+
+
+def test_chain_longest_and_resemblance_equal_the_local_engine(spark):
+    config = DedupConfig(
+        measure="resemblance", threshold=0.5, chain=True, keep=KeepPolicy.parse("longest")
+    )
+    assert assert_same(spark, random_corpus(3), config)["removed"]
+
+
+def test_keep_by_field_equals_the_local_engine(spark):
+    docs = random_corpus(4, n=100)
+    values = np.array([float((7 * k) % 11) for k in range(len(docs))], dtype=object)
+    config = DedupConfig(keep=KeepPolicy.parse("field:rank:min"), template_df=3)
+    assert assert_same(spark, docs, config, values)["removed"]
+
+
+@pytest.mark.parametrize("method", ["full", "minhash"])
+def test_sample_bench_corpus_equals_the_local_engine(spark, method):
+    assert assert_same(spark, sample_corpus(), DedupConfig(method=method))["clusters"]
+
+
+def test_row_order_is_the_input_order_without_an_order_column(spark):
+    docs = random_corpus(5, n=60)
+    local = local_answer(docs, DedupConfig())
+    frame = spark.createDataFrame(docs, "id string, text string").coalesce(2)
+    result = spark_dedup(frame, DedupConfig())
+    assert {r["id"]: r["_duplicate_of"] for r in result.removed.collect()} == local["removed"]
+
+
+def test_bad_input_is_named(spark):
+    frame = spark.createDataFrame([("a", "x y z"), ("a", "x y z w")], "id string, text string")
+    with pytest.raises(InputError, match="duplicate id 'a'"):
+        spark_dedup(frame)
+    frame = spark.createDataFrame([("a", None)], "id string, text string")
+    with pytest.raises(InputError, match="no id or no text"):
+        spark_dedup(frame)
+    with pytest.raises(InputError, match="no column 'body'"):
+        spark_dedup(frame, text_col="body")
+    with pytest.raises(ConfigError, match="--no-verify"):
+        spark_dedup(frame, DedupConfig(verify=False))
+
+
+def test_kept_and_removed_keep_every_column(spark):
+    docs = [("a", "one two three four five six"), ("b", "one two three four five six")]
+    frame = spark.createDataFrame(
+        [(i, t, json.dumps({"n": k})) for k, (i, t) in enumerate(docs)],
+        "id string, text string, meta string",
+    )
+    result = spark_dedup(frame)
+    (removed,) = result.removed.collect()
+    assert (removed["id"], removed["meta"], removed["_duplicate_of"]) == ("b", '{"n": 1}', "a")
+    assert [r["id"] for r in result.kept.collect()] == ["a"]
+
+
+# ── the command line ─────────────────────────────────────────────────────────────────────────
+
+
+def _spark_lines(directory):
+    return [
+        line
+        for part in sorted(directory.glob("part-*"))
+        for line in part.read_text(encoding="utf-8").splitlines()
+    ]
+
+
+def test_cli_spark_engine_writes_what_the_local_engine_writes(spark, tmp_path):
+    from clirun import run
+    from neardup.sample import sample_path
+
+    with sample_path() as path:
+        local = run("dedup", str(path), "--out", str(tmp_path / "local"))
+        assert local.exit_code == 0, local.output
+        remote = run(
+            "dedup",
+            str(path),
+            "--out",
+            str(tmp_path / "spark"),
+            "--engine",
+            "spark",
+            "--master",
+            "local[2]",
+        )
+        assert remote.exit_code == 0, remote.output
+    for name in ("kept", "removed"):  # the same records, byte for byte
+        wanted = (tmp_path / "local" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        assert sorted(_spark_lines(tmp_path / "spark" / name)) == sorted(wanted)
+        assert wanted
+    clusters = [json.loads(x) for x in _spark_lines(tmp_path / "spark" / "clusters")]
+    local_clusters = (tmp_path / "local" / "clusters.jsonl").read_text().splitlines()
+    assert sorted(clusters, key=lambda c: c["cluster"]) == [json.loads(x) for x in local_clusters]
+    pairs = {
+        (p["a"], p["b"]): p for p in map(json.loads, _spark_lines(tmp_path / "spark" / "pairs"))
+    }
+    local_pairs = {
+        (p["a"], p["b"]): p
+        for p in map(json.loads, (tmp_path / "local" / "pairs.jsonl").read_text().splitlines())
+    }
+    assert pairs == local_pairs
+    summary = json.loads((tmp_path / "spark" / "summary.json").read_text())
+    local_summary = json.loads((tmp_path / "local" / "summary.json").read_text())
+    for key in ("documents", "kept", "removed", "clusters", "verified_pairs", "candidate_pairs"):
+        assert summary[key] == local_summary[key], key
+
+
+def test_cli_spark_engine_bad_input_is_one_line(spark, tmp_path):
+    from clirun import neardup
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "text": "one two three"}\n{"id": "b", "text": 5}\n')
+    done = neardup(
+        "dedup", str(bad), "--out", str(tmp_path / "o"), "--engine", "spark", "--master", "local[1]"
+    )
+    assert done.returncode == 1
+    assert f"{bad}:2: field 'text' is" in done.stderr
+    assert "Traceback" not in done.stderr
+    done = neardup("dedup", str(bad), "--out", str(tmp_path / "o"), "--master", "local[1]")
+    assert done.returncode == 2
+    assert "--master goes with --engine spark" in done.stderr
+
+
+def test_large_star_small_star_components_equal_union_find(spark):
+    from neardup.dedup.cluster import connected_components
+    from neardup.engines.graph import component_labels
+
+    rng = np.random.default_rng(7)
+    n = 300
+    left = rng.integers(0, n, 240)
+    right = rng.integers(0, n, 240)
+    path = np.arange(40, 80)  # a long path: the worst case for label propagation
+    left = np.concatenate((left, path[:-1]))
+    right = np.concatenate((right, path[1:]))
+    edges = spark.createDataFrame(
+        [(int(a), int(b)) for a, b in zip(left, right, strict=True)], "src long, dst long"
+    )
+    found = {r["node"]: r["label"] for r in component_labels(edges).collect()}
+    labels = connected_components(n, left, right)
+    in_edges = set(left[left != right].tolist()) | set(right[left != right].tolist())
+    assert found == {d: int(labels[d]) for d in sorted(in_edges)}
+
+
+def test_cli_spark_engine_reads_parquet_as_the_local_engine(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from clirun import run
+
+    docs = random_corpus(6, n=50)
+    table = pa.table(
+        {"id": [i for i, _ in docs], "text": [t for _, t in docs], "n": list(range(len(docs)))}
+    )
+    path = tmp_path / "docs.parquet"
+    pq.write_table(table, path, row_group_size=7)
+    local = run("dedup", str(path), "--out", str(tmp_path / "local"), "--format", "parquet")
+    assert local.exit_code == 0, local.output
+    remote = run(
+        "dedup",
+        str(path),
+        "--out",
+        str(tmp_path / "spark"),
+        "--format",
+        "parquet",
+        "--engine",
+        "spark",
+    )
+    assert remote.exit_code == 0, remote.output
+    for name in ("kept", "removed"):
+        wanted = pq.read_table(tmp_path / "local" / f"{name}.parquet").to_pylist()
+        got = pq.read_table(tmp_path / "spark" / name).to_pylist()
+        assert sorted(got, key=lambda r: r["n"]) == sorted(wanted, key=lambda r: r["n"])
+    assert pq.read_table(tmp_path / "local" / "removed.parquet").num_rows > 0
