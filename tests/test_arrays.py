@@ -25,3 +25,18 @@ def test_unique_counts_equal_numpy(array):
     want, want_counts = np.unique(array, return_counts=True)
     assert np.array_equal(got, want)
     assert np.array_equal(counts, want_counts)
+
+
+def test_pair_codes_round_trip_and_sort_by_left_then_right():
+    from neardup.arrays import pair_codes, split_pair_codes
+
+    left = np.array([3, 0, 3, 2**31], dtype=np.int64)
+    right = np.array([1, 7, 0, 5], dtype=np.int64)
+    codes = pair_codes(left, right)
+    back = split_pair_codes(codes)
+    assert back[0].tolist() == left.tolist()
+    assert back[1].tolist() == right.tolist()
+    order = np.argsort(codes)
+    assert list(zip(left[order].tolist(), right[order].tolist(), strict=True)) == sorted(
+        zip(left.tolist(), right.tolist(), strict=True)
+    )

@@ -27,3 +27,18 @@ def unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ordered = np.sort(np.ravel(values))
     starts = _starts(ordered)
     return ordered[starts], np.diff(np.r_[starts, ordered.size]).astype(np.int64)
+
+
+def pair_codes(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Document pairs as one uint64 each (``left`` in the high 32 bits): sortable, comparable
+    with ``np.isin``, and turned back by :func:`split_pair_codes`."""
+    return (np.asarray(left).astype(np.uint64) << np.uint64(32)) | np.asarray(right).astype(
+        np.uint64
+    )
+
+
+def split_pair_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(left, right)`` int64 arrays of :func:`pair_codes`."""
+    return (codes >> np.uint64(32)).astype(np.int64), (codes & np.uint64(0xFFFFFFFF)).astype(
+        np.int64
+    )

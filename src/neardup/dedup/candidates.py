@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from neardup._kernels import threads_for
-from neardup.arrays import unique
+from neardup.arrays import pair_codes, split_pair_codes, unique
 from neardup.dedup.prefix import MAX_COUNT, key_counts, pairing_entries, prefix_flags, table_bits
 from neardup.errors import ConfigError
 
@@ -133,12 +133,7 @@ def _shared_key_pairs(
     left, right, capped = _bucket_pairs(sorted_keys, sorted_docs, max_bucket, in_prefix)
     if left.size == 0:
         return Candidates(left, right, int(capped))
-    code = unique((left.astype(np.uint64) << np.uint64(32)) | right.astype(np.uint64))
-    return Candidates(
-        (code >> np.uint64(32)).astype(np.int64),
-        (code & np.uint64(0xFFFFFFFF)).astype(np.int64),
-        int(capped),
-    )
+    return Candidates(*split_pair_codes(unique(pair_codes(left, right))), int(capped))
 
 
 def _prefix_entries(

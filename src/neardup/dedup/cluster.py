@@ -25,7 +25,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from neardup._kernels import cluster as _k
-from neardup.arrays import unique
+from neardup.arrays import pair_codes, split_pair_codes, unique
 from neardup.errors import ConfigError, InputError
 
 KeepKind = Literal["first", "longest", "shortest", "field"]
@@ -276,12 +276,9 @@ def pairs_to_keepers(
     if not docs.size:
         return docs, keepers
     lo, hi = np.minimum(docs, keepers), np.maximum(docs, keepers)
-    code = unique((lo.astype(np.uint64) << np.uint64(32)) | hi.astype(np.uint64))
-    known = (np.minimum(left, right).astype(np.uint64) << np.uint64(32)) | np.maximum(
-        left, right
-    ).astype(np.uint64)
-    code = code[~np.isin(code, known, kind="sort")]
-    return (code >> np.uint64(32)).astype(np.int64), (code & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    code = unique(pair_codes(lo, hi))
+    known = pair_codes(np.minimum(left, right), np.maximum(left, right))
+    return split_pair_codes(code[~np.isin(code, known, kind="sort")])
 
 
 def star_labels(keep_of: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from neardup._kernels.sample import shared_counts
-from neardup.arrays import unique
+from neardup.arrays import pair_codes, unique
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup.candidates import (
     DEFAULT_MAX_BUCKET,
@@ -440,7 +440,7 @@ def keeper_rounds(
         left, right = pairs_to_keepers(
             pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, keep_of, guard
         )
-        code = (left.astype(np.uint64) << np.uint64(32)) | right.astype(np.uint64)
+        code = pair_codes(left, right)
         fresh = ~np.isin(code, checked, kind="sort")
         if not fresh.any():
             break

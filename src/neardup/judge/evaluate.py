@@ -50,6 +50,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from neardup.arrays import pair_codes
 from neardup.config import TextConfig
 from neardup.dedup import DedupConfig, Pairs, Scored, decide
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
@@ -445,15 +446,11 @@ def sweep_pairs(
 
 def pair_scores(pairs: Pairs, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(score, candidate)`` of the pairs ``(left[i], right[i])``: 0.0 if not a candidate."""
-    wanted = _pair_code(np.minimum(left, right), np.maximum(left, right))
+    wanted = pair_codes(np.minimum(left, right), np.maximum(left, right))
     if len(pairs) == 0:
         return np.zeros(wanted.size), np.zeros(wanted.size, dtype=bool)
-    known = _pair_code(pairs.left, pairs.right)
+    known = pair_codes(pairs.left, pairs.right)
     order = np.argsort(known)
     row = order[np.minimum(np.searchsorted(known, wanted, sorter=order), known.size - 1)]
     candidate = known[row] == wanted
     return np.where(candidate, pairs.score[row], 0.0), candidate
-
-
-def _pair_code(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    return (np.asarray(lo).astype(np.uint64) << np.uint64(32)) | np.asarray(hi).astype(np.uint64)
