@@ -67,12 +67,11 @@ from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.methods.minhash import (
     DEFAULT_RECALL,
     MAX_PERM,
-    MEASURES,
     Measure,
+    check_recall_target,
     checked_pair,
     min_hashes,
     pair_indices,
-    require_fraction,
     require_int,
     resemblance_grid,
     row_keys,
@@ -180,12 +179,7 @@ class MegaShingleConfig:
                 f"min_super={self.min_super} applies to rule='super' only; rule='mega' means "
                 f"one shared megashingle (= 2 shared supershingles)"
             )
-        require_fraction("threshold", self.threshold)
-        if self.measure not in MEASURES:
-            raise ConfigError(f"measure={self.measure!r} is not one of {', '.join(MEASURES)}")
-        require_fraction("recall", self.recall)
-        if self.recall >= 1.0:
-            raise ConfigError(f"recall={self.recall!r} must be below 1")
+        check_recall_target(self.threshold, self.measure, self.recall)
         for name in ("threshold", "recall"):  # 1 and 1.0: one config id
             object.__setattr__(self, name, float(getattr(self, name)))
         groups, size = self._shape()

@@ -240,6 +240,17 @@ def _fewest_bands(rows: int, q: float, recall: float, max_bands: int) -> int | N
 
 
 @lru_cache(maxsize=256)
+def check_recall_target(threshold: float, measure: str, recall: float) -> None:
+    """The run's threshold and measure, and the recall its LSH keys are tuned for, checked
+    (every recall-tuned method's config)."""
+    require_fraction("threshold", threshold)
+    if measure not in MEASURES:
+        raise ConfigError(f"measure={measure!r} is not one of {', '.join(MEASURES)}")
+    require_fraction("recall", recall)
+    if recall >= 1.0:
+        raise ConfigError(f"recall={recall!r} must be below 1")
+
+
 def recall_banding(
     units: int,
     s_min: float,
@@ -306,12 +317,7 @@ class MinHashConfig:
     def __post_init__(self) -> None:
         require_int("num_perm", self.num_perm, 1, MAX_PERM)
         require_int("seed", self.seed, 0, 2**64 - 1)
-        require_fraction("threshold", self.threshold)
-        if self.measure not in MEASURES:
-            raise ConfigError(f"measure={self.measure!r} is not one of {', '.join(MEASURES)}")
-        require_fraction("recall", self.recall)
-        if self.recall >= 1.0:
-            raise ConfigError(f"recall={self.recall!r} must be below 1")
+        check_recall_target(self.threshold, self.measure, self.recall)
         for name in ("fp_weight", "fn_weight"):
             if getattr(self, name) is not None:
                 require_fraction(name, getattr(self, name), open_low=False)

@@ -90,11 +90,10 @@ from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
 from neardup.methods.base import Estimate, IdfMethodBase, Keys, Signatures
 from neardup.methods.minhash import (
     DEFAULT_RECALL,
-    MEASURES,
     Measure,
     candidate_probability,
+    check_recall_target,
     recall_banding,
-    require_fraction,
     require_int,
     target_resemblance,
 )
@@ -143,12 +142,7 @@ class SimHashConfig:
     def __post_init__(self) -> None:
         if self.weighting not in WEIGHTINGS:
             raise ConfigError(f"weighting={self.weighting!r} is not one of {', '.join(WEIGHTINGS)}")
-        require_fraction("threshold", self.threshold)
-        if self.measure not in MEASURES:
-            raise ConfigError(f"measure={self.measure!r} is not one of {', '.join(MEASURES)}")
-        require_fraction("recall", self.recall)
-        if self.recall >= 1.0:
-            raise ConfigError(f"recall={self.recall!r} must be below 1")
+        check_recall_target(self.threshold, self.measure, self.recall)
         for name in ("threshold", "recall"):  # 1 and 1.0: one config id
             object.__setattr__(self, name, float(getattr(self, name)))
         if self.fingerprints is not None:
