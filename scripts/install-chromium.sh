@@ -8,17 +8,4 @@ if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
     exit 0
 fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-chromium.sh: /usr/bin/chromium or /usr/bin/chromedriver not found and no" \
-        "apt-get to install them with; install chromium and its chromedriver by hand" >&2
-    exit 1
-fi
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-fi
-
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    chromium chromium-driver
+exec bash "$(dirname "$0")/apt-install.sh" "/usr/bin/chromium or /usr/bin/chromedriver" chromium chromium-driver

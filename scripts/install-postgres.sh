@@ -8,16 +8,4 @@ if command -v initdb >/dev/null 2>&1 || compgen -G "/usr/lib/postgresql/*/bin/in
     exit 0
 fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-postgres.sh: initdb not found and no apt-get to install it with;" \
-        "install the PostgreSQL server binaries (initdb, pg_ctl) by hand" >&2
-    exit 1
-fi
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-fi
-
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql
+exec bash "$(dirname "$0")/apt-install.sh" "initdb" postgresql

@@ -262,7 +262,7 @@ def _summary(
         "bad_examples": [str(b) for b in bad[:SHOWN_IDS]],
         "warnings": result.weak,
         "inputs": list(inputs.paths),
-        "parameters": _parameters(config, fmt),
+        "parameters": run_parameters(config, fmt),
         "config_id": config_fingerprint(config.text),
         "timings_seconds": {k: round(v, 3) for k, v in result.timings.items()}
         | {"total": round(seconds, 3)},
@@ -289,7 +289,8 @@ def guarantee(config: DedupConfig) -> str:
     )
 
 
-def _parameters(config: DedupConfig, fmt: Format) -> dict[str, Any]:
+def run_parameters(config: DedupConfig, fmt: Format) -> dict[str, Any]:
+    """The settings of a run as summary.json records them (both engines)."""
     return {
         "method": config.method,
         "params": dict(config.params),

@@ -12,7 +12,6 @@ the local engine writes them, ``removed`` with ``_duplicate_of``), and ``summary
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -26,7 +25,7 @@ from neardup.config import config_fingerprint
 from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
 from neardup.dedup.copyout import with_duplicate_of
 from neardup.dedup.core import DedupConfig
-from neardup.dedup.pipeline import Inputs, guarantee
+from neardup.dedup.pipeline import Inputs, guarantee, run_parameters
 from neardup.engines.spark import spark_dedup, with_index
 from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
@@ -89,7 +88,7 @@ def run_spark_dedup(
         "inputs": list(inputs.paths),
         "engine": "spark",
         "master": spark.sparkContext.master if hasattr(spark, "sparkContext") else master,
-        "parameters": _parameters(config, fmt),
+        "parameters": run_parameters(config, fmt),  # type: ignore[arg-type]
         "config_id": config_fingerprint(config.text),
         "timings_seconds": {"total": round(time.perf_counter() - started, 3)},
     }
@@ -235,23 +234,6 @@ def _parquet_columns(numbered: DataFrame, inputs: Inputs) -> DataFrame:
         .withColumn("_bad", bad)
         .drop("_input", "_file", "_pos")
     )
-
-
-def _parameters(config: DedupConfig, fmt: str) -> dict[str, Any]:
-    return {
-        "method": config.method,
-        "params": dict(config.params),
-        "threshold": config.threshold,
-        "measure": config.measure,
-        "keep": str(config.keep),
-        "guard": config.removal_guard,
-        "chain": config.chain,
-        "max_bucket": config.max_bucket,
-        "template_df": config.template_df,
-        "format": fmt,
-        "canonicalization": dataclasses.asdict(config.text.canon),
-        "shingles": dataclasses.asdict(config.text.shingle),
-    }
 
 
 def _write_summary(spark: SparkSession, out: str, summary: dict[str, Any]) -> None:
