@@ -9,6 +9,7 @@ from neardup.dedup.cluster import KeepPolicy
 from neardup.errors import ConfigError
 from neardup.methods import METHOD_NAMES
 from neardup.sample import sample_documents
+from neardup.shingles import fingerprint_batch
 
 STORY = (
     "The night ferry left the harbour an hour late because a storm had closed the northern "
@@ -88,6 +89,24 @@ def test_no_verify_uses_the_methods_estimate():
     assert any({"copy", "story"} <= set(c) for c in clusters(result))
     with pytest.raises(ConfigError, match="containment"):
         deduplicate(DOCS, DedupConfig(method="minhash", verify=False))
+
+
+@pytest.mark.parametrize("weighting", ["count", "binary"])
+def test_weighted_simhash_estimates_see_the_shingle_counts(weighting):
+    # the run keeps shingle multiplicities only for a method that weighs by them: its
+    # estimates are those of sketching the texts directly
+    repeated = ("echo", " ".join([STORY] * 3 + [OTHER]))
+    docs = [*DOCS, repeated]
+    params = (("weighting", weighting),)
+    config = DedupConfig(
+        method="simhash", measure="resemblance", threshold=0.05, verify=False, params=params
+    )
+    result = deduplicate(docs, config)
+    method = config.build_method()
+    sigs = method.sketch(fingerprint_batch([text for _, text in docs], config.text))
+    distance = method.score_pairs(sigs, result.pairs.left, result.pairs.right)
+    assert len(result.pairs) > 0
+    np.testing.assert_allclose(result.pairs.score, 1.0 - distance / 64.0)  # Hamming → score
 
 
 def test_sample_corpus_clusters_by_language():

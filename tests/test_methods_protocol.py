@@ -268,6 +268,27 @@ def test_keys_of_identical_texts_intersect(method, sigs):
         assert shared.size > 0
 
 
+def test_batch_keys_are_the_keys_of_the_sketch(method, sigs, prints):
+    # MinHash computes only the minima its bands use: the same keys, in the same order
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WeakSignatureWarning)
+        direct = method.batch_keys(prints)
+    expected = method.keys(sigs)
+    np.testing.assert_array_equal(direct.docs, expected.docs)
+    np.testing.assert_array_equal(direct.keys, expected.keys)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.8, 0.95])
+@pytest.mark.parametrize("measure", ["resemblance", "containment"])
+def test_minhash_batch_keys_for_every_banding(prints, threshold, measure):
+    method = get_method("minhash", threshold=threshold, measure=measure)
+    assert method.bands * method.rows < method.config.num_perm  # fewer minima computed
+    direct = method.batch_keys(prints)
+    expected = method.keys(method.sketch(prints))
+    np.testing.assert_array_equal(direct.docs, expected.docs)
+    np.testing.assert_array_equal(direct.keys, expected.keys)
+
+
 def test_every_signature_round_trips_through_bytes(method, sigs):
     for d in range(len(sigs)):
         blob = serialize(method.code, method.config_id, sigs[d])

@@ -194,20 +194,26 @@ class DedupResult:
 
 
 class _Spill:
-    """Fingerprints of every document, appended to a temporary file, then memory-mapped."""
+    """Fingerprints of every document, appended to a temporary file, then memory-mapped.
 
-    def __init__(self, directory: Path) -> None:
+    Shingle multiplicities are kept only for a method that weighs shingles by them
+    (``keep_counts``); the others see a count of 1 (they use the sets only), and the run
+    holds no 4 bytes per shingle for them.
+    """
+
+    def __init__(self, directory: Path, keep_counts: bool = True) -> None:
         self.path = directory / "fingerprints.u64"
         self._file = open(self.path, "wb")  # noqa: SIM115 - closed in finish()
         self._offsets = [np.zeros(1, dtype=np.int64)]
-        self._counts: list[np.ndarray] = []
+        self._counts: list[np.ndarray] | None = [] if keep_counts else None
         self._total = 0
         self._finished: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def add(self, batch: FingerprintBatch) -> None:
         batch.values.tofile(self._file)
         self._offsets.append(batch.offsets[1:] + self._total)
-        self._counts.append(batch.counts)
+        if self._counts is not None:
+            self._counts.append(batch.counts)
         self._total += int(batch.values.size)
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
@@ -223,7 +229,10 @@ class _Spill:
                 if self._total
                 else np.empty(0, dtype=np.uint64)
             )
-            counts = np.concatenate(self._counts) if self._counts else np.empty(0, np.uint32)
+            if self._counts is None:  # not kept: every shingle once, without the memory
+                counts = np.broadcast_to(np.uint32(1), (self._total,))
+            else:
+                counts = np.concatenate(self._counts) if self._counts else np.empty(0, np.uint32)
             self._finished = (values, np.concatenate(self._offsets), counts)
         return self._finished
 
@@ -313,7 +322,7 @@ def score_candidates(
     try:
         clock = time.perf_counter()
         stage("reading and fingerprinting")
-        spill = _Spill(Path(workspace.name))
+        spill = _Spill(Path(workspace.name), keep_counts=method.weighs_counts)
         ids: list[str] = []
         lengths: list[int] = []
         for chunk in _chunks(texts, config.batch_size):
@@ -514,9 +523,12 @@ def _sketch_all(
     for batch in spill.batches(config.batch_size):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            sigs = method.sketch(batch)
+            if config.verify:  # exact scores: the keys are all that is needed
+                keys = method.batch_keys(batch)
+            else:
+                sigs = method.sketch(batch)
+                keys = method.keys(sigs)
         weak.update((str(w.message), None) for w in caught)
-        keys = method.keys(sigs)
         doc_type = np.int32 if base + len(batch) < 2**31 else np.int64  # half the memory
         key_docs.append((keys.docs + base).astype(doc_type))
         key_values.append(keys.keys)

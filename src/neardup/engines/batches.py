@@ -131,7 +131,7 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
             prints = fingerprint_batch(texts, config.text)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                keys = method.keys(method.sketch(prints))
+                keys = method.batch_keys(prints)
             docs = np.asarray(keys.docs, dtype=np.int64)
             values = np.asarray(keys.keys, dtype=np.uint64)
             order = np.lexsort((values, docs))

@@ -124,6 +124,16 @@ class Method(Protocol):
         """Keys that near-duplicates share with high probability."""
         ...
 
+    def batch_keys(self, prints: FingerprintBatch) -> Keys:
+        """``keys(sketch(prints))``, for a caller that keeps no signatures (a method may
+        compute only what its keys use)."""
+        ...
+
+    @property
+    def weighs_counts(self) -> bool:
+        """Whether sketching uses how often a shingle occurs (not only the shingle set)."""
+        ...
+
     def score(self, a: np.ndarray, b: np.ndarray) -> float:
         """Estimate for two documents' signature values (see ``estimate``)."""
         ...
@@ -166,6 +176,16 @@ class MethodBase:
     def config_id(self) -> str:
         """Fingerprint of this method's parameters together with the text config."""
         return self._config_id
+
+    def batch_keys(self, prints: FingerprintBatch) -> Keys:
+        """``keys(sketch(prints))``, for a caller that keeps no signatures (a method may
+        compute only what its keys use)."""
+        return self.keys(self.sketch(prints))
+
+    @property
+    def weighs_counts(self) -> bool:
+        """Whether sketching uses how often a shingle occurs (not only the shingle set)."""
+        return False
 
     def _require_own(self, signatures: Signatures) -> None:
         """Raise SignatureError unless ``signatures`` were made by this method and config."""

@@ -396,6 +396,16 @@ class MinHash(MethodBase):
             bands = run_hashes(matrix, self.bands, self.rows, TAG_BAND)
         return row_keys(bands, matrix)
 
+    def batch_keys(self, prints: FingerprintBatch) -> Keys:
+        """The band keys from only the ``bands × rows`` minima they use (the first functions
+        of the family are the same for every ``num_perm``): the same keys as
+        ``keys(sketch(prints))`` for less work (13 × 7 = 91 of 128 at resemblance 0.8)."""
+        cfg = self.config
+        used = min_hashes(prints, self.bands * self.rows, cfg.seed, "MinHash")
+        with threads_for(used.size):
+            bands = run_hashes(used, self.bands, self.rows, TAG_BAND)
+        return row_keys(bands, used)
+
     def score(self, a: np.ndarray, b: np.ndarray) -> float:
         """Fraction of equal values: estimated resemblance (0.0 if a document is empty)."""
         a, b = checked_pair(a, b, self.config.num_perm)

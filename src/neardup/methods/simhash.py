@@ -365,6 +365,11 @@ class SimHash(IdfMethodBase):
         """Whether sketching needs collection statistics (an IDF model): tf-idf weights."""
         return self.config.weighting == "tfidf"
 
+    @property
+    def weighs_counts(self) -> bool:
+        """Counts and tf-idf weigh shingles by how often they occur; binary does not."""
+        return self.config.weighting != "binary"
+
     def weights(self, prints: FingerprintBatch) -> np.ndarray:
         """Integer weight of every feature of the batch, per ``weighting``."""
         counts = np.asarray(prints.counts, dtype=np.int64)
