@@ -18,10 +18,19 @@ once (id + text only) to ``$TMPDIR/neardup-whole/en-<N>.jsonl``:
 
 Each run is a new process, timed from outside (wall); peak RSS from ``wait4``. The figure is
 the median of ``--repeat`` runs; rounds interleave the pipelines so load from other
-processes on the machine falls on all of them alike. Kernel-only figures (texts already in
-memory, warmed up) are ``bench_dedup.py``'s.
+processes on the machine falls on all of them alike. Every pipeline first runs once untimed
+on 2,000 documents: compiled kernels cached and bytecode written, as on a user's machine
+after the first run (the children may write bytecode even if this shell forbids it).
+Kernel-only figures (texts already in memory, warmed up) are ``bench_dedup.py``'s.
+
+``--neardup-python`` runs neardup with another interpreter: that of an environment where
+neardup was installed as a user installs it (``python -m venv V && V/bin/pip install .``).
+It matters here because this environment holds the peers (datasketch needs scipy), and numba
+imports ``scipy.linalg`` when it loads its first kernel if scipy is installed (~0.3 s per
+process); the header says whether scipy is importable by the interpreter that ran neardup.
 
     python benchmarks/bench_whole.py [--docs 20000] [--repeat 3] [--only NAME ...]
+        [--neardup-python V/bin/python]
 """
 
 from __future__ import annotations
@@ -42,7 +51,8 @@ from _corpus import CORPUS
 
 THRESHOLD = 0.8
 WORKDIR = Path(os.environ.get("TMPDIR") or tempfile.gettempdir()) / "neardup-whole"
-NEARDUP = [sys.executable, "-c", "from neardup.cli import main; main()", "dedup"]
+NEARDUP_MAIN = ["-c", "from neardup.cli import main; main()", "dedup"]
+WARMUP_DOCS = 2000
 MINHASH = ["--method", "minhash", "--threshold", str(THRESHOLD), "--measure", "resemblance"]
 MINHASH += ["--unit", "word", "--size", "5"]
 PIPELINES = ("neardup minhash", "neardup defaults", "datasketch", "rensa", "gaoya")
@@ -65,22 +75,26 @@ def corpus_file(docs: int) -> Path:
     return path
 
 
-def command(name: str, data: Path, out: Path) -> list[str]:
+def command(name: str, data: Path, out: Path, neardup_python: str) -> list[str]:
     if name == "neardup minhash":
-        return [*NEARDUP, str(data), "--out", str(out), *MINHASH]
+        return [neardup_python, *NEARDUP_MAIN, str(data), "--out", str(out), *MINHASH]
     if name == "neardup defaults":
-        return [*NEARDUP, str(data), "--out", str(out)]
+        return [neardup_python, *NEARDUP_MAIN, str(data), "--out", str(out)]
     return [sys.executable, __file__, "--child", name, "--input", str(data), "--out", str(out)]
 
 
-def run_once(name: str, data: Path) -> tuple[float, float, float]:
+def run_once(name: str, data: Path, neardup_python: str) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (all threads) and peak RSS (MB) of one fresh process."""
     out = WORKDIR / f"out-{name.replace(' ', '-')}"
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ, NUMBA_NUM_THREADS="2", RAYON_NUM_THREADS="2")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's installation has its bytecode
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        command(name, data, out), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command(name, data, out, neardup_python),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
@@ -115,20 +129,29 @@ def main() -> None:
     parser.add_argument("--child", choices=("datasketch", "rensa", "gaoya"))
     parser.add_argument("--input", type=Path)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--neardup-python", default=sys.executable)
     args = parser.parse_args()
     if args.child:
         child(args.child, args.input, args.out)
         return
     data = corpus_file(args.docs)
+    warmup = corpus_file(min(WARMUP_DOCS, args.docs))
     size = data.stat().st_size / 1e6
+    for name in args.only:
+        run_once(name, warmup, args.neardup_python)
     runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in args.only}
     for _ in range(args.repeat):  # rounds interleave the pipelines
         for name in args.only:
-            runs[name].append(run_once(name, data))
+            runs[name].append(run_once(name, data, args.neardup_python))
             print(f"  {name}: {runs[name][-1][0]:.2f} s", file=sys.stderr, flush=True)
+    scipy = subprocess.run(
+        [args.neardup_python, "-c", "import scipy"], capture_output=True, check=False
+    )
     print(
         f"{args.docs} docs ({size:.0f} MB JSONL) of en-gutenberg-100k, whole process "
-        f"(start to exit), 2 threads; median of {args.repeat} runs, peak RSS the largest"
+        f"(start to exit), 2 threads; median of {args.repeat} runs, peak RSS the largest; "
+        f"neardup run by {args.neardup_python} "
+        f"(scipy {'installed' if scipy.returncode == 0 else 'not installed'})"
     )
     base = statistics.median(r[0] for r in runs.get("neardup minhash", [(0.0, 0.0, 0.0)]))
     head = f"{'pipeline':<18}{'seconds':>9}{'runs':>20}{'CPU s':>8}{'peak RSS':>11}"
