@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.dedup import DedupConfig
-from neardup.dedup.copyout import Places, input_records, with_duplicate_of
+from neardup.dedup.copyout import Lines, Places, input_records, with_duplicate_of
 from neardup.dedup.pipeline import Inputs, run_dedup
 
 STORY = (
@@ -78,13 +78,20 @@ def test_records_of_mixed_inputs_in_first_pass_order(tmp_path):
         places.add(doc.line)
         docs.append(doc)
     assert [d.id for d in docs] == ["s", "o", "c", "d", "p.txt"]
-    copies = list(input_records(paths, places, [d.id for d in docs]))
-    assert [json.loads(c.json())["id"] for c in copies] == ["s", "o", "c", "d", "p.txt"]
-    assert copies[0].line is not None  # JSONL: the line as stored
-    assert copies[2].doc is not None  # CSV: read again
+    blocks = list(input_records(paths, places, [d.id for d in docs]))
+    jsonl = [b for b in blocks if isinstance(b, Lines)]  # JSONL: the lines as stored
+    copies = blocks[len(jsonl) :]
+    lines = Lines([line for block in jsonl for line in block.lines])
+    assert lines.lines == [records[0].encode(), records[2].encode()]
+    assert [lines.text(r, "text") for r in range(2)] == [STORY, OTHER]
+    stay, gone = lines.split([None, "s"])
+    assert stay == [records[0].encode()]
+    assert [json.loads(g) for g in gone] == [{"id": "o", "text": OTHER, "_duplicate_of": "s"}]
+    assert [json.loads(c.json())["id"] for c in copies] == ["c", "d", "p.txt"]
+    assert copies[0].doc is not None  # CSV: read again
     removed = {"id": "d", "text": STORY, "x": "3", "_duplicate_of": "c"}
-    assert json.loads(copies[3].json("c")) == removed
-    assert [c.text("text") for c in copies] == [d.text for d in docs]
+    assert json.loads(copies[1].json("c")) == removed
+    assert [c.text("text") for c in copies] == [d.text for d in docs[2:]]
 
 
 def test_parquet_rows_go_to_parquet_outputs_with_their_column_types(tmp_path, monkeypatch):

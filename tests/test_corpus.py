@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -22,6 +23,7 @@ from neardup.corpus import (
     BadRecord,
     Document,
     count_lines,
+    jsonl_line_blocks,
     read_documents,
 )
 from neardup.errors import ConfigError, InputError, MissingDependencyError
@@ -570,3 +572,32 @@ def test_parquet_write_read_round_trip(pairs):
                 writer.write(r)
         docs = read_all([path])
     assert [d.record for d in docs] == records
+
+
+@given(
+    lines=st.lists(st.text(alphabet="ab{} ", max_size=12), max_size=30),
+    picks=st.data(),
+    chunk=st.integers(1, 7),
+)
+@settings(max_examples=200, deadline=None)
+def test_jsonl_line_blocks_give_the_wanted_lines_as_stored(lines, picks, chunk):
+    # the output copy's reader: lines split across chunks of any size, a BOM on line 1,
+    # trailing whitespace off; the same lines as a plain split
+    from neardup import corpus
+
+    data = ("\ufeff" + "\n".join(f"{line}  " for line in lines)).encode()
+    wanted = sorted(picks.draw(st.sets(st.integers(1, len(lines)))) if lines else [])
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(corpus, "IO_BUFFER", chunk)  # chunks of a few bytes
+        path = Path(tmp) / "a.jsonl"
+        path.write_bytes(data)
+        got = [line for block in jsonl_line_blocks(path, np.array(wanted)) for line in block]
+    assert got == [lines[w - 1].encode().rstrip() for w in wanted]
+
+
+def test_jsonl_line_blocks_say_when_the_file_lost_lines(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b'{"id": 1}\n{"id": 2}\n')
+    assert list(jsonl_line_blocks(path, np.array([2]))) == [[b'{"id": 2}']]
+    with pytest.raises(InputError, match="line 3 is gone"):
+        list(jsonl_line_blocks(path, np.array([1, 3])))

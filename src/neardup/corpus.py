@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
+import numpy as np
 import orjson
 
 from neardup.csvlines import csv_records
@@ -52,7 +53,7 @@ __all__ = [
     "Skipped",
     "count_lines",
     "input_kind",
-    "jsonl_lines",
+    "jsonl_line_blocks",
     "read_documents",
 ]
 
@@ -293,29 +294,34 @@ def input_kind(path: str | Path) -> Literal["jsonl", "csv", "parquet", "dir"]:
     return _classify(Path(path)).kind
 
 
-def jsonl_lines(path: str | Path, wanted: Sequence[int]) -> Iterator[bytes]:
+def jsonl_line_blocks(path: str | Path, wanted: np.ndarray) -> Iterator[list[bytes]]:
     """Lines ``wanted`` (1-based, increasing) of a JSONL file as stored, a BOM and trailing
-    whitespace taken off: records copied into outputs without being parsed again.
+    whitespace taken off, a block per chunk read: records copied into outputs without being
+    parsed again, and without a Python step per line of the file.
 
     Raises InputError when the file cannot be read or no longer has those lines.
     """
     inp = _classify(Path(path))
-    want = iter(wanted)
-    target = next(want, None)
-    if target is None:
+    wanted = np.asarray(wanted, dtype=np.int64)
+    done, first = 0, 1  # wanted lines yielded; the number of the block's first line
+    if not wanted.size:
         return
     try:
         with _chunks(inp) as chunks:
-            for lineno, raw in enumerate(_lines(chunks), 1):
-                if lineno == target:
-                    line = raw.rstrip()
-                    yield line.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else line
-                    target = next(want, None)
-                    if target is None:
-                        return
+            for block in _line_blocks(chunks):
+                end = first + len(block)
+                upto = int(np.searchsorted(wanted, end))
+                picked = [block[k].rstrip() for k in (wanted[done:upto] - first).tolist()]
+                if picked and wanted[done] == 1:
+                    picked[0] = picked[0].removeprefix(b"\xef\xbb\xbf")
+                if picked:
+                    yield picked
+                done, first = upto, end
+                if done == wanted.size:
+                    return
     except _read_errors(inp) as exc:
         raise InputError(f"{path}: {_read_error(exc)}") from None
-    raise InputError(f"{path}: changed while being read (line {target} is gone)")
+    raise InputError(f"{path}: changed while being read (line {wanted[done]} is gone)")
 
 
 def _read_jsonl(inp: _Input, opts: _Options) -> Iterator[_Item]:
@@ -365,6 +371,12 @@ def _gunzip(raw: IO[bytes]) -> Iterator[bytes]:
 
 def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
     """The lines (without b"\\n") in a stream of byte chunks; a line may span many chunks."""
+    for block in _line_blocks(chunks):
+        yield from block
+
+
+def _line_blocks(chunks: Iterator[bytes]) -> Iterator[list[bytes]]:
+    """The lines of a stream of byte chunks, as a list of the lines each chunk completes."""
     pending: list[bytes] = []  # pieces of a line longer than a chunk
     for chunk in chunks:
         parts = chunk.split(b"\n")
@@ -372,11 +384,12 @@ def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
             pending.append(chunk)
             continue
         pending.append(parts[0])
-        yield b"".join(pending)
-        yield from parts[1:-1]
+        parts[0] = b"".join(pending)
         pending = [parts[-1]] if parts[-1] else []
+        parts.pop()
+        yield parts
     if pending:
-        yield b"".join(pending)
+        yield [b"".join(pending)]
 
 
 def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:

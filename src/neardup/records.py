@@ -71,6 +71,13 @@ class RecordWriter:
         self._sink.write_json(line)
         self.count += 1
 
+    def write_lines(self, lines: list[bytes]) -> None:
+        """Add records given as lines of JSON (objects, without their newlines)."""
+        if not self._open:
+            raise ValueError(f"{self.path}: writer is closed")
+        self._sink.write_lines(lines)
+        self.count += len(lines)
+
     def write_arrow(self, table: Any) -> None:
         """Add the rows of an Arrow table as they are (Parquet only; JSONL: one by one)."""
         if not self._open:
@@ -149,6 +156,10 @@ class _JsonlSink:
     def write_json(self, line: bytes) -> None:
         self.fh.write(line + b"\n")
 
+    def write_lines(self, lines: list[bytes]) -> None:
+        if lines:
+            self.fh.write(b"\n".join(lines) + b"\n")
+
     def finish(self) -> None:
         self.fh.close()
         self.raw.close()
@@ -205,6 +216,10 @@ class _ParquetSink:
 
     def write_json(self, line: bytes) -> None:
         self.write(orjson.loads(line))
+
+    def write_lines(self, lines: list[bytes]) -> None:
+        for line in lines:
+            self.write(orjson.loads(line))
 
     def write_arrow(self, table: Any) -> None:
         """Rows kept with their column types; a new schema starts a part (unified at close)."""

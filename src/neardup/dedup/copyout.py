@@ -3,8 +3,9 @@
 The first pass over the inputs keeps only where each document is (input index, line); the
 output pass then takes every record from its input again:
 
-- a JSONL input's lines are copied as stored: never parsed, never serialized again (a
-  removed record gets ``_duplicate_of`` spliced in before its closing brace);
+- a JSONL input's lines are copied as stored, a block of lines at a time: never parsed,
+  never serialized again (a removed record gets ``_duplicate_of`` spliced in before its
+  closing brace);
 - a Parquet input written to Parquet outputs: its Arrow batches, the wanted rows taken as
   they are (column types kept);
 - other inputs (CSV, Parquet to JSONL, directories) are read again and their records
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from neardup.corpus import Document, input_kind, jsonl_lines, read_documents
+from neardup.corpus import Document, input_kind, jsonl_line_blocks, read_documents
 from neardup.errors import InputError
 from neardup.extras import pyarrow
 from neardup.records import dumps
@@ -73,6 +74,30 @@ class Copy:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class Lines:
+    """Consecutive documents' JSON lines as stored (a JSONL input, a block at a time)."""
+
+    lines: list[bytes]
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def text(self, row: int, text_field: str) -> str:
+        return orjson.loads(self.lines[row])[text_field]
+
+    def split(self, keepers: Sequence[str | None]) -> tuple[list[bytes], list[bytes]]:
+        """``(kept lines, removed lines with _duplicate_of)``; ``keepers[r]`` is None for a
+        kept row, else the id kept instead."""
+        stay = [line for line, k in zip(self.lines, keepers, strict=True) if k is None]
+        gone = [
+            with_duplicate_of(line, k)
+            for line, k in zip(self.lines, keepers, strict=True)
+            if k is not None
+        ]
+        return stay, gone
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Rows:
     """Consecutive documents as an Arrow table: a Parquet input's rows as read."""
 
@@ -118,9 +143,10 @@ def input_records(
     id_field: str = "id",
     text_field: str = "text",
     arrow: bool = False,
-) -> Iterator[Copy | Rows]:
-    """Every document's record, in the order of the first pass (``places``, ``ids``); with
-    ``arrow``, a Parquet input's documents as :class:`Rows` (a batch at a time)."""
+) -> Iterator[Copy | Lines | Rows]:
+    """Every document's record, in the order of the first pass (``places``, ``ids``): a
+    JSONL input's as :class:`Lines`, and with ``arrow`` a Parquet input's as :class:`Rows`
+    (a block at a time); the others one :class:`Copy` each."""
     inputs = np.frombuffer(places.inputs, dtype=np.int64) if places.inputs else np.empty(0, int)
     lines = np.frombuffer(places.lines, dtype=np.int64) if places.lines else np.empty(0, int)
     bounds = np.searchsorted(inputs, np.arange(len(paths) + 1))
@@ -130,8 +156,8 @@ def input_records(
             continue
         kind = input_kind(path)
         if kind == "jsonl":
-            for line in jsonl_lines(path, lines[lo:hi].tolist()):
-                yield Copy(line, None)
+            for block in jsonl_line_blocks(path, lines[lo:hi]):
+                yield Lines(block)
         elif kind == "parquet" and arrow:
             yield from _parquet_rows(path, lines[lo:hi])
         else:

@@ -34,7 +34,7 @@ from neardup.config import config_fingerprint
 from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.dedup.cluster import ClusterTable, cluster_table
-from neardup.dedup.copyout import Places, Rows, input_records
+from neardup.dedup.copyout import Lines, Places, Rows, input_records
 from neardup.dedup.outdir import staged_output
 from neardup.errors import InputError
 from neardup.records import RecordWriter
@@ -193,15 +193,19 @@ def _write_outputs(
     ):
         i = 0
         for record in records:
-            if isinstance(record, Rows):  # Parquet to Parquet: Arrow rows as they are
+            if isinstance(record, Lines | Rows):  # blocks: JSON lines, Arrow rows as stored
                 span = range(i, i + len(record))
                 texts.update(
                     (d, record.text(d - i, inputs.text_field)) for d in span if d in wanted
                 )
                 keepers = [ids[keep_of[d]] if keep_of[d] != d else None for d in span]
                 stay, gone = record.split(keepers)
-                kept.write_arrow(stay)
-                removed.write_arrow(gone)
+                if isinstance(record, Rows):
+                    kept.write_arrow(stay)
+                    removed.write_arrow(gone)
+                else:
+                    kept.write_lines(stay)
+                    removed.write_lines(gone)
                 i += len(record)
                 continue
             if i in wanted:
