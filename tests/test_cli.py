@@ -123,6 +123,21 @@ def test_demo_deduplicates_the_bundled_sample(tmp_path):
     assert "en-garden" not in removed
 
 
+@pytest.mark.parametrize("command", ["demo", "dedup"])
+def test_a_fresh_install_says_it_compiles_before_the_first_run(tmp_path, monkeypatch, command):
+    from neardup.cli import corpus
+
+    monkeypatch.setattr(corpus, "kernels_compiled", lambda: False)  # as on a fresh install
+    args = ["--out", str(tmp_path / "out")]
+    if command == "dedup":
+        data = tmp_path / "in.jsonl"
+        data.write_text('{"id": "a", "text": "one short text"}\n', encoding="utf-8")
+        args.insert(0, str(data))
+    result = run(command, *args)
+    assert result.exit_code == 0
+    assert "first run: compiling the kernels" in result.output
+
+
 def test_every_command_has_help():
     for command in cli.commands.values():
         assert command.help, command.name

@@ -61,6 +61,7 @@ def demo(out_dir: str) -> None:
         f"Sample corpus: {len(sample_documents())} documents written for neardup "
         "(copies, rewrites, an HTML page, quotations)"
     )
+    _say_if_compiling()
     with sample_path() as path:
         summary = run_dedup(Inputs((str(path),)), out_dir, DedupConfig())
     table = Table(title="Near-duplicate clusters (default settings)")
@@ -72,6 +73,16 @@ def demo(out_dir: str) -> None:
     console.print(table)
     _print_summary(summary, out_dir)
     console.print(f"Open {Path(out_dir, 'report.html')} for the pairs and their shared passages.")
+
+
+def _say_if_compiling() -> None:
+    """A fresh install compiles its kernels on the first run: say so before the silence."""
+    if not kernels_compiled():
+        click.echo(
+            "neardup: first run: compiling the kernels for this machine "
+            "(about a minute, once; later runs load them)",
+            err=True,
+        )
 
 
 @cli.command()
@@ -207,12 +218,7 @@ def dedup(
 
         _print_summary(run_spark_dedup(source, out_dir, settings, fmt, master), out_dir)
         return
-    if not kernels_compiled():
-        click.echo(
-            "neardup: first run: compiling the kernels for this machine "
-            "(about a minute, once; later runs load them)",
-            err=True,
-        )
+    _say_if_compiling()
     with _progress_bar(inputs) as (advance, stage):
         summary = run_dedup(source, out_dir, settings, fmt, progress=advance, stage=stage)
     _print_summary(summary, out_dir)
