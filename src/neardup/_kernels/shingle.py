@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from neardup._kernels.tokenize import BREAK
+
 
 @njit(cache=True, inline="always")
 def _count(n: int, size: int, step: int) -> int:
@@ -55,6 +57,8 @@ def shingle_spans(
     """
     n = doc_offsets.size - 1
     counts = np.zeros(n, dtype=np.int64)
+    no_spans = np.empty(0, dtype=np.int64)
+    starts_out, ends_out = no_spans, no_spans
     for d in prange(n):
         if by_char[d]:
             lo, hi = doc_offsets[d], doc_offsets[d + 1]
@@ -62,9 +66,20 @@ def shingle_spans(
             for i in range(lo, hi):
                 if (buf[i] & 0xC0) != 0x80:
                     units += 1
+            counts[d] = _count(units, size, step)
         else:
-            units = tok_offsets[d + 1] - tok_offsets[d]
-        counts[d] = _count(units, size, step)
+            counts[d] = _segment_shingles(
+                buf,
+                tok_starts,
+                tok_ends,
+                tok_offsets[d],
+                tok_offsets[d + 1],
+                size,
+                step,
+                starts_out,
+                ends_out,
+                -1,
+            )
     offsets = np.zeros(n + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(counts)
     starts = np.empty(offsets[n], dtype=np.int64)
@@ -79,13 +94,52 @@ def shingle_spans(
                 starts[out + k] = cs[i]
                 ends[out + k] = cs[min(i + size, units)]
         else:
-            t0 = tok_offsets[d]
-            units = tok_offsets[d + 1] - t0
-            for k in range(counts[d]):
-                i = t0 + k * step
-                starts[out + k] = tok_starts[i]
-                ends[out + k] = tok_ends[min(i + size, t0 + units) - 1]
+            _segment_shingles(
+                buf,
+                tok_starts,
+                tok_ends,
+                tok_offsets[d],
+                tok_offsets[d + 1],
+                size,
+                step,
+                starts,
+                ends,
+                out,
+            )
     return starts, ends, offsets
+
+
+@njit(cache=True)
+def _segment_shingles(
+    buf: np.ndarray,
+    tok_starts: np.ndarray,
+    tok_ends: np.ndarray,
+    t0: int,
+    t1: int,
+    size: int,
+    step: int,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    out: int,
+) -> int:
+    """The word shingles of tokens t0:t1, none spanning a ``BREAK`` joiner (a clause end of
+    Han text): each segment between breaks is shingled as a text of its own. Writes the
+    spans from ``out`` (when ``out`` ≥ 0) and returns how many there are."""
+    k = 0
+    seg = t0
+    for i in range(t0, t1):
+        last = i + 1 == t1 or (tok_ends[i] < tok_starts[i + 1] and buf[tok_ends[i]] == BREAK)
+        if not last:
+            continue
+        m = _count(i + 1 - seg, size, step)
+        if out >= 0:
+            for j in range(m):
+                a = seg + j * step
+                starts[out + k + j] = tok_starts[a]
+                ends[out + k + j] = tok_ends[min(a + size, i + 1) - 1]
+        k += m
+        seg = i + 1
+    return k
 
 
 @njit(cache=True, parallel=True)

@@ -38,6 +38,7 @@ from neardup.dedup.cluster import connected_components
 DEFAULT_TEMPLATE_DF = 10
 NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
 MIN_PLAIN = 0.5  # the discount raises a score only where this much is shared plainly
+MIN_CONTENT = 10  # a content score is measured against at least this many shingles
 _MIN_BITS, _MAX_BITS = 12, 24  # count-sketch slots: 4 Ki … 16 Mi (32 MiB of uint16)
 _MAX_EXACT_KEYS = 1 << 23  # fingerprints counted exactly in a hash table (~200 MiB at most)
 
@@ -161,6 +162,15 @@ def content_counts(
     )
 
 
+def least_content(content: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """What a document's content score is measured against: its content shingles, but at
+    least ``MIN_CONTENT`` of its shingles. A reply whose own words are a date and the thread's
+    subject around a list footer has a handful of content shingles; that it shares most of
+    them with another reply of the thread says little. A short text with no template keeps
+    its own size (an exact copy of it still scores 1)."""
+    return np.maximum(content, np.minimum(size, MIN_CONTENT))
+
+
 def directional_scores(
     shared: np.ndarray,
     size_l: np.ndarray,
@@ -185,8 +195,8 @@ def directional_scores(
             score = np.nan_to_num(score)
             return score, score
         c_lr, c_rl = np.nan_to_num(shared / size_l), np.nan_to_num(shared / size_r)
-        lr = np.nan_to_num(np.where(plain_l, c_lr, cs / cl))
-        rl = np.nan_to_num(np.where(plain_r, c_rl, cs / cr))
+        lr = np.nan_to_num(np.where(plain_l, c_lr, cs / least_content(cl, size_l)))
+        rl = np.nan_to_num(np.where(plain_r, c_rl, cs / least_content(cr, size_r)))
     lr = np.where(c_lr < MIN_PLAIN, np.minimum(lr, c_lr), lr)
     rl = np.where(c_rl < MIN_PLAIN, np.minimum(rl, c_rl), rl)
     return lr, rl
