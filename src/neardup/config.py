@@ -116,10 +116,15 @@ class ShingleConfig:
     step: int = 1
     hash: HashName = "xxh3"
     seed: int = 0
+    # unit auto: the size of shingles of a clause of Han characters alone (None: ``size``);
+    # a Han character is about half a word, and character edits spare short shingles
+    han_size: int | None = None
 
     def __post_init__(self) -> None:
         _require_choice("unit", self.unit, UNITS)
         _require_positive("size", self.size, MAX_UNITS)
+        if self.han_size is not None:
+            _require_positive("han_size", self.han_size, MAX_UNITS)
         _require_positive("step", self.step, MAX_UNITS)
         _require_choice("hash", self.hash, HASH_NAMES)
         if not isinstance(self.seed, int) or not 0 <= self.seed < 2**64:

@@ -22,6 +22,8 @@ from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans
 from neardup.text.canon import TokenBatch, canonicalize_batch
 
+HAN_BIT = np.uint64(1 << 63)  # set in the fingerprint of a shingle of Han characters alone
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class FingerprintBatch:
@@ -56,9 +58,24 @@ class Shingle:
 
 def fingerprint_tokens(tokens: TokenBatch, config: ShingleConfig) -> FingerprintBatch:
     """Shingle and hash an already canonicalized batch."""
-    starts, ends, offsets = shingle_byte_spans(tokens, config)
-    hashes = fingerprint_spans(tokens.buf, starts, ends, config.hash, config.seed)
+    hashes, _, _, offsets = shingle_fingerprints(tokens, config)
     return FingerprintBatch(*unique_per_doc(hashes, offsets))
+
+
+def shingle_fingerprints(
+    tokens: TokenBatch, config: ShingleConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(fingerprints, starts, ends, offsets)`` of every shingle of a batch, in text order.
+
+    The top bit of a fingerprint says whether its shingle is of Han characters alone
+    (:data:`HAN_BIT`): a short Han shingle is about a word, which many unrelated documents
+    share by chance, so the template step asks more holders of it (:mod:`neardup.dedup.
+    templates`)."""
+    starts, ends, offsets, han = shingle_spans_flagged(tokens, config)
+    hashes = fingerprint_spans(tokens.buf, starts, ends, config.hash, config.seed)
+    hashes &= ~HAN_BIT
+    hashes[han] |= HAN_BIT
+    return hashes, starts, ends, offsets
 
 
 def fingerprint_batch(texts: Sequence[str], config: TextConfig | None = None) -> FingerprintBatch:
@@ -88,10 +105,7 @@ def shingles(text: str, config: TextConfig | None = None) -> list[Shingle]:
     config = config or TextConfig()
     with threads_for(len(text)):
         tokens = canonicalize_batch([text], config.canon, config.shingle.unit)
-        starts, ends, _ = shingle_byte_spans(tokens, config.shingle)
-        hashes = fingerprint_spans(
-            tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed
-        )
+        hashes, starts, ends, _ = shingle_fingerprints(tokens, config.shingle)
     _, first = np.unique(hashes, return_index=True)
     raw = tokens.buf.tobytes()
     return [Shingle(raw[starts[i] : ends[i]].decode(), int(hashes[i])) for i in np.sort(first)]
@@ -101,6 +115,13 @@ def shingle_byte_spans(
     tokens: TokenBatch, config: ShingleConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Byte spans ``(starts, ends, offsets)`` of every shingle of a batch, in text order."""
+    return shingle_spans_flagged(tokens, config)[:3]
+
+
+def shingle_spans_flagged(
+    tokens: TokenBatch, config: ShingleConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`shingle_byte_spans` and whether each shingle is of Han characters alone."""
     return shingle_spans(
         tokens.buf,
         tokens.doc_offsets,
@@ -110,4 +131,5 @@ def shingle_byte_spans(
         tokens.by_char(config.unit),
         config.size,
         config.step,
+        config.size if config.han_size is None else config.han_size,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from neardup._kernels.tokenize import BREAK
+from neardup._kernels.tokenize import BREAK, decode_utf8, is_han
 
 
 @njit(cache=True, inline="always")
@@ -50,15 +50,20 @@ def shingle_spans(
     by_char: np.ndarray,
     size: int,
     step: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    han_size: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Byte spans of every shingle, in document order; ``by_char[d]``: character shingles.
+    Word shingles of a segment of Han characters alone (between breaks) are ``han_size``
+    tokens long.
 
-    Returns ``(starts, ends, offsets)``; document d's shingles are ``offsets[d]:offsets[d+1]``.
+    Returns ``(starts, ends, offsets, han)``; document d's shingles are
+    ``offsets[d]:offsets[d+1]``; ``han``: the shingle is of Han characters alone.
     """
     n = doc_offsets.size - 1
     counts = np.zeros(n, dtype=np.int64)
     no_spans = np.empty(0, dtype=np.int64)
     starts_out, ends_out = no_spans, no_spans
+    han_out = np.empty(0, dtype=np.bool_)
     for d in prange(n):
         if by_char[d]:
             lo, hi = doc_offsets[d], doc_offsets[d + 1]
@@ -76,14 +81,17 @@ def shingle_spans(
                 tok_offsets[d + 1],
                 size,
                 step,
+                han_size,
                 starts_out,
                 ends_out,
+                han_out,
                 -1,
             )
     offsets = np.zeros(n + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(counts)
     starts = np.empty(offsets[n], dtype=np.int64)
     ends = np.empty(offsets[n], dtype=np.int64)
+    han = np.zeros(offsets[n], dtype=np.bool_)
     for d in prange(n):
         out = offsets[d]
         if by_char[d]:
@@ -102,11 +110,13 @@ def shingle_spans(
                 tok_offsets[d + 1],
                 size,
                 step,
+                han_size,
                 starts,
                 ends,
+                han,
                 out,
             )
-    return starts, ends, offsets
+    return starts, ends, offsets, han
 
 
 @njit(cache=True)
@@ -118,28 +128,45 @@ def _segment_shingles(
     t1: int,
     size: int,
     step: int,
+    han_size: int,
     starts: np.ndarray,
     ends: np.ndarray,
+    han: np.ndarray,
     out: int,
 ) -> int:
     """The word shingles of tokens t0:t1, none spanning a ``BREAK`` joiner (a clause end of
-    Han text): each segment between breaks is shingled as a text of its own. Writes the
-    spans from ``out`` (when ``out`` ≥ 0) and returns how many there are."""
+    Han text): each segment between breaks is shingled as a text of its own, ``han_size``
+    tokens long where the segment is Han characters alone. Writes the spans (and the Han
+    flags) from ``out`` (when ``out`` ≥ 0) and returns how many there are."""
     k = 0
     seg = t0
+    all_han = True
     for i in range(t0, t1):
+        all_han = all_han and _is_han_token(buf, tok_starts[i], tok_ends[i])
         last = i + 1 == t1 or (tok_ends[i] < tok_starts[i + 1] and buf[tok_ends[i]] == BREAK)
         if not last:
             continue
-        m = _count(i + 1 - seg, size, step)
+        w = han_size if all_han else size
+        m = _count(i + 1 - seg, w, step)
         if out >= 0:
             for j in range(m):
                 a = seg + j * step
                 starts[out + k + j] = tok_starts[a]
-                ends[out + k + j] = tok_ends[min(a + size, i + 1) - 1]
+                ends[out + k + j] = tok_ends[min(a + w, i + 1) - 1]
+                han[out + k + j] = all_han
         k += m
         seg = i + 1
+        all_han = True
     return k
+
+
+@njit(cache=True, inline="always")
+def _is_han_token(buf: np.ndarray, start: int, end: int) -> bool:
+    """Whether the token buf[start:end] is one Han character (3 or 4 UTF-8 bytes)."""
+    if end - start < 3 or end - start > 4:
+        return False
+    c, width = decode_utf8(buf, start)
+    return width == end - start and is_han(c)
 
 
 @njit(cache=True, parallel=True)

@@ -34,11 +34,13 @@ import numpy as np
 from neardup._kernels import templates as _k
 from neardup.arrays import unique, unique_counts
 from neardup.dedup.cluster import connected_components
+from neardup.shingles import HAN_BIT
 
 DEFAULT_TEMPLATE_DF = 10
 NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
 MIN_PLAIN = 0.5  # the discount raises a score only where this much is shared plainly
-MIN_CONTENT = 10  # a content score is measured against at least this many shingles
+MIN_CONTENT = 15  # a content score is measured against at least this many shingles
+HAN_DF = 4  # a Han shingle is template when held by this many times ``min_df`` groups
 _MIN_BITS, _MAX_BITS = 12, 24  # count-sketch slots: 4 Ki … 16 Mi (32 MiB of uint16)
 _MAX_EXACT_KEYS = 1 << 23  # fingerprints counted exactly in a hash table (~200 MiB at most)
 
@@ -97,8 +99,16 @@ def template_shingles(
     counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
     hot = _k.hot_values(values, offsets, docs, counts, bits, min(min_df, 65535))
     distinct, held = unique_counts(hot)
-    found = distinct[held >= min_df]
+    found = distinct[reaches_template(distinct, held, min_df)]
     return found if wanted is None else found[np.isin(found, keys, assume_unique=True)]
+
+
+def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndarray:
+    """Which fingerprints are template: held by ``min_df`` groups, or by ``HAN_DF`` times
+    that for a shingle of Han characters alone (:data:`neardup.shingles.HAN_BIT`): two Han
+    characters are about one word, and a common word is in many unrelated documents."""
+    han = (np.asarray(keys, dtype=np.uint64) & HAN_BIT) != 0
+    return held >= np.where(han, HAN_DF * min_df, min_df)
 
 
 def _counted_exactly(
@@ -114,7 +124,7 @@ def _counted_exactly(
     held = _k.holder_counts(
         values, offsets, docs, keys, table, bits, bitmap, numba.get_num_threads()
     )
-    return np.sort(keys[held >= min_df])
+    return np.sort(keys[reaches_template(keys, held, min_df)])
 
 
 def distinct_fingerprints(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndarray:
