@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.shingles import (
+    HAN_BIT,
     fingerprint_batch,
     fingerprints,
     iter_fingerprint_batches,
@@ -70,9 +71,26 @@ def test_character_shingles_of_chinese_span_code_points_not_bytes():
         ("crc32", lambda b: zlib.crc32(b)),
     ],
 )
-def test_fingerprints_are_the_hash_of_the_shingle_text(name, reference):
-    for s in shingles("Съешь же ещё этих мягких французских булок", cfg(size=3, hash=name)):
-        assert s.fingerprint == reference(s.text.encode())
+def test_fingerprints_are_the_hash_of_the_shingle_text_its_top_bit_saying_han(name, reference):
+    top = 1 << 63
+    for unit, text in (
+        ("word", "Съешь же ещё этих мягких французских булок"),
+        ("auto", "春眠不觉晓"),
+    ):
+        found = shingles(text, cfg(unit=unit, size=3, hash=name))
+        assert found
+        for s in found:
+            han = top if unit == "auto" else 0
+            assert s.fingerprint == (reference(s.text.encode()) & (top - 1)) | han
+
+
+@pytest.mark.parametrize("unit", ["auto", "char"])
+def test_only_shingles_of_han_characters_alone_carry_the_han_bit(unit):
+    found = shingles("春眠不觉晓，x，处处闻啼鸟。abc def", cfg(CanonConfig(), unit=unit, size=3))
+    flagged = {s.text for s in found if s.fingerprint & HAN_BIT}
+    assert flagged == {s.text for s in found if all("\u4e00" <= c <= "\u9fff" for c in s.text)}
+    assert flagged
+    assert len(flagged) < len(found)
 
 
 def test_rabin_fingerprints_differ_from_the_others_and_are_deterministic():
@@ -135,7 +153,9 @@ def test_batch_equals_plain_python_reference(texts, size, step):
             expected = {
                 " ".join(words[i : i + size]) for i in range(0, len(words) - size + 1, step)
             }
-        hashes = {xxhash.xxh3_64_intdigest(s.encode()) for s in expected}
+        top = 1 << 63
+        han = top if set(words) == {"北"} else 0  # the text is one Han clause
+        hashes = {(xxhash.xxh3_64_intdigest(s.encode()) & (top - 1)) | han for s in expected}
         assert set(batch[d].tolist()) == hashes
 
 

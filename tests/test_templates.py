@@ -22,6 +22,12 @@ FOOTER = (
 )
 
 
+def bar(keys, held, min_df):
+    """The template rule written out: Han shingles (top bit) need HAN_DF times the holders."""
+    han = keys >= np.uint64(1 << 63)
+    return held >= np.where(han, templates.HAN_DF * min_df, min_df)
+
+
 def removed_pairs(result):
     return {result.ids[d]: result.ids[k] for d, k in enumerate(result.keep_of) if d != k}
 
@@ -40,7 +46,7 @@ def test_template_shingles_are_exactly_the_frequent_fingerprints(sets, min_df):
     offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
     found = template_shingles(values, offsets, np.arange(len(docs)), min_df)
     unique, counts = np.unique(values, return_counts=True)
-    assert np.array_equal(found, unique[counts >= min_df])
+    assert np.array_equal(found, unique[bar(unique, counts, min_df)])
 
 
 @settings(max_examples=60, deadline=None)
@@ -61,7 +67,7 @@ def test_template_shingles_of_wanted_documents_are_counted_exactly(sets, min_df,
         patch.setattr(templates, "_MAX_EXACT_KEYS", limit)
         found = template_shingles(values, offsets, np.arange(len(docs)), min_df, wanted)
     unique, counts = np.unique(values, return_counts=True)
-    frequent = unique[counts >= min_df]
+    frequent = unique[bar(unique, counts, min_df)]
     mine = np.unique(np.concatenate([docs[w] for w in wanted])) if wanted.size else unique[:0]
     assert np.array_equal(found, np.intersect1d(frequent, mine))
 
@@ -194,7 +200,7 @@ def test_replies_quoting_the_same_message_are_compared_on_their_own_words():
 
 
 def test_many_wanted_fingerprints_count_only_those_the_sketch_finds_hot(monkeypatch):
-    mix = np.uint64(0x9E3779B97F4A7C15)
+    mix = np.uint64(0x1E3779B97F4A7C15)  # small multiples stay below the Han bit
     # fingerprint 1 in exactly 3 documents, 2 in 4, every document has 5 of its own
     sets = [[1, 2], [1, 2], [1, 2], [2]]
     docs = [
@@ -213,3 +219,26 @@ def test_many_wanted_fingerprints_count_only_those_the_sketch_finds_hot(monkeypa
     monkeypatch.setattr(templates, "_MAX_EXACT_KEYS", 10)  # 27 gathered, 7 of them hot
     found = template_shingles(values, offsets, np.arange(4), 3, wanted)
     assert sorted(found.tolist()) == sorted((np.array([1, 2], dtype=np.uint64) * mix).tolist())
+
+
+# ── short documents and Han shingles ─────────────────────────────────────────────────────────
+
+
+def test_a_content_score_is_measured_against_at_least_min_content_shingles():
+    # doc 0: 5 own shingles around a 40-shingle template, sharing 4 of them with doc 1
+    n = templates.MIN_CONTENT
+    shared, size_l, size_r = np.array([44]), np.array([45]), np.array([60])
+    content = templates.ContentCounts(np.array([4]), np.array([5]), np.array([20]))
+    lr, _ = directional_scores(shared, size_l, size_r, content, "containment")
+    assert lr.tolist() == [4 / n]  # not 4 / 5: five shingles say little
+    # a short text with no template is measured on its own size: its copy still scores 1
+    tiny = templates.ContentCounts(np.array([3]), np.array([3]), np.array([3]))
+    lr, rl = directional_scores(np.array([3]), np.array([3]), np.array([3]), tiny, "containment")
+    assert (lr.tolist(), rl.tolist()) == ([1.0], [1.0])
+
+
+def test_han_shingles_need_han_df_times_the_holders_to_be_template():
+    han = np.uint64(5) | np.uint64(1 << 63)
+    keys = np.array([5, han, 6, han], dtype=np.uint64)
+    held = np.array([10, 10, 9, 10 * templates.HAN_DF])
+    assert templates.reaches_template(keys, held, 10).tolist() == [True, False, False, True]

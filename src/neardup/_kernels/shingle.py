@@ -101,6 +101,7 @@ def shingle_spans(
                 i = k * step
                 starts[out + k] = cs[i]
                 ends[out + k] = cs[min(i + size, units)]
+                han[out + k] = _all_han(buf, starts[out + k], ends[out + k])
         else:
             _segment_shingles(
                 buf,
@@ -158,6 +159,18 @@ def _segment_shingles(
         seg = i + 1
         all_han = True
     return k
+
+
+@njit(cache=True)
+def _all_han(buf: np.ndarray, start: int, end: int) -> bool:
+    """Whether buf[start:end] is Han characters alone (a character shingle of Chinese)."""
+    i = start
+    while i < end:
+        c, width = decode_utf8(buf, i)
+        if not is_han(c):
+            return False
+        i += width
+    return True
 
 
 @njit(cache=True, inline="always")
