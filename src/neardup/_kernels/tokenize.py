@@ -4,7 +4,10 @@ Each document's tokens are written to the buffer joined by one space (or by noth
 character shingles of Chinese), stop words dropped on the way. With ``split_han`` (the ``auto``
 unit) every Han character is a token of its own and ends the word before it, and two Han
 tokens in a row are joined by nothing: the unit is decided per run of script, so a few
-Chinese characters never change how the Cyrillic or Latin words around them are cut. Token
+Chinese characters never change how the Cyrillic or Latin words around them are cut. Where
+punctuation or a line break ends a Han clause, the tokens either side are joined by a line
+feed (``BREAK``) instead: Han shingles do not span it (an edit that moves a line of a poem
+keeps its shingles). Token
 boundaries come from a per-code-point class table built once in Python (see
 ``neardup.text.chars``), so the kernel knows nothing about Unicode categories itself.
 """

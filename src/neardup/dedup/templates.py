@@ -10,15 +10,20 @@ make a two-line reply a "duplicate" of every other reply on the list. So, per ru
    holder of its shingles. Issues of a newsletter whose template is under ``NEAR_COPY`` of
    each issue stay apart, so their template is found; a short reply that is mostly a list
    footer is held by a long message but does not hold it, so it never joins it.
-2. **Template shingles** are those held by ``min_df`` or more groups, counted exactly for the
-   fingerprints of the documents being scored (a hash table and one pass; a count sketch and
-   an exact count of the hot fingerprints when those documents are most of the corpus).
+2. **Template shingles** are those held by ``min_df`` or more groups (``HAN_DF`` times that
+   for a shingle of a Han clause, flagged in its fingerprint: two characters are a word),
+   counted exactly for the fingerprints of the documents being scored (a hash table and one
+   pass; a count sketch and an exact count of the hot fingerprints when those documents are
+   most of the corpus).
 3. **Content** of a document is its shingles that are not template shingles; pair scores are
    measured on content (:func:`content_counts`). A document made of template shingles only
    (a footer alone) has no content to protect and is judged on all its shingles. The
    discount lowers scores freely but raises one only where the plain containment is at
    least ``MIN_PLAIN``: a page whose own words are a few lines around a large template is
    not removed into an unrelated page of the same site that happens to share those lines.
+   A content score is measured against at least ``MIN_CONTENT`` shingles (but never more than
+   the document has): a "+1" reply whose own words are its date and the thread's subject
+   shares most of them with every other reply of the thread on that day.
 
 Pure functions over the flat fingerprint arrays of a run (``values``, ``offsets``), so the
 same steps run on one machine, over a collection's counts, and per partition on Spark.
