@@ -101,7 +101,7 @@ def test_han_runs_never_change_how_the_other_words_are_cut(words):
 
 
 def test_han_shingles_stop_at_clause_ends_and_line_breaks_but_not_at_spaces():
-    config = _auto(3)
+    config = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3, han_size=3))
     found = [s.text for s in shingles("白日依山尽，黄河入海流。\n欲穷千里 目", config)]
     assert found == [
         "白日依",
@@ -120,9 +120,11 @@ def test_han_shingles_stop_at_clause_ends_and_line_breaks_but_not_at_spaces():
 
 
 def test_han_clauses_are_shingled_by_han_size_and_words_by_size():
-    config = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3, han_size=2))
+    config = _auto(3)  # the auto unit's Han clauses: 2 characters by default
     found = [s.text for s in shingles("春眠不觉晓，one two three four", config)]
     assert found == ["春眠", "眠不", "不觉", "觉晓", "one two three", "two three four"]
+    assert ShingleConfig(unit="auto", size=1).han_units == 1
+    assert ShingleConfig(unit="word", size=3).han_units == 3
 
 
 POEM = "錢遜叔見示小詩次韻 其三\n墮絮飛花又一年，黄梅小雨暗平川。\n莫言晚起家何事，日傍南池數綠錢。"

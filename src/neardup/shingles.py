@@ -131,5 +131,5 @@ def shingle_spans_flagged(
         tokens.by_char(config.unit),
         config.size,
         config.step,
-        config.size if config.han_size is None else config.han_size,
+        config.han_units,
     )

@@ -60,7 +60,7 @@ DEFAULT_THRESHOLD = 0.6
 DEFAULT_MEASURE: Measure = "containment"
 # rounds of verifying the pairs that reach a group's final keeper (one is almost always enough)
 KEEPER_ROUNDS = 6
-DEFAULT_TEXT = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3, han_size=2))
+DEFAULT_TEXT = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3))
 
 
 @dataclass(frozen=True, slots=True)
