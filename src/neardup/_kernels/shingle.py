@@ -61,9 +61,8 @@ def shingle_spans(
     """
     n = doc_offsets.size - 1
     counts = np.zeros(n, dtype=np.int64)
-    no_spans = np.empty(0, dtype=np.int64)
-    starts_out, ends_out = no_spans, no_spans
-    han_out = np.empty(0, dtype=np.bool_)
+    shape = (size, step, han_size)
+    no_spans = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, np.bool_))
     for d in prange(n):
         if by_char[d]:
             lo, hi = doc_offsets[d], doc_offsets[d + 1]
@@ -73,25 +72,14 @@ def shingle_spans(
                     units += 1
             counts[d] = _count(units, size, step)
         else:
-            counts[d] = _segment_shingles(
-                buf,
-                tok_starts,
-                tok_ends,
-                tok_offsets[d],
-                tok_offsets[d + 1],
-                size,
-                step,
-                han_size,
-                starts_out,
-                ends_out,
-                han_out,
-                -1,
-            )
+            t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+            counts[d] = _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, no_spans, -1)
     offsets = np.zeros(n + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(counts)
     starts = np.empty(offsets[n], dtype=np.int64)
     ends = np.empty(offsets[n], dtype=np.int64)
     han = np.zeros(offsets[n], dtype=np.bool_)
+    spans = (starts, ends, han)
     for d in prange(n):
         out = offsets[d]
         if by_char[d]:
@@ -103,20 +91,8 @@ def shingle_spans(
                 ends[out + k] = cs[min(i + size, units)]
                 han[out + k] = _all_han(buf, starts[out + k], ends[out + k])
         else:
-            _segment_shingles(
-                buf,
-                tok_starts,
-                tok_ends,
-                tok_offsets[d],
-                tok_offsets[d + 1],
-                size,
-                step,
-                han_size,
-                starts,
-                ends,
-                han,
-                out,
-            )
+            t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+            _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out)
     return starts, ends, offsets, han
 
 
@@ -127,18 +103,17 @@ def _segment_shingles(
     tok_ends: np.ndarray,
     t0: int,
     t1: int,
-    size: int,
-    step: int,
-    han_size: int,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    han: np.ndarray,
+    shape: tuple[int, int, int],
+    spans: tuple[np.ndarray, np.ndarray, np.ndarray],
     out: int,
 ) -> int:
     """The word shingles of tokens t0:t1, none spanning a ``BREAK`` joiner (a clause end of
     Han text): each segment between breaks is shingled as a text of its own, ``han_size``
-    tokens long where the segment is Han characters alone. Writes the spans (and the Han
-    flags) from ``out`` (when ``out`` ≥ 0) and returns how many there are."""
+    tokens long where the segment is Han characters alone (``shape``: size, step,
+    han_size). Writes the spans (``spans``: starts, ends, Han flags) from ``out`` (when
+    ``out`` ≥ 0) and returns how many there are."""
+    size, step, han_size = shape
+    starts, ends, han = spans
     k = 0
     seg = t0
     all_han = True
