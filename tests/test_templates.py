@@ -11,7 +11,7 @@ from neardup.dedup.cluster import KeepPolicy, lossless_keepers
 from neardup.dedup.core import declined_pairs
 from neardup.dedup.templates import content_counts, directional_scores, template_shingles
 from neardup.measures import overlap
-from neardup.shingles import fingerprint_batch
+from neardup.shingles import fingerprint_batch, is_han, mark_han
 from textgen import edit, text
 
 WORDS3 = TextConfig(CanonConfig(stopwords=False), ShingleConfig(size=3))
@@ -24,8 +24,7 @@ FOOTER = (
 
 def bar(keys, held, min_df):
     """The template rule written out: Han shingles (top bit) need HAN_DF times the holders."""
-    han = keys >= np.uint64(1 << 63)
-    return held >= np.where(han, templates.HAN_DF * min_df, min_df)
+    return held >= np.where(is_han(keys), templates.HAN_DF * min_df, min_df)
 
 
 def removed_pairs(result):
@@ -200,7 +199,7 @@ def test_replies_quoting_the_same_message_are_compared_on_their_own_words():
 
 
 def test_many_wanted_fingerprints_count_only_those_the_sketch_finds_hot(monkeypatch):
-    mix = np.uint64(0x1E3779B97F4A7C15)  # small multiples stay below the Han bit
+    mix = np.uint64(0x9E3779B97F4A7C15)
     # fingerprint 1 in exactly 3 documents, 2 in 4, every document has 5 of its own
     sets = [[1, 2], [1, 2], [1, 2], [2]]
     docs = [
@@ -231,6 +230,10 @@ def test_a_content_score_is_measured_against_at_least_min_content_shingles():
     content = templates.ContentCounts(np.array([4]), np.array([5]), np.array([20]))
     lr, _ = directional_scores(shared, size_l, size_r, content, "containment")
     assert lr.tolist() == [4 / n]  # not 4 / 5: five shingles say little
+    # all of its content held: a copy, however little content it has
+    whole = templates.ContentCounts(np.array([5]), np.array([5]), np.array([20]))
+    lr, _ = directional_scores(np.array([45]), size_l, size_r, whole, "containment")
+    assert lr.tolist() == [1.0]
     # a short text with no template is measured on its own size: its copy still scores 1
     tiny = templates.ContentCounts(np.array([3]), np.array([3]), np.array([3]))
     lr, rl = directional_scores(np.array([3]), np.array([3]), np.array([3]), tiny, "containment")
@@ -238,7 +241,7 @@ def test_a_content_score_is_measured_against_at_least_min_content_shingles():
 
 
 def test_han_shingles_need_han_df_times_the_holders_to_be_template():
-    han = np.uint64(5) | np.uint64(1 << 63)
-    keys = np.array([5, han, 6, han], dtype=np.uint64)
+    five = mark_han(np.array([5, 5], dtype=np.uint64), np.array([False, True]))
+    keys = np.array([five[0], five[1], 6, five[1]], dtype=np.uint64)
     held = np.array([10, 10, 9, 10 * templates.HAN_DF])
     assert templates.reaches_template(keys, held, 10).tolist() == [True, False, False, True]

@@ -22,7 +22,13 @@ from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans
 from neardup.text.canon import TokenBatch, canonicalize_batch
 
-HAN_BIT = np.uint64(1 << 63)  # set in the fingerprint of a shingle of Han characters alone
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplying by it mod 2**64 is a bijection
+_UNMIX = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
+_HAN_BITS = 12
+_HAN_SHIFT = np.uint64(64 - _HAN_BITS)
+_HAN_TOP = np.uint64((1 << _HAN_BITS) - 1)
+_HAN_REGION = np.uint64(((1 << _HAN_BITS) - 1) << (64 - _HAN_BITS))
+_HAN_LOW = np.uint64(1 << (64 - _HAN_BITS))  # cleared: out of the region
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -67,15 +73,38 @@ def shingle_fingerprints(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(fingerprints, starts, ends, offsets)`` of every shingle of a batch, in text order.
 
-    The top bit of a fingerprint says whether its shingle is of Han characters alone
-    (:data:`HAN_BIT`): a short Han shingle is about a word, which many unrelated documents
-    share by chance, so the template step asks more holders of it (:mod:`neardup.dedup.
+    A fingerprint says whether its shingle is of Han characters alone (:func:`is_han`): a
+    short Han shingle is about a word, which many unrelated documents share by chance, so
+    the template step asks more holders of it (:mod:`neardup.dedup.
     templates`)."""
     starts, ends, offsets, han = shingle_spans_flagged(tokens, config)
     hashes = fingerprint_spans(tokens.buf, starts, ends, config.hash, config.seed)
-    hashes &= ~HAN_BIT
-    hashes[han] |= HAN_BIT
-    return hashes, starts, ends, offsets
+    return mark_han(hashes, han), starts, ends, offsets
+
+
+def mark_han(hashes: np.ndarray, han: np.ndarray) -> np.ndarray:
+    """``hashes`` (in place) moved into the Han region where ``han``, out of it elsewhere.
+
+    The region is the values whose image under a fixed bijection (times an odd constant,
+    mod 2**64) has its top ``_HAN_BITS`` bits set: 1 in 4096 of all values. A Han shingle's
+    fingerprint is moved into it (those bits of the image set), any other fingerprint that
+    falls in it (1 in 4096) out of it (one bit of the image cleared). Other fingerprints stay
+    the hash of their text, and every bit of a fingerprint stays about uniform (SimHash and
+    I-Match use them all)."""
+    image = hashes * _MIX
+    inside = (image >> _HAN_SHIFT) == _HAN_TOP
+    move = han != inside
+    if move.any():
+        image[han] |= _HAN_REGION
+        image[~han & inside] &= ~_HAN_LOW
+        hashes[move] = image[move] * _UNMIX
+    return hashes
+
+
+def is_han(fingerprints: np.ndarray) -> np.ndarray:
+    """Which fingerprints are of shingles of Han characters alone (see :func:`mark_han`)."""
+    image = np.asarray(fingerprints, dtype=np.uint64) * _MIX
+    return (image >> _HAN_SHIFT) == _HAN_TOP
 
 
 def fingerprint_batch(texts: Sequence[str], config: TextConfig | None = None) -> FingerprintBatch:

@@ -21,9 +21,10 @@ make a two-line reply a "duplicate" of every other reply on the list. So, per ru
    discount lowers scores freely but raises one only where the plain containment is at
    least ``MIN_PLAIN``: a page whose own words are a few lines around a large template is
    not removed into an unrelated page of the same site that happens to share those lines.
-   A content score is measured against at least ``MIN_CONTENT`` shingles (but never more than
-   the document has): a "+1" reply whose own words are its date and the thread's subject
-   shares most of them with every other reply of the thread on that day.
+   A content score is measured against at least ``MIN_CONTENT`` shingles (never more than
+   the document has, and not when all its content is shared): a "+1" reply whose own words
+   are its date and the thread's subject shares most of them with every other reply of the
+   thread on that day.
 
 Pure functions over the flat fingerprint arrays of a run (``values``, ``offsets``), so the
 same steps run on one machine, over a collection's counts, and per partition on Spark.
@@ -39,7 +40,7 @@ import numpy as np
 from neardup._kernels import templates as _k
 from neardup.arrays import unique, unique_counts
 from neardup.dedup.cluster import connected_components
-from neardup.shingles import HAN_BIT
+from neardup.shingles import is_han
 
 DEFAULT_TEMPLATE_DF = 10
 NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
@@ -110,10 +111,9 @@ def template_shingles(
 
 def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndarray:
     """Which fingerprints are template: held by ``min_df`` groups, or by ``HAN_DF`` times
-    that for a shingle of Han characters alone (:data:`neardup.shingles.HAN_BIT`): two Han
+    that for a shingle of Han characters alone (:func:`neardup.shingles.is_han`): two Han
     characters are about one word, and a common word is in many unrelated documents."""
-    han = (np.asarray(keys, dtype=np.uint64) & HAN_BIT) != 0
-    return held >= np.where(han, HAN_DF * min_df, min_df)
+    return held >= np.where(is_han(keys), HAN_DF * min_df, min_df)
 
 
 def _counted_exactly(
@@ -177,13 +177,14 @@ def content_counts(
     )
 
 
-def least_content(content: np.ndarray, size: np.ndarray) -> np.ndarray:
+def least_content(shared: np.ndarray, content: np.ndarray, size: np.ndarray) -> np.ndarray:
     """What a document's content score is measured against: its content shingles, but at
-    least ``MIN_CONTENT`` of its shingles. A reply whose own words are a date and the thread's
-    subject around a list footer has a handful of content shingles; that it shares most of
-    them with another reply of the thread says little. A short text with no template keeps
-    its own size (an exact copy of it still scores 1)."""
-    return np.maximum(content, np.minimum(size, MIN_CONTENT))
+    least ``MIN_CONTENT`` of its shingles unless the other document holds all its content. A
+    reply whose own words are a date and the thread's subject around a list footer has a
+    handful of content shingles; that it shares most of them with another reply of the thread
+    says little. A copy of all of it (or a short text with no template) still scores 1."""
+    least = np.maximum(content, np.minimum(size, MIN_CONTENT))
+    return np.where(shared >= content, content, least)
 
 
 def directional_scores(
@@ -210,8 +211,8 @@ def directional_scores(
             score = np.nan_to_num(score)
             return score, score
         c_lr, c_rl = np.nan_to_num(shared / size_l), np.nan_to_num(shared / size_r)
-        lr = np.nan_to_num(np.where(plain_l, c_lr, cs / least_content(cl, size_l)))
-        rl = np.nan_to_num(np.where(plain_r, c_rl, cs / least_content(cr, size_r)))
+        lr = np.nan_to_num(np.where(plain_l, c_lr, cs / least_content(cs, cl, size_l)))
+        rl = np.nan_to_num(np.where(plain_r, c_rl, cs / least_content(cs, cr, size_r)))
     lr = np.where(c_lr < MIN_PLAIN, np.minimum(lr, c_lr), lr)
     rl = np.where(c_rl < MIN_PLAIN, np.minimum(rl, c_rl), rl)
     return lr, rl

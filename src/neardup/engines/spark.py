@@ -43,7 +43,6 @@ from typing import TYPE_CHECKING, Any
 
 from neardup.dedup.core import DedupConfig, _prefix
 from neardup.dedup.prefix import MAX_COUNT, table_bits
-from neardup.dedup.templates import HAN_DF
 from neardup.engines import batches as B
 from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
@@ -432,9 +431,8 @@ def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) 
     wanted = fp.join(_rescored_docs(measured), "doc").select(F.explode("fps").alias("f")).distinct()
     holders = fp.join(not_holders, "doc", "left_anti").select(F.explode("fps").alias("f"))
     counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
-    # a Han shingle's fingerprint has its top bit set: negative as a signed long
-    df = F.when(F.col("f") < 0, HAN_DF * config.template_df).otherwise(config.template_df)
-    return counts.where(F.col("n") >= df).select("f").localCheckpoint()
+    stage = B.template_stage(config)
+    return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
 
 
 # ── keepers and outputs ──────────────────────────────────────────────────────────────────────
