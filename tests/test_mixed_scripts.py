@@ -30,7 +30,7 @@ def _auto(size: int = 3) -> TextConfig:
 
 def test_cyrillic_words_stay_words_beside_han_characters():
     text = canonicalize(RU_WITH_HAN, unit="auto")
-    assert "москва 莫斯科 столица россии" in text
+    assert "москва\n莫斯科\nстолица россии" in text  # the brackets end Han clauses
     assert "м о с к в а" not in text
 
 
@@ -38,8 +38,9 @@ def test_auto_unit_tokens_are_words_and_single_han_characters():
     batch = canonicalize_batch(["Москва (莫斯科) — столица, New York 纽约市"], unit="auto")
     expected = ["москва", "莫", "斯", "科", "столица", "new", "york", "纽", "约", "市"]
     assert batch.tokens(0) == expected
-    # Han characters in a row are joined by nothing: their shingles read as Chinese text
-    assert batch.text(0) == "москва 莫斯科 столица new york 纽约市"
+    # Han characters in a row are joined by nothing: their shingles read as Chinese text; a
+    # line feed joins tokens where punctuation ends a Han clause
+    assert batch.text(0) == "москва\n莫斯科\nстолица new york 纽约市"
 
 
 def test_pure_chinese_auto_shingles_are_character_shingles_as_before():
@@ -97,3 +98,42 @@ def test_han_runs_never_change_how_the_other_words_are_cut(words):
     expected = [w for w in words if not ("\u4e00" <= w[0] <= "\u9fff")]
     assert plain == expected
     assert all(len(t) == 1 for t in tokens if "\u4e00" <= t[0] <= "\u9fff")
+
+
+def test_han_shingles_stop_at_clause_ends_and_line_breaks_but_not_at_spaces():
+    config = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3, han_size=3))
+    found = [s.text for s in shingles("白日依山尽，黄河入海流。\n欲穷千里 目", config)]
+    assert found == [
+        "白日依",
+        "日依山",
+        "依山尽",
+        "黄河入",
+        "河入海",
+        "入海流",
+        "欲穷千",
+        "穷千里",
+        "千里目",
+    ]
+    # words keep crossing punctuation: a clause break is a Han rule
+    words = [s.text for s in shingles("one two, three. four", config)]
+    assert words == ["one two three", "two three four"]
+
+
+def test_han_clauses_are_shingled_by_han_size_and_words_by_size():
+    config = _auto(3)  # the auto unit's Han clauses: 2 characters by default
+    found = [s.text for s in shingles("春眠不觉晓，one two three four", config)]
+    assert found == ["春眠", "眠不", "不觉", "觉晓", "one two three", "two three four"]
+    assert ShingleConfig(unit="auto", size=1).han_units == 1
+    assert ShingleConfig(unit="word", size=3).han_units == 3
+
+
+POEM = "錢遜叔見示小詩次韻 其三\n墮絮飛花又一年，黄梅小雨暗平川。\n莫言晚起家何事，日傍南池數綠錢。"
+# a heavy edit of the neardup-bench kind: lines moved, characters substituted and deleted
+POEM_EDITED = (
+    "錢遜叔臾示小詩次韻 其三\n莫言晚起家何事，日傍南池數綠錢。\n墮絮飛花又一年，黄梅平川。"
+)
+
+
+def test_a_chinese_poem_with_moved_lines_and_edited_characters_is_a_duplicate():
+    result = deduplicate([("a", POEM), ("b", POEM_EDITED)], DedupConfig())
+    assert result.removed.tolist() == [False, True]

@@ -14,7 +14,9 @@ from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.shingles import (
     fingerprint_batch,
     fingerprints,
+    is_han,
     iter_fingerprint_batches,
+    mark_han,
     shingles,
 )
 
@@ -70,9 +72,40 @@ def test_character_shingles_of_chinese_span_code_points_not_bytes():
         ("crc32", lambda b: zlib.crc32(b)),
     ],
 )
-def test_fingerprints_are_the_hash_of_the_shingle_text(name, reference):
-    for s in shingles("Съешь же ещё этих мягких французских булок", cfg(size=3, hash=name)):
-        assert s.fingerprint == reference(s.text.encode())
+def test_fingerprints_are_the_hash_of_the_shingle_text_moved_into_the_han_region(name, reference):
+    for unit, text in (
+        ("word", "Съешь же ещё этих мягких французских булок"),
+        ("auto", "春眠不觉晓"),
+    ):
+        found = shingles(text, cfg(unit=unit, size=3, hash=name))
+        assert found
+        han = np.full(len(found), unit == "auto")
+        hashes = np.array([reference(s.text.encode()) for s in found], dtype=np.uint64)
+        assert [s.fingerprint for s in found] == mark_han(hashes, han).tolist()
+        assert is_han(np.array([s.fingerprint for s in found], dtype=np.uint64)).tolist() == list(
+            han
+        )
+
+
+def test_the_han_mark_moves_few_other_fingerprints_and_keeps_every_bit_uniform():
+    rng = np.random.default_rng(0)
+    raw = rng.integers(0, 1 << 63, 200_000, dtype=np.uint64) * np.uint64(2)
+    raw += rng.integers(0, 2, raw.size, dtype=np.uint64)
+    han = rng.random(raw.size) < 0.5
+    marked = mark_han(raw.copy(), han)
+    assert is_han(marked).tolist() == han.tolist()
+    assert (marked[~han] != raw[~han]).mean() < 0.001  # 1 in 4096 moved out of the region
+    bits = (marked[han][:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)
+    assert np.abs(bits.mean(axis=0) - 0.5).max() < 0.01
+
+
+@pytest.mark.parametrize("unit", ["auto", "char"])
+def test_only_shingles_of_han_characters_alone_carry_the_han_bit(unit):
+    found = shingles("春眠不觉晓，x，处处闻啼鸟。abc def", cfg(CanonConfig(), unit=unit, size=3))
+    flagged = {s.text for s in found if is_han(np.array([s.fingerprint], dtype=np.uint64))[0]}
+    assert flagged == {s.text for s in found if all("\u4e00" <= c <= "\u9fff" for c in s.text)}
+    assert flagged
+    assert len(flagged) < len(found)
 
 
 def test_rabin_fingerprints_differ_from_the_others_and_are_deterministic():
@@ -135,7 +168,9 @@ def test_batch_equals_plain_python_reference(texts, size, step):
             expected = {
                 " ".join(words[i : i + size]) for i in range(0, len(words) - size + 1, step)
             }
-        hashes = {xxhash.xxh3_64_intdigest(s.encode()) for s in expected}
+        raw = np.array([xxhash.xxh3_64_intdigest(s.encode()) for s in expected], np.uint64)
+        han = np.full(raw.size, set(words) == {"北"})  # the text is one Han clause
+        hashes = set(mark_han(raw, han).tolist())
         assert set(batch[d].tolist()) == hashes
 
 

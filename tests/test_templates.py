@@ -11,7 +11,7 @@ from neardup.dedup.cluster import KeepPolicy, lossless_keepers
 from neardup.dedup.core import declined_pairs
 from neardup.dedup.templates import content_counts, directional_scores, template_shingles
 from neardup.measures import overlap
-from neardup.shingles import fingerprint_batch
+from neardup.shingles import fingerprint_batch, is_han, mark_han
 from textgen import edit, text
 
 WORDS3 = TextConfig(CanonConfig(stopwords=False), ShingleConfig(size=3))
@@ -20,6 +20,11 @@ FOOTER = (
     "to unsubscribe from this list send an empty message to the list address and visit the "
     "archives at the project site for older threads and the posting guidelines"
 )
+
+
+def bar(keys, held, min_df):
+    """The template rule written out: Han shingles (top bit) need HAN_DF times the holders."""
+    return held >= np.where(is_han(keys), templates.HAN_DF * min_df, min_df)
 
 
 def removed_pairs(result):
@@ -40,7 +45,7 @@ def test_template_shingles_are_exactly_the_frequent_fingerprints(sets, min_df):
     offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
     found = template_shingles(values, offsets, np.arange(len(docs)), min_df)
     unique, counts = np.unique(values, return_counts=True)
-    assert np.array_equal(found, unique[counts >= min_df])
+    assert np.array_equal(found, unique[bar(unique, counts, min_df)])
 
 
 @settings(max_examples=60, deadline=None)
@@ -61,7 +66,7 @@ def test_template_shingles_of_wanted_documents_are_counted_exactly(sets, min_df,
         patch.setattr(templates, "_MAX_EXACT_KEYS", limit)
         found = template_shingles(values, offsets, np.arange(len(docs)), min_df, wanted)
     unique, counts = np.unique(values, return_counts=True)
-    frequent = unique[counts >= min_df]
+    frequent = unique[bar(unique, counts, min_df)]
     mine = np.unique(np.concatenate([docs[w] for w in wanted])) if wanted.size else unique[:0]
     assert np.array_equal(found, np.intersect1d(frequent, mine))
 
@@ -213,3 +218,30 @@ def test_many_wanted_fingerprints_count_only_those_the_sketch_finds_hot(monkeypa
     monkeypatch.setattr(templates, "_MAX_EXACT_KEYS", 10)  # 27 gathered, 7 of them hot
     found = template_shingles(values, offsets, np.arange(4), 3, wanted)
     assert sorted(found.tolist()) == sorted((np.array([1, 2], dtype=np.uint64) * mix).tolist())
+
+
+# ── short documents and Han shingles ─────────────────────────────────────────────────────────
+
+
+def test_a_content_score_is_measured_against_at_least_min_content_shingles():
+    # doc 0: 5 own shingles around a 40-shingle template, sharing 4 of them with doc 1
+    n = templates.MIN_CONTENT
+    shared, size_l, size_r = np.array([44]), np.array([45]), np.array([60])
+    content = templates.ContentCounts(np.array([4]), np.array([5]), np.array([20]))
+    lr, _ = directional_scores(shared, size_l, size_r, content, "containment")
+    assert lr.tolist() == [4 / n]  # not 4 / 5: five shingles say little
+    # all of its content held: a copy, however little content it has
+    whole = templates.ContentCounts(np.array([5]), np.array([5]), np.array([20]))
+    lr, _ = directional_scores(np.array([45]), size_l, size_r, whole, "containment")
+    assert lr.tolist() == [1.0]
+    # a short text with no template is measured on its own size: its copy still scores 1
+    tiny = templates.ContentCounts(np.array([3]), np.array([3]), np.array([3]))
+    lr, rl = directional_scores(np.array([3]), np.array([3]), np.array([3]), tiny, "containment")
+    assert (lr.tolist(), rl.tolist()) == ([1.0], [1.0])
+
+
+def test_han_shingles_need_han_df_times_the_holders_to_be_template():
+    five = mark_han(np.array([5, 5], dtype=np.uint64), np.array([False, True]))
+    keys = np.array([five[0], five[1], 6, five[1]], dtype=np.uint64)
+    held = np.array([10, 10, 9, 10 * templates.HAN_DF])
+    assert templates.reaches_template(keys, held, 10).tolist() == [True, False, False, True]

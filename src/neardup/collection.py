@@ -48,6 +48,7 @@ from neardup.dedup.templates import (
     content_counts,
     directional_scores,
     distinct_fingerprints,
+    reaches_template,
 )
 from neardup.errors import ConfigError, SignatureError
 from neardup.idf import IdfExcerpt
@@ -385,7 +386,7 @@ class Collection:
             docs = unique(np.concatenate([flat.left, flat.right]))
             features = distinct_fingerprints(flat.values, flat.offsets, docs)
             held = self.store.shingle_counts(features)
-            template = features[held >= self.config.template_df]
+            template = features[reaches_template(features, held, self.config.template_df)]
         content = content_counts(
             flat.values, flat.offsets, flat.left, flat.right, flat.shared, template
         )

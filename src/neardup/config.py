@@ -28,6 +28,9 @@ PROFILES: tuple[str, ...] = get_args(ProfileName)
 # the paper's w = 4; the article's k = 5; auto (words, characters for Chinese): the size that
 # measured best on the shared benchmark for both
 DEFAULT_SIZES: dict[str, int] = {"word": 4, "char": 5, "auto": 3}
+# auto: clauses of Han characters in shingles of 2 (heavy character edits spare them; chosen
+# on neardup-bench and the trust benches, README)
+DEFAULT_HAN_SIZE = 2
 # the largest shingle size and step: far beyond any useful value, and well inside the int64
 # arithmetic of the compiled kernels (a size of 10**20 overflowed them)
 MAX_UNITS = 1 << 20
@@ -116,14 +119,27 @@ class ShingleConfig:
     step: int = 1
     hash: HashName = "xxh3"
     seed: int = 0
+    # unit auto: the size of shingles of a clause of Han characters alone (None: the
+    # smaller of ``DEFAULT_HAN_SIZE`` and ``size``); a Han character is about half a word,
+    # and character edits spare short shingles
+    han_size: int | None = None
 
     def __post_init__(self) -> None:
         _require_choice("unit", self.unit, UNITS)
         _require_positive("size", self.size, MAX_UNITS)
+        if self.han_size is not None:
+            _require_positive("han_size", self.han_size, MAX_UNITS)
         _require_positive("step", self.step, MAX_UNITS)
         _require_choice("hash", self.hash, HASH_NAMES)
         if not isinstance(self.seed, int) or not 0 <= self.seed < 2**64:
             raise ConfigError(f"seed={self.seed!r} must be an integer in [0, 2**64)")
+
+    @property
+    def han_units(self) -> int:
+        """Tokens per shingle of a Han clause (the ``auto`` unit's Han characters)."""
+        if self.han_size is not None:
+            return self.han_size
+        return min(DEFAULT_HAN_SIZE, self.size) if self.unit == "auto" else self.size
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,7 @@ import numpy as np
 
 from neardup._kernels import threads_for
 from neardup.config import TextConfig
-from neardup.hashing import fingerprint_spans
-from neardup.shingles import shingle_byte_spans
+from neardup.shingles import shingle_fingerprints
 from neardup.text.canon import TokenBatch, canonicalize_batch
 
 
@@ -34,10 +33,7 @@ def shared_passages(a: str, b: str, config: TextConfig | None = None) -> tuple[P
     config = config or TextConfig()
     with threads_for(len(a) + len(b)):
         tokens = canonicalize_batch([a, b], config.canon, config.shingle.unit)
-        starts, ends, offsets = shingle_byte_spans(tokens, config.shingle)
-        hashes = fingerprint_spans(
-            tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed
-        )
+        hashes, starts, ends, offsets = shingle_fingerprints(tokens, config.shingle)
     docs = [slice(offsets[d], offsets[d + 1]) for d in (0, 1)]
     return tuple(  # type: ignore[return-value]
         _passages(

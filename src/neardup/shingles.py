@@ -22,6 +22,14 @@ from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans
 from neardup.text.canon import TokenBatch, canonicalize_batch
 
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplying by it mod 2**64 is a bijection
+_UNMIX = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
+_HAN_BITS = 12
+_HAN_SHIFT = np.uint64(64 - _HAN_BITS)
+_HAN_TOP = np.uint64((1 << _HAN_BITS) - 1)
+_HAN_REGION = np.uint64(((1 << _HAN_BITS) - 1) << (64 - _HAN_BITS))
+_HAN_LOW = np.uint64(1 << (64 - _HAN_BITS))  # cleared: out of the region
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class FingerprintBatch:
@@ -56,9 +64,47 @@ class Shingle:
 
 def fingerprint_tokens(tokens: TokenBatch, config: ShingleConfig) -> FingerprintBatch:
     """Shingle and hash an already canonicalized batch."""
-    starts, ends, offsets = shingle_byte_spans(tokens, config)
-    hashes = fingerprint_spans(tokens.buf, starts, ends, config.hash, config.seed)
+    hashes, _, _, offsets = shingle_fingerprints(tokens, config)
     return FingerprintBatch(*unique_per_doc(hashes, offsets))
+
+
+def shingle_fingerprints(
+    tokens: TokenBatch, config: ShingleConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(fingerprints, starts, ends, offsets)`` of every shingle of a batch, in text order.
+
+    A fingerprint says whether its shingle is of Han characters alone (:func:`is_han`): a
+    short Han shingle is about a word, which many unrelated documents share by chance, so
+    the template step asks more holders of it (:mod:`neardup.dedup.
+    templates`)."""
+    starts, ends, offsets, han = shingle_spans_flagged(tokens, config)
+    hashes = fingerprint_spans(tokens.buf, starts, ends, config.hash, config.seed)
+    return mark_han(hashes, han), starts, ends, offsets
+
+
+def mark_han(hashes: np.ndarray, han: np.ndarray) -> np.ndarray:
+    """``hashes`` (in place) moved into the Han region where ``han``, out of it elsewhere.
+
+    The region is the values whose image under a fixed bijection (times an odd constant,
+    mod 2**64) has its top ``_HAN_BITS`` bits set: 1 in 4096 of all values. A Han shingle's
+    fingerprint is moved into it (those bits of the image set), any other fingerprint that
+    falls in it (1 in 4096) out of it (one bit of the image cleared). Other fingerprints stay
+    the hash of their text, and every bit of a fingerprint stays about uniform (SimHash and
+    I-Match use them all)."""
+    image = hashes * _MIX
+    inside = (image >> _HAN_SHIFT) == _HAN_TOP
+    move = han != inside
+    if move.any():
+        image[han] |= _HAN_REGION
+        image[~han & inside] &= ~_HAN_LOW
+        hashes[move] = image[move] * _UNMIX
+    return hashes
+
+
+def is_han(fingerprints: np.ndarray) -> np.ndarray:
+    """Which fingerprints are of shingles of Han characters alone (see :func:`mark_han`)."""
+    image = np.asarray(fingerprints, dtype=np.uint64) * _MIX
+    return (image >> _HAN_SHIFT) == _HAN_TOP
 
 
 def fingerprint_batch(texts: Sequence[str], config: TextConfig | None = None) -> FingerprintBatch:
@@ -88,10 +134,7 @@ def shingles(text: str, config: TextConfig | None = None) -> list[Shingle]:
     config = config or TextConfig()
     with threads_for(len(text)):
         tokens = canonicalize_batch([text], config.canon, config.shingle.unit)
-        starts, ends, _ = shingle_byte_spans(tokens, config.shingle)
-        hashes = fingerprint_spans(
-            tokens.buf, starts, ends, config.shingle.hash, config.shingle.seed
-        )
+        hashes, starts, ends, _ = shingle_fingerprints(tokens, config.shingle)
     _, first = np.unique(hashes, return_index=True)
     raw = tokens.buf.tobytes()
     return [Shingle(raw[starts[i] : ends[i]].decode(), int(hashes[i])) for i in np.sort(first)]
@@ -101,6 +144,13 @@ def shingle_byte_spans(
     tokens: TokenBatch, config: ShingleConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Byte spans ``(starts, ends, offsets)`` of every shingle of a batch, in text order."""
+    return shingle_spans_flagged(tokens, config)[:3]
+
+
+def shingle_spans_flagged(
+    tokens: TokenBatch, config: ShingleConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`shingle_byte_spans` and whether each shingle is of Han characters alone."""
     return shingle_spans(
         tokens.buf,
         tokens.doc_offsets,
@@ -110,4 +160,5 @@ def shingle_byte_spans(
         tokens.by_char(config.unit),
         config.size,
         config.step,
+        config.han_units,
     )

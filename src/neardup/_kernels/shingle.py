@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from neardup._kernels.tokenize import BREAK, decode_utf8, is_han
+
 
 @njit(cache=True, inline="always")
 def _count(n: int, size: int, step: int) -> int:
@@ -48,13 +50,19 @@ def shingle_spans(
     by_char: np.ndarray,
     size: int,
     step: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    han_size: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Byte spans of every shingle, in document order; ``by_char[d]``: character shingles.
+    Word shingles of a segment of Han characters alone (between breaks) are ``han_size``
+    tokens long.
 
-    Returns ``(starts, ends, offsets)``; document d's shingles are ``offsets[d]:offsets[d+1]``.
+    Returns ``(starts, ends, offsets, han)``; document d's shingles are
+    ``offsets[d]:offsets[d+1]``; ``han``: the shingle is of Han characters alone.
     """
     n = doc_offsets.size - 1
     counts = np.zeros(n, dtype=np.int64)
+    shape = (size, step, han_size)
+    no_spans = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, np.bool_))
     for d in prange(n):
         if by_char[d]:
             lo, hi = doc_offsets[d], doc_offsets[d + 1]
@@ -62,13 +70,16 @@ def shingle_spans(
             for i in range(lo, hi):
                 if (buf[i] & 0xC0) != 0x80:
                     units += 1
+            counts[d] = _count(units, size, step)
         else:
-            units = tok_offsets[d + 1] - tok_offsets[d]
-        counts[d] = _count(units, size, step)
+            t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+            counts[d] = _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, no_spans, -1)
     offsets = np.zeros(n + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(counts)
     starts = np.empty(offsets[n], dtype=np.int64)
     ends = np.empty(offsets[n], dtype=np.int64)
+    han = np.zeros(offsets[n], dtype=np.bool_)
+    spans = (starts, ends, han)
     for d in prange(n):
         out = offsets[d]
         if by_char[d]:
@@ -78,14 +89,72 @@ def shingle_spans(
                 i = k * step
                 starts[out + k] = cs[i]
                 ends[out + k] = cs[min(i + size, units)]
+                han[out + k] = _all_han(buf, starts[out + k], ends[out + k])
         else:
-            t0 = tok_offsets[d]
-            units = tok_offsets[d + 1] - t0
-            for k in range(counts[d]):
-                i = t0 + k * step
-                starts[out + k] = tok_starts[i]
-                ends[out + k] = tok_ends[min(i + size, t0 + units) - 1]
-    return starts, ends, offsets
+            t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+            _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out)
+    return starts, ends, offsets, han
+
+
+@njit(cache=True)
+def _segment_shingles(
+    buf: np.ndarray,
+    tok_starts: np.ndarray,
+    tok_ends: np.ndarray,
+    t0: int,
+    t1: int,
+    shape: tuple[int, int, int],
+    spans: tuple[np.ndarray, np.ndarray, np.ndarray],
+    out: int,
+) -> int:
+    """The word shingles of tokens t0:t1, none spanning a ``BREAK`` joiner (a clause end of
+    Han text): each segment between breaks is shingled as a text of its own, ``han_size``
+    tokens long where the segment is Han characters alone (``shape``: size, step,
+    han_size). Writes the spans (``spans``: starts, ends, Han flags) from ``out`` (when
+    ``out`` ≥ 0) and returns how many there are."""
+    size, step, han_size = shape
+    starts, ends, han = spans
+    k = 0
+    seg = t0
+    all_han = True
+    for i in range(t0, t1):
+        all_han = all_han and _is_han_token(buf, tok_starts[i], tok_ends[i])
+        last = i + 1 == t1 or (tok_ends[i] < tok_starts[i + 1] and buf[tok_ends[i]] == BREAK)
+        if not last:
+            continue
+        w = han_size if all_han else size
+        m = _count(i + 1 - seg, w, step)
+        if out >= 0:
+            for j in range(m):
+                a = seg + j * step
+                starts[out + k + j] = tok_starts[a]
+                ends[out + k + j] = tok_ends[min(a + w, i + 1) - 1]
+                han[out + k + j] = all_han
+        k += m
+        seg = i + 1
+        all_han = True
+    return k
+
+
+@njit(cache=True)
+def _all_han(buf: np.ndarray, start: int, end: int) -> bool:
+    """Whether buf[start:end] is Han characters alone (a character shingle of Chinese)."""
+    i = start
+    while i < end:
+        c, width = decode_utf8(buf, i)
+        if not is_han(c):
+            return False
+        i += width
+    return True
+
+
+@njit(cache=True, inline="always")
+def _is_han_token(buf: np.ndarray, start: int, end: int) -> bool:
+    """Whether the token buf[start:end] is one Han character (3 or 4 UTF-8 bytes)."""
+    if end - start < 3 or end - start > 4:
+        return False
+    c, width = decode_utf8(buf, start)
+    return width == end - start and is_han(c)
 
 
 @njit(cache=True, parallel=True)

@@ -4,7 +4,10 @@ Each document's tokens are written to the buffer joined by one space (or by noth
 character shingles of Chinese), stop words dropped on the way. With ``split_han`` (the ``auto``
 unit) every Han character is a token of its own and ends the word before it, and two Han
 tokens in a row are joined by nothing: the unit is decided per run of script, so a few
-Chinese characters never change how the Cyrillic or Latin words around them are cut. Token
+Chinese characters never change how the Cyrillic or Latin words around them are cut. Where
+punctuation or a line break ends a Han clause, the tokens either side are joined by a line
+feed (``BREAK``) instead: Han shingles do not span it (an edit that moves a line of a poem
+keeps its shingles). Token
 boundaries come from a per-code-point class table built once in Python (see
 ``neardup.text.chars``), so the kernel knows nothing about Unicode categories itself.
 """
@@ -17,6 +20,7 @@ from numba import njit, prange
 SEPARATOR = np.uint8(0)  # ends a token (space, punctuation...)
 TOKEN_CHAR = np.uint8(1)  # part of a token
 IGNORABLE = np.uint8(2)  # dropped without ending a token (soft hyphen, zero-width joiner...)
+BREAK = np.uint8(0x0A)  # joins two tokens a Han shingle must not span (see ``_scan``)
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -73,6 +77,15 @@ def is_han(c: int) -> bool:
         or (0x2F800 <= c < 0x2FA20)
         or (0x30000 <= c < 0x323B0)
     )
+
+
+@njit(cache=True, inline="always")
+def is_break(c: int) -> bool:
+    """Whether code point ``c`` between two tokens ends a clause for Han shingles: a line
+    break or any punctuation or symbol; spaces (which Chinese text uses freely) do not."""
+    if c == 0x20 or c == 0x09 or c == 0xA0 or c == 0x3000 or c == 0x1680 or c == 0x202F:
+        return False
+    return not (0x2000 <= c <= 0x200A or c == 0x205F or c == 0x200B or c == 0xFEFF)
 
 
 @njit(cache=True)
@@ -176,15 +189,21 @@ def _scan(
     ntok = 0
     start_pos = pos
     prev_han = False  # the last kept token is a Han character
+    gap_break = False  # a clause break since the last kept token
     i = lo
     while i < hi:
         c, width = decode_utf8(text, i)
         if table[c] != TOKEN_CHAR:
+            if table[c] == SEPARATOR and is_break(c):
+                gap_break = True
             i += width
             continue
         # a token starts at i: write it (tentatively), hashing its kept code points
         han = split_han and is_han(c)
-        if ntok > 0 and joiner and not (han and prev_han):
+        if ntok > 0 and split_han and gap_break and (han or prev_han):
+            out[pos] = BREAK  # Han shingles stop at clause ends (what an edit moves whole)
+            p = pos + 1
+        elif ntok > 0 and joiner and not (han and prev_han):
             out[pos] = _SPACE
             p = pos + 1
         else:
@@ -219,6 +238,7 @@ def _scan(
             ntok += 1
             pos = p
             prev_han = han
+            gap_break = False
         i = j
     return ntok, pos - start_pos
 

@@ -14,6 +14,7 @@ import click
 from click.core import ParameterSource
 
 from neardup.config import (
+    DEFAULT_HAN_SIZE,
     DEFAULT_SIZES,
     HASH_NAMES,
     LANGS,
@@ -96,6 +97,13 @@ _TEXT_OPTIONS = [
         default=None,
         help=f"Units per shingle [default: {DEFAULT_SIZES['word']} words, "
         f"{DEFAULT_SIZES['char']} chars, {DEFAULT_SIZES['auto']} for auto].",
+    ),
+    click.option(
+        "--han-size",
+        type=count(1, MAX_UNITS),
+        default=None,
+        help=f"Characters per shingle of a Han clause with --unit auto [default: "
+        f"{DEFAULT_HAN_SIZE}, at most --size].",
     ),
     click.option(
         "--step",
@@ -211,6 +219,7 @@ def _with_text_options(func: Callable[..., Any], options: list[Any]) -> Callable
                 size=kwargs.pop("size") or DEFAULT_SIZES[unit],
                 step=kwargs.pop("step"),
                 hash=kwargs.pop("hash_name"),
+                han_size=kwargs.pop("han_size"),
             )
         return func(*args, config=TextConfig(canon, shingle), **kwargs)
 
@@ -238,6 +247,7 @@ _SETTING_OF_OPTION = {
     "stopwords_file": "text.canon.extra_stopwords",
     "unit": "text.shingle.unit",
     "size": "text.shingle.size",
+    "han_size": "text.shingle.han_size",
     "step": "text.shingle.step",
     "hash_name": "text.shingle.hash",
 } | {name: f"text.canon.{name}" for name in _CANON_SWITCHES}

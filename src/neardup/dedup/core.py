@@ -69,11 +69,12 @@ class DedupConfig:
 
     The defaults were chosen on the shared benchmark, benches of mail, newsletters,
     syndicated and mixed-language text (tune split) and checked on held-out data (README):
-    exact containment of 3-shingles (words, stop words kept; characters for Chinese) at
-    t = 0.6, candidates from the prefix-filtered inverted index of fingerprints, shared
-    templates discounted (``template_df``). A document is removed only into a kept one that
-    holds at least ``guard`` (default: the threshold) of its content; with ``chain=True``
-    clusters are connected components of the verified pairs, removal staying lossless.
+    exact containment of 3-shingles (words, stop words kept; characters for Chinese, 2 of
+    them within a clause) at t = 0.6, candidates from the prefix-filtered inverted index of
+    fingerprints, shared templates discounted (``template_df``). A document is removed only
+    into a kept one that holds at least ``guard`` (default: the threshold) of its content;
+    with ``chain=True`` clusters are connected components of the verified pairs, removal
+    staying lossless.
     """
 
     text: TextConfig = field(default_factory=lambda: DEFAULT_TEXT)

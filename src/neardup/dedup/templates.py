@@ -10,15 +10,21 @@ make a two-line reply a "duplicate" of every other reply on the list. So, per ru
    holder of its shingles. Issues of a newsletter whose template is under ``NEAR_COPY`` of
    each issue stay apart, so their template is found; a short reply that is mostly a list
    footer is held by a long message but does not hold it, so it never joins it.
-2. **Template shingles** are those held by ``min_df`` or more groups, counted exactly for the
-   fingerprints of the documents being scored (a hash table and one pass; a count sketch and
-   an exact count of the hot fingerprints when those documents are most of the corpus).
+2. **Template shingles** are those held by ``min_df`` or more groups (``HAN_DF`` times that
+   for a shingle of a Han clause, flagged in its fingerprint: two characters are a word),
+   counted exactly for the fingerprints of the documents being scored (a hash table and one
+   pass; a count sketch and an exact count of the hot fingerprints when those documents are
+   most of the corpus).
 3. **Content** of a document is its shingles that are not template shingles; pair scores are
    measured on content (:func:`content_counts`). A document made of template shingles only
    (a footer alone) has no content to protect and is judged on all its shingles. The
    discount lowers scores freely but raises one only where the plain containment is at
    least ``MIN_PLAIN``: a page whose own words are a few lines around a large template is
    not removed into an unrelated page of the same site that happens to share those lines.
+   A content score is measured against at least ``MIN_CONTENT`` shingles (never more than
+   the document has, and not when all its content is shared): a "+1" reply whose own words
+   are its date and the thread's subject shares most of them with every other reply of the
+   thread on that day.
 
 Pure functions over the flat fingerprint arrays of a run (``values``, ``offsets``), so the
 same steps run on one machine, over a collection's counts, and per partition on Spark.
@@ -34,10 +40,13 @@ import numpy as np
 from neardup._kernels import templates as _k
 from neardup.arrays import unique, unique_counts
 from neardup.dedup.cluster import connected_components
+from neardup.shingles import is_han
 
 DEFAULT_TEMPLATE_DF = 10
 NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
 MIN_PLAIN = 0.5  # the discount raises a score only where this much is shared plainly
+MIN_CONTENT = 15  # a content score is measured against at least this many shingles
+HAN_DF = 4  # a Han shingle is template when held by this many times ``min_df`` groups
 _MIN_BITS, _MAX_BITS = 12, 24  # count-sketch slots: 4 Ki … 16 Mi (32 MiB of uint16)
 _MAX_EXACT_KEYS = 1 << 23  # fingerprints counted exactly in a hash table (~200 MiB at most)
 
@@ -96,8 +105,15 @@ def template_shingles(
     counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
     hot = _k.hot_values(values, offsets, docs, counts, bits, min(min_df, 65535))
     distinct, held = unique_counts(hot)
-    found = distinct[held >= min_df]
+    found = distinct[reaches_template(distinct, held, min_df)]
     return found if wanted is None else found[np.isin(found, keys, assume_unique=True)]
+
+
+def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndarray:
+    """Which fingerprints are template: held by ``min_df`` groups, or by ``HAN_DF`` times
+    that for a shingle of Han characters alone (:func:`neardup.shingles.is_han`): two Han
+    characters are about one word, and a common word is in many unrelated documents."""
+    return held >= np.where(is_han(keys), HAN_DF * min_df, min_df)
 
 
 def _counted_exactly(
@@ -113,7 +129,7 @@ def _counted_exactly(
     held = _k.holder_counts(
         values, offsets, docs, keys, table, bits, bitmap, numba.get_num_threads()
     )
-    return np.sort(keys[held >= min_df])
+    return np.sort(keys[reaches_template(keys, held, min_df)])
 
 
 def distinct_fingerprints(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndarray:
@@ -161,6 +177,16 @@ def content_counts(
     )
 
 
+def least_content(shared: np.ndarray, content: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """What a document's content score is measured against: its content shingles, but at
+    least ``MIN_CONTENT`` of its shingles unless the other document holds all its content. A
+    reply whose own words are a date and the thread's subject around a list footer has a
+    handful of content shingles; that it shares most of them with another reply of the thread
+    says little. A copy of all of it (or a short text with no template) still scores 1."""
+    least = np.maximum(content, np.minimum(size, MIN_CONTENT))
+    return np.where(shared >= content, content, least)
+
+
 def directional_scores(
     shared: np.ndarray,
     size_l: np.ndarray,
@@ -185,8 +211,8 @@ def directional_scores(
             score = np.nan_to_num(score)
             return score, score
         c_lr, c_rl = np.nan_to_num(shared / size_l), np.nan_to_num(shared / size_r)
-        lr = np.nan_to_num(np.where(plain_l, c_lr, cs / cl))
-        rl = np.nan_to_num(np.where(plain_r, c_rl, cs / cr))
+        lr = np.nan_to_num(np.where(plain_l, c_lr, cs / least_content(cs, cl, size_l)))
+        rl = np.nan_to_num(np.where(plain_r, c_rl, cs / least_content(cs, cr, size_r)))
     lr = np.where(c_lr < MIN_PLAIN, np.minimum(lr, c_lr), lr)
     rl = np.where(c_rl < MIN_PLAIN, np.minimum(rl, c_rl), rl)
     return lr, rl

@@ -38,7 +38,12 @@ from neardup.dedup.core import (
     score_pairs,
 )
 from neardup.dedup.prefix import entry_prefix_flags, slots
-from neardup.dedup.templates import content_counts, directional_scores, near_copies
+from neardup.dedup.templates import (
+    content_counts,
+    directional_scores,
+    near_copies,
+    reaches_template,
+)
 from neardup.shingles import fingerprint_batch
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
@@ -52,6 +57,7 @@ MEASURE_SCHEMA = (
     "s_lr double, s_rl double, rescore boolean, near_copy boolean"
 )
 CONTENT_SCHEMA = "left long, right long, s_lr double, s_rl double"
+TEMPLATE_SCHEMA = "f long"
 DECISION_SCHEMA = (
     "doc long, keep_of long, label long, keeper long, declined long, left long, right long, "
     "resemblance double, c_lr double, c_rl double, s_lr double, s_rl double"
@@ -237,6 +243,19 @@ def measure_stage(config: DedupConfig) -> Stage:
                     "near_copy": near_copies(c_lr, c_rl),
                 }
             )
+
+    return run
+
+
+def template_stage(config: DedupConfig) -> Stage:
+    """``f, n`` (a fingerprint and how many groups hold it) → ``f`` of the template shingles
+    (:func:`neardup.dedup.templates.reaches_template`: Han shingles need more holders)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            f = _ints(batch, "f")
+            keep = reaches_template(f.view(np.uint64), _ints(batch, "n"), config.template_df)
+            yield _batch({"f": f[keep]})
 
     return run
 

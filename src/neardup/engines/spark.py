@@ -417,7 +417,8 @@ def _rescored_docs(measured: DataFrame) -> DataFrame:
 
 def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) -> DataFrame:
     """``f``: the rescored documents' fingerprints held by ≥ ``template_df`` groups of near
-    copies (:func:`neardup.dedup.templates.template_shingles` over the holders)."""
+    copies, Han shingles by ``HAN_DF`` times that (:func:`neardup.dedup.templates.
+    template_shingles` over the holders)."""
     from pyspark.sql import functions as F
 
     from neardup.engines.graph import component_labels
@@ -430,7 +431,8 @@ def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) 
     wanted = fp.join(_rescored_docs(measured), "doc").select(F.explode("fps").alias("f")).distinct()
     holders = fp.join(not_holders, "doc", "left_anti").select(F.explode("fps").alias("f"))
     counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
-    return counts.where(F.col("n") >= config.template_df).select("f").localCheckpoint()
+    stage = B.template_stage(config)
+    return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
 
 
 # ── keepers and outputs ──────────────────────────────────────────────────────────────────────

@@ -29,7 +29,7 @@ from neardup.idf import IdfModel
 if TYPE_CHECKING:
     from neardup.shingles import FingerprintBatch
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: Han shingles marked in the fingerprint, Han clauses shingled apart
 _MAGIC = b"ND"
 _HEADER = struct.Struct("<2sBB8s")  # magic, format version, method code, config id (8 bytes)
 

@@ -6,7 +6,9 @@ Order of the steps, each switchable in :class:`~neardup.config.CanonConfig`:
    look like markup; quoted lines of mail replies (``> …``); NFKC normalization;
 2. each text's language from its letters' scripts (compiled, over the batch);
 3. Chinese word segmentation (jieba) of the runs of Han characters, for word shingles (the
-   ``auto`` unit instead makes each Han character a token, per run of script);
+   ``auto`` unit instead makes each Han character a token, per run of script, and marks
+   where punctuation or a line break ends a Han clause; lemmatizing or stemming re-joins the
+   tokens by spaces and drops those marks);
 4. tokenization with punctuation removed, case folded and stop words dropped — compiled,
    over the batch;
 5. optional lemmatization / stemming / adjective removal, per unique word, then stop words
@@ -46,7 +48,8 @@ class TokenBatch:
     ``tok_starts[t]:tok_ends[t]`` for ``t`` in ``tok_offsets[d]:tok_offsets[d+1]``. Tokens are
     joined by one space, or by nothing where ``spaced[d]`` is false (character shingles of
     Chinese, where spaces carry no meaning) and between two Han characters of the ``auto``
-    unit, whose Han characters are tokens of their own.
+    unit, whose Han characters are tokens of their own; in the ``auto`` unit a line feed joins
+    two tokens where punctuation or a line break ends a Han clause (shingles stop there).
     """
 
     buf: np.ndarray
