@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from neardup._kernels.sample import shared_counts
-from neardup.arrays import unique
+from neardup.arrays import unique, unique_counts
 from neardup.dedup.candidates import Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
 from neardup.dedup.core import (
@@ -37,7 +37,7 @@ from neardup.dedup.core import (
     plain_scores,
     score_pairs,
 )
-from neardup.dedup.prefix import entry_prefix_flags, slots
+from neardup.dedup.prefix import MAX_COUNT, entry_prefix_flags, slots
 from neardup.dedup.templates import (
     content_counts,
     directional_scores,
@@ -49,8 +49,9 @@ from neardup.shingles import fingerprint_batch
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
-SLOT_SCHEMA = "doc long, key long, s0 long, s1 long, mark long"
-PREFIX_SCHEMA = "doc long, key long, count long, mark long, in_prefix boolean"
+SLOT_SCHEMA = "slot long, n long"
+DENSE_SCHEMA = "chunk long, data binary"
+ENTRY_SCHEMA = "doc long, key long, count long, in_prefix boolean"
 PAIR_SCHEMA = "left long, right long"
 MEASURE_SCHEMA = (
     "left long, right long, shared long, resemblance double, c_lr double, c_rl double, "
@@ -160,40 +161,91 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
     return run
 
 
-def slot_stage(bits: int) -> Stage:
-    """``doc, key`` → the same with the key's slots in the count-min and mark tables of
-    ``2**bits`` (:func:`neardup.dedup.prefix.slots`)."""
+def slot_count_stage(bits: int) -> Stage:
+    """``keys`` (documents' distinct keys) → ``slot, n``: how many of the batch's entries
+    hash to each slot of the two count tables of :func:`neardup.dedup.prefix.key_counts`
+    (the second table's slots after the first's), so that a sum by slot fills the tables."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            keys = _ints(batch, "key")
-            s0, s1, mark = slots(keys.view(np.uint64), bits)
-            yield _batch(
-                {"doc": batch.column("doc"), "key": keys, "s0": s0, "s1": s1, "mark": mark}
-            )
+            keys, _ = flat_lists(batch.column("keys"))
+            s0, s1, _ = slots(keys, bits)
+            slot, n = unique_counts(np.concatenate((s0, s1 + (1 << bits))))
+            yield _batch({"slot": slot, "n": n})
 
     return run
 
 
-def prefix_stage(score: float, frequent: int, fallback: float) -> Stage:
-    """``doc, key, count, mark`` sorted by document → the same with ``in_prefix`` (the
-    prefix filter of :func:`neardup.dedup.candidates.candidate_pairs`: the order by the
-    count-min ``count``, then the key; ``frequent``: the capped limit)."""
+def dense_stage(chunk_bits: int, bitset: bool) -> Stage:
+    """``chunk, slot, n`` (sorted by chunk, slots distinct) → ``chunk, data``: each chunk of
+    ``2**chunk_bits`` slots as bytes, ``min(n, MAX_COUNT)`` per slot, or one bit per slot
+    set where ``n`` > 0 (``bitset``, little bit order as the mark table of
+    :func:`neardup.dedup.prefix.pairing_entries`)."""
+    size = 1 << chunk_bits
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for table in grouped(batches, "doc"):
-            docs, count = _ints(table, "doc"), _ints(table, "count")
-            keys = _ints(table, "key").view(np.uint64)
-            change = np.flatnonzero(docs[1:] != docs[:-1]) + 1
-            starts = np.concatenate(([0], change, [docs.size])).astype(np.int64)
-            flags = entry_prefix_flags(starts, keys, count, score, frequent, fallback)
+        for table in grouped(batches, "chunk"):
+            dense = np.zeros(size, dtype=np.uint8)
+            slot = _ints(table, "slot") & (size - 1)
+            dense[slot] = np.minimum(_ints(table, "n"), MAX_COUNT)
+            data = np.packbits(dense > 0, bitorder="little") if bitset else dense
+            yield _batch({"chunk": _ints(table, "chunk")[:1], "data": [data.tobytes()]})
+
+    return run
+
+
+def _prefixes(
+    batch: pa.RecordBatch,
+    counts: np.ndarray,
+    bits: int,
+    score: float,
+    frequent: int,
+    fallback: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The batch's documents' keys, their offsets, count estimates (the smaller of the two
+    tables'), mark slots and prefix flags (as :func:`neardup.dedup.prefix.prefix_flags`)."""
+    keys, offsets = flat_lists(batch.column("keys"))
+    s0, s1, mark = slots(keys, bits)
+    count = np.minimum(counts[0, s0], counts[1, s1]).astype(np.int64)
+    flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
+    return keys, offsets, count, mark, flags
+
+
+def mark_stage(
+    counts: np.ndarray, bits: int, score: float, frequent: int, fallback: float
+) -> Stage:
+    """``keys`` → ``slot``: the mark slots of the documents' prefix entries (distinct per
+    batch); ``counts``: the two count tables, ``2**bits`` each."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            _, _, _, mark, flags = _prefixes(batch, counts, bits, score, frequent, fallback)
+            yield _batch({"slot": unique(mark[flags])})
+
+    return run
+
+
+def pairing_stage(
+    counts: np.ndarray, marks: np.ndarray, bits: int, score: float, frequent: int, fallback: float
+) -> Stage:
+    """``doc, keys`` → ``doc, key, count, in_prefix`` of the entries that can make a pair
+    (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once, mark set in the
+    bit table ``marks`` of every document's prefix entries)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            keys, offsets, count, mark, flags = _prefixes(
+                batch, counts, bits, score, frequent, fallback
+            )
+            keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool)
+            keep &= count > 1
+            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
             yield _batch(
                 {
-                    "doc": docs,
-                    "key": keys.view(np.int64),
-                    "count": count,
-                    "mark": _ints(table, "mark"),
-                    "in_prefix": flags,
+                    "doc": docs[keep],
+                    "key": keys[keep].view(np.int64),
+                    "count": count[keep],
+                    "in_prefix": flags[keep],
                 }
             )
 

@@ -41,6 +41,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from neardup.dedup.core import DedupConfig, _prefix
 from neardup.dedup.prefix import MAX_COUNT, table_bits
 from neardup.engines import batches as B
@@ -278,24 +280,33 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     cap = config.max_bucket
     if cap < 2:
         raise ConfigError(f"max_bucket={cap!r} must be at least 2")
-    keys = fp.select("doc", F.explode("keys").alias("key"))
     score, frequent, fallback = _prefix(config)
     if score > 0.0:
-        flagged = _prefix_entries(keys, score, frequent, fallback)
+        entries = _prefix_entries(fp, score, frequent, fallback)
     else:
-        flagged = keys.withColumn("in_prefix", F.lit(True))
-    freq = flagged.groupBy("key").agg(F.count("*").alias("freq"))
-    flagged = flagged.join(freq, "key").where(F.col("freq") >= 2).localCheckpoint()
+        entries = fp.select(
+            "doc",
+            F.explode("keys").alias("key"),
+            F.lit(MAX_COUNT).cast("long").alias("count"),
+            F.lit(True).alias("in_prefix"),
+        )
+    # a key the estimate counts ≤ cap is held by ≤ cap documents: exact holder counts are
+    # needed for the others only (a group-by and a join of the frequent keys' entries)
+    hot = entries.where(F.col("count") > cap).drop("count")
+    freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
+    hot = hot.join(freq, "key").localCheckpoint()
     capped = freq.where(F.col("freq") > cap).agg(F.count("*"))
     small = (
-        flagged.where(F.col("freq") <= cap)
+        entries.where(F.col("count") <= cap)
+        .select("key", "doc", "in_prefix")
+        .unionByName(hot.where(F.col("freq").between(2, cap)).select("key", "doc", "in_prefix"))
         .repartition("key")
         .sortWithinPartitions("key", "doc")
         .mapInArrow(B.bucket_stage(cap), B.PAIR_SCHEMA)
     )
     # a capped bucket: its first prefix holder with every other prefix holder, by an
     # aggregate (map-side combined) and a join (a hot key is split by adaptive skew joins)
-    holders = flagged.where((F.col("freq") > cap) & F.col("in_prefix")).select("key", "doc")
+    holders = hot.where((F.col("freq") > cap) & F.col("in_prefix")).select("key", "doc")
     first = holders.groupBy("key").agg(F.min("doc").alias("left"))
     big = (
         holders.join(first, "key")
@@ -305,38 +316,60 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     return small.unionByName(big).distinct().localCheckpoint(), capped
 
 
-def _prefix_entries(keys: DataFrame, score: float, frequent: int, fallback: float) -> DataFrame:
-    """``doc, key, in_prefix`` of the entries that can make a pair, as
+CHUNK_BITS = 16  # the count and mark tables travel to the driver in chunks of 64 Ki slots
+
+
+def _prefix_entries(fp: DataFrame, score: float, frequent: int, fallback: float) -> DataFrame:
+    """``doc, key, count, in_prefix`` of the entries that can make a pair, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
-    estimate of :mod:`neardup.dedup.prefix` (its two tables' slot counts, capped, by
-    group-bys), the prefix per document, then only keys counted more than once whose mark
-    slot some prefix entry shares."""
+    estimate of :mod:`neardup.dedup.prefix`, the prefix per document, then only keys
+    counted more than once whose mark slot some prefix entry shares.
+
+    The two tables (``2 × 2**bits`` bytes, at most 256 MiB, as the local engine's) are
+    filled by a sum by slot, brought to the driver and shipped to the tasks with the stage
+    that reads them (PySpark broadcasts a large function); so is the mark table (one bit a
+    slot). Each document's keys stay in its row: no shuffle of entries until the buckets.
+    """
     from pyspark.sql import functions as F
 
-    bits = table_bits(keys.count())
+    bits = table_bits(_value(fp.agg(F.sum(F.size("keys")))))
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
-    slotted = keys.mapInArrow(B.slot_stage(bits), B.SLOT_SCHEMA).localCheckpoint()
-    tables = [
-        slotted.groupBy(slot).agg(F.least(F.count("*"), F.lit(MAX_COUNT)).alias(f"c_{slot}"))
-        for slot in ("s0", "s1")
-    ]
-    counted = (
-        slotted.join(tables[0], "s0")
-        .join(tables[1], "s1")
-        .select("doc", "key", F.least("c_s0", "c_s1").cast("long").alias("count"), "mark")
+    keys = fp.select("doc", "keys")
+    filled = (
+        keys.mapInArrow(B.slot_count_stage(bits), B.SLOT_SCHEMA)
+        .groupBy("slot")
+        .agg(F.sum("n").alias("n"))
     )
-    flagged = (
-        counted.repartition("doc")
-        .sortWithinPartitions("doc")
-        .mapInArrow(B.prefix_stage(score, limit, fallback), B.PREFIX_SCHEMA)
-        .localCheckpoint()
+    counts = _dense(filled, 2 << bits, bitset=False).reshape(2, 1 << bits)
+    marked = (
+        keys.mapInArrow(B.mark_stage(counts, bits, score, limit, fallback), "slot long")
+        .distinct()
+        .withColumn("n", F.lit(1).cast("long"))
     )
-    marked = flagged.where("in_prefix").select("mark").distinct()
-    return (
-        flagged.where(F.col("count") > 1)
-        .join(marked, "mark", "left_semi")
-        .select("doc", "key", "in_prefix")
+    marks = _dense(marked, 1 << bits, bitset=True)
+    stage = B.pairing_stage(counts, marks, bits, score, limit, fallback)
+    return keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint()
+
+
+def _dense(slots: DataFrame, size: int, *, bitset: bool) -> np.ndarray:
+    """A table of ``size`` slots from rows ``slot, n`` (distinct slots): ``min(n, MAX_COUNT)``
+    bytes, or bits set where a slot has a row (``bitset``). Built in chunks by Spark, the
+    chunks collected as Arrow (the table's bytes, not a row per slot)."""
+    from pyspark.sql import functions as F
+
+    chunks = (
+        slots.withColumn("chunk", F.shiftright("slot", CHUNK_BITS))
+        .repartition("chunk")
+        .sortWithinPartitions("chunk")
+        .mapInArrow(B.dense_stage(CHUNK_BITS, bitset), B.DENSE_SCHEMA)
+        .toArrow()
     )
+    per_chunk = (1 << CHUNK_BITS) // (8 if bitset else 1)
+    table = np.zeros(size // (8 if bitset else 1), dtype=np.uint8)
+    index = chunks.column("chunk").to_numpy()
+    for chunk, data in zip(index, chunks.column("data").to_pylist(), strict=True):
+        table[chunk * per_chunk : (chunk + 1) * per_chunk] = np.frombuffer(data, np.uint8)
+    return table
 
 
 # ── verification and templates ───────────────────────────────────────────────────────────────
