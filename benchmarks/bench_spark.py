@@ -54,12 +54,14 @@ def corpus_slice(docs: int) -> Path:
     return path
 
 
-def run_local(path: Path, config: DedupConfig) -> tuple[float, dict[str, str]]:
+def run_local(path: Path, config: DedupConfig) -> tuple[float, dict[str, str], int]:
+    """Seconds, removed ids → their keepers' ids, candidate pairs."""
     started = time.perf_counter()
     result = deduplicate(((d.id, d.text) for d in read_documents([path])), config)
     seconds = time.perf_counter() - started
     ids = result.ids
-    return seconds, {ids[i]: ids[result.keep_of[i]] for i in np.flatnonzero(result.removed)}
+    removed = {ids[i]: ids[result.keep_of[i]] for i in np.flatnonzero(result.removed)}
+    return seconds, removed, result.candidates
 
 
 def _rest(spark, endpoint: str) -> list[dict]:
@@ -159,13 +161,15 @@ def main() -> None:
     spark.sparkContext.setLogLevel("ERROR")
     run_spark(corpus_slice(200), config, 2, spark)  # warm-up: JVM, workers, numba caches
 
-    local_seconds, local_removed = run_local(path, config)
+    run_local(corpus_slice(200), config)  # warm-up: numba caches
+    local_seconds, local_removed, local_candidates = run_local(path, config)
     times = StageTimes()
     logger = logging.getLogger("neardup.spark")
     logger.setLevel(logging.INFO)
     logger.addHandler(times)
     remote = run_spark(path, config, args.partitions, spark)
     assert remote["removed"] == local_removed, "the engines disagree"
+    assert remote["summary"]["candidate_pairs"] == local_candidates, "not the same candidates"
     n = args.docs
     row = {
         "docs": n,
@@ -194,6 +198,8 @@ def main() -> None:
         "summary": remote["summary"],
     }
     print(json.dumps(row, indent=2))
+    stages = path.with_suffix(".stages.json")  # every Spark stage of the run, for a closer look
+    stages.write_text(json.dumps(remote["stages"]))
     spark.stop()
 
 

@@ -185,11 +185,15 @@ def dense_stage(chunk_bits: int, bitset: bool) -> Stage:
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for table in grouped(batches, "chunk"):
-            dense = np.zeros(size, dtype=np.uint8)
-            slot = _ints(table, "slot") & (size - 1)
-            dense[slot] = np.minimum(_ints(table, "n"), MAX_COUNT)
-            data = np.packbits(dense > 0, bitorder="little") if bitset else dense
-            yield _batch({"chunk": _ints(table, "chunk")[:1], "data": [data.tobytes()]})
+            chunk, slot, n = _ints(table, "chunk"), _ints(table, "slot"), _ints(table, "n")
+            starts = np.flatnonzero(np.r_[True, chunk[1:] != chunk[:-1]])
+            data = []
+            for i, j in zip(starts, np.r_[starts[1:], chunk.size], strict=True):
+                dense = np.zeros(size, dtype=np.uint8)
+                dense[slot[i:j] & (size - 1)] = np.minimum(n[i:j], MAX_COUNT)
+                packed = np.packbits(dense > 0, bitorder="little") if bitset else dense
+                data.append(packed.tobytes())
+            yield _batch({"chunk": chunk[starts], "data": data})
 
     return run
 
@@ -261,6 +265,39 @@ def bucket_stage(max_bucket: int) -> Stage:
             flags = np.asarray(table.column("in_prefix").to_numpy(zero_copy_only=False))
             left, right, _ = bucket_pairs(keys, docs, max_bucket, flags)
             yield _batch({"left": left, "right": right})
+
+    return run
+
+
+def with_sets_stage(inner: Stage, sets: list[str], pair_columns: list[str], rows: int) -> Stage:
+    """Rows of groups (sorted by ``part``): documents (``kind`` 0: ``left`` the document and
+    its ``sets`` columns) and pairs (``kind`` 1: ``left``, ``right`` and ``pair_columns``)
+    → ``inner`` over batches of ≤ ``rows`` pairs with each set column for both sides
+    (``{set}_l``, ``{set}_r``).
+
+    So a document's sets travel once to each group that needs them, not once per pair: the
+    pairs are copied out of the group's documents here, a batch at a time."""
+
+    def batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
+        kind = _ints(table, "kind")
+        docs = table.filter(pa.array(kind == 0))
+        pairs = table.filter(pa.array(kind == 1))
+        ids = _ints(docs, "left")
+        order = np.argsort(ids, kind="stable")
+        ids = ids[order]
+        for start in range(0, pairs.num_rows, rows):
+            chunk = pairs.slice(start, rows)
+            left = order[np.searchsorted(ids, _ints(chunk, "left"))]
+            right = order[np.searchsorted(ids, _ints(chunk, "right"))]
+            columns = {name: chunk.column(name) for name in ("left", "right", *pair_columns)}
+            for name in sets:
+                columns[f"{name}_l"] = docs.column(name).take(pa.array(left))
+                columns[f"{name}_r"] = docs.column(name).take(pa.array(right))
+            yield from pa.table(columns).to_batches()
+
+    def run(groups: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for table in grouped(groups, "part"):
+            yield from inner(batches(table))
 
     return run
 

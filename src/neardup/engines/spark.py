@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 DOC = "_doc"  # the document number column added to the input
+PAIRS_PER_TASK = 500_000  # candidate pairs verified by one task (with their documents' sets)
+PAIRS_PER_BATCH = 4096  # pairs copied out of a task's sets at a time
 log = logging.getLogger("neardup.spark")
 
 
@@ -116,12 +118,18 @@ def spark_dedup(
     id_col: str = "id",
     text_col: str = "text",
     order: str | None = None,
+    pairs_per_task: int = PAIRS_PER_TASK,
 ) -> SparkDedup:
     """Deduplicate the documents of ``docs`` (columns ``id_col``, ``text_col`` and any).
 
     ``order`` names a column of distinct integers giving the input order (ties of the keep
     policy go to the earliest); by default the DataFrame's own row order. Ids must be
     distinct and texts present: a clear :class:`InputError` otherwise.
+
+    ``pairs_per_task``: candidate pairs verified per task; a task holds the fingerprint
+    sets of the documents of its pairs (at most twice as many), each shipped to it once.
+    Fewer, larger tasks ship fewer copies of the sets (a document is in one copy per task
+    holding one of its pairs) but need more memory each.
     """
     pyspark("the Spark engine")
     from pyspark.sql import functions as F
@@ -144,7 +152,7 @@ def spark_dedup(
     with _stage("candidate pairs"):
         candidates, capped = _candidates(fp, config)
     with _stage("verification and templates"):
-        scored, templates, tmpl_sets = _scored(fp, candidates, config)
+        scored, templates, tmpl_sets = _scored(fp, candidates, config, pairs_per_task)
         at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
     with _stage("components and keepers"):
         decided = _decisions(docs, fp, tmpl_sets, at_threshold, config).localCheckpoint()
@@ -375,20 +383,50 @@ def _dense(slots: DataFrame, size: int, *, bitset: bool) -> np.ndarray:
 # ── verification and templates ───────────────────────────────────────────────────────────────
 
 
-def _with_sets(pairs: DataFrame, sets: DataFrame, column: str, suffix: str = "") -> DataFrame:
-    """``pairs`` with ``column`` of ``sets`` (``doc``, ``column``) for both sides."""
+def _verified(
+    pairs: DataFrame, sets: DataFrame, stage: B.Stage, schema: str, parts: int
+) -> DataFrame:
+    """``stage`` over ``pairs`` (``left``, ``right`` and any) with the set columns of
+    ``sets`` (``doc`` and sets) for both sides (``{set}_l``, ``{set}_r``; empty for a
+    document without a row).
+
+    The pairs are cut into ``parts`` groups by their left document; each group gets the
+    sets of the documents its pairs hold, once (:func:`batches.with_sets_stage`): a
+    document's sets are shipped once per group instead of once per pair.
+    """
     from pyspark.sql import functions as F
 
-    for side in ("left", "right"):
-        tag = f"{column}{suffix}_{side[0]}"
-        other = sets.select(F.col("doc").alias(side), F.col(column).alias(tag))
-        pairs = pairs.join(other, side, "left")
-        pairs = pairs.withColumn(tag, F.coalesce(tag, F.array().cast("array<long>")))
-    return pairs
+    names = [c for c in sets.columns if c != "doc"]
+    extra = [c for c in pairs.columns if c not in ("left", "right")]
+    empty = F.array().cast("array<long>")
+    grouped = pairs.withColumn("part", F.pmod(F.xxhash64("left"), F.lit(parts)))
+    needed = (
+        grouped.select("part", F.col("left").alias("doc"))
+        .unionByName(grouped.select("part", F.col("right").alias("doc")))
+        .distinct()
+    )
+    doc_rows = needed.join(sets, "doc", "left").select(
+        "part",
+        F.lit(0).alias("kind"),
+        F.col("doc").alias("left"),
+        F.lit(-1).cast("long").alias("right"),
+        *[F.lit(None).cast(pairs.schema[c].dataType).alias(c) for c in extra],
+        *[F.coalesce(c, empty).alias(c) for c in names],
+    )
+    pair_rows = grouped.select(
+        "part", F.lit(1).alias("kind"), "left", "right", *extra, *[empty.alias(c) for c in names]
+    )
+    stage = B.with_sets_stage(stage, names, extra, PAIRS_PER_BATCH)
+    return (
+        doc_rows.unionByName(pair_rows)
+        .repartition(parts, "part")
+        .sortWithinPartitions("part")
+        .mapInArrow(stage, schema)
+    )
 
 
 def _scored(
-    fp: DataFrame, candidates: DataFrame, config: DedupConfig
+    fp: DataFrame, candidates: DataFrame, config: DedupConfig, pairs_per_task: int
 ) -> tuple[DataFrame, DataFrame | int, DataFrame | None]:
     """Every candidate pair with its exact measures and the run's scores (templates
     discounted), the number of template shingles, and the rescored documents' template
@@ -396,12 +434,10 @@ def _scored(
     from pyspark.sql import functions as F
 
     sets = fp.select("doc", "fps")
-    measured = (
-        _with_sets(candidates, sets, "fps")
-        .select("left", "right", "fps_l", "fps_r")
-        .mapInArrow(B.measure_stage(config), B.MEASURE_SCHEMA)
-        .localCheckpoint()
-    )
+    parts = max(2, -(-_value(candidates.agg(F.count("*"))) // pairs_per_task))
+    measured = _verified(
+        candidates, sets, B.measure_stage(config), B.MEASURE_SCHEMA, parts
+    ).localCheckpoint()
     if not config.template_df:
         return _with_score(measured), 0, None
     template = _template_shingles(fp, measured, config)
@@ -414,10 +450,8 @@ def _scored(
         .localCheckpoint()
     )
     rescore = measured.where("rescore").select("left", "right", "shared")
-    rescore = _with_sets(_with_sets(rescore, sets, "fps"), wanted_sets, "tmpl")
-    content = rescore.select(
-        "left", "right", "shared", "fps_l", "fps_r", "tmpl_l", "tmpl_r"
-    ).mapInArrow(B.content_stage(config), B.CONTENT_SCHEMA)
+    both = sets.join(wanted_sets, "doc", "left")
+    content = _verified(rescore, both, B.content_stage(config), B.CONTENT_SCHEMA, parts)
     content = content.select(
         "left", "right", F.col("s_lr").alias("c_s_lr"), F.col("s_rl").alias("c_s_rl")
     )
