@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from neardup._kernels.sample import shared_counts
-from neardup.arrays import unique, unique_counts
+from neardup.arrays import unique
 from neardup.dedup.candidates import Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
 from neardup.dedup.core import (
@@ -37,7 +37,7 @@ from neardup.dedup.core import (
     plain_scores,
     score_pairs,
 )
-from neardup.dedup.prefix import MAX_COUNT, entry_prefix_flags, slots
+from neardup.dedup.prefix import MAX_COUNT, entry_prefix_flags, key_counts, slots
 from neardup.dedup.templates import (
     content_counts,
     directional_scores,
@@ -49,9 +49,9 @@ from neardup.shingles import fingerprint_batch
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
-SLOT_SCHEMA = "slot long, n long"
-DENSE_SCHEMA = "chunk long, data binary"
+CHUNK_SCHEMA = "chunk long, data binary"
 ENTRY_SCHEMA = "doc long, key long, count long, in_prefix boolean"
+SHINGLE_SCHEMA = "doc long, f long"
 PAIR_SCHEMA = "left long, right long"
 MEASURE_SCHEMA = (
     "left long, right long, shared long, resemblance double, c_lr double, c_rl double, "
@@ -161,39 +161,55 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
     return run
 
 
-def slot_count_stage(bits: int) -> Stage:
-    """``keys`` (documents' distinct keys) → ``slot, n``: how many of the batch's entries
-    hash to each slot of the two count tables of :func:`neardup.dedup.prefix.key_counts`
-    (the second table's slots after the first's), so that a sum by slot fills the tables."""
+def _chunks(table: np.ndarray, size: int) -> pa.RecordBatch:
+    """``chunk, data``: the non-zero chunks of ``size`` bytes of a byte table."""
+    pieces = table.reshape(-1, size)
+    used = np.flatnonzero(pieces.any(axis=1))
+    return _batch({"chunk": used.astype(np.int64), "data": [pieces[c].tobytes() for c in used]})
+
+
+_KEYS_AT_ONCE = 1 << 24  # keys counted at a time (a table pass each)
+
+
+def count_table_stage(bits: int, chunk: int) -> Stage:
+    """``keys`` (documents' distinct keys) → ``chunk, data``: the partition's two count
+    tables of :func:`neardup.dedup.prefix.key_counts` (saturating, one after the other) in
+    chunks of ``chunk`` bytes, to be summed across partitions by :func:`merge_stage`."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            keys, _ = flat_lists(batch.column("keys"))
-            s0, s1, _ = slots(keys, bits)
-            slot, n = unique_counts(np.concatenate((s0, s1 + (1 << bits))))
-            yield _batch({"slot": slot, "n": n})
+        counts, pending, held = None, [], 0
+        for batch in [*batches, None]:
+            if batch is not None:
+                pending.append(flat_lists(batch.column("keys"))[0])
+                held += pending[-1].size
+            if held > _KEYS_AT_ONCE or (batch is None and (pending or counts is None)):
+                more = key_counts(np.concatenate(pending or [np.empty(0, np.uint64)]), bits)
+                if counts is not None:
+                    more = np.minimum(counts + more.astype(np.uint16), MAX_COUNT).astype(np.uint8)
+                counts, pending, held = more, [], 0
+        yield _chunks(counts.ravel(), chunk)
 
     return run
 
 
-def dense_stage(chunk_bits: int, bitset: bool) -> Stage:
-    """``chunk, slot, n`` (sorted by chunk, slots distinct) → ``chunk, data``: each chunk of
-    ``2**chunk_bits`` slots as bytes, ``min(n, MAX_COUNT)`` per slot, or one bit per slot
-    set where ``n`` > 0 (``bitset``, little bit order as the mark table of
-    :func:`neardup.dedup.prefix.pairing_entries`)."""
-    size = 1 << chunk_bits
+def merge_stage(bitset: bool) -> Stage:
+    """``chunk, data`` sorted by chunk → one row per chunk: the partitions' tables summed
+    (saturating at ``MAX_COUNT``, as the 8-bit counters) or, for bit tables, or-ed."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for table in grouped(batches, "chunk"):
-            chunk, slot, n = _ints(table, "chunk"), _ints(table, "slot"), _ints(table, "n")
+            chunk = _ints(table, "chunk")
             starts = np.flatnonzero(np.r_[True, chunk[1:] != chunk[:-1]])
-            data = []
+            data = table.column("data").to_pylist()
+            merged = []
             for i, j in zip(starts, np.r_[starts[1:], chunk.size], strict=True):
-                dense = np.zeros(size, dtype=np.uint8)
-                dense[slot[i:j] & (size - 1)] = np.minimum(n[i:j], MAX_COUNT)
-                packed = np.packbits(dense > 0, bitorder="little") if bitset else dense
-                data.append(packed.tobytes())
-            yield _batch({"chunk": chunk[starts], "data": data})
+                parts = np.stack([np.frombuffer(d, np.uint8) for d in data[i:j]])
+                if bitset:
+                    merged.append(np.bitwise_or.reduce(parts, axis=0).tobytes())
+                else:
+                    total = parts.sum(axis=0, dtype=np.int64)
+                    merged.append(np.minimum(total, MAX_COUNT).astype(np.uint8).tobytes())
+            yield _batch({"chunk": chunk[starts], "data": merged})
 
     return run
 
@@ -216,15 +232,19 @@ def _prefixes(
 
 
 def mark_stage(
-    counts: np.ndarray, bits: int, score: float, frequent: int, fallback: float
+    counts: np.ndarray, bits: int, score: float, frequent: int, fallback: float, chunk: int
 ) -> Stage:
-    """``keys`` → ``slot``: the mark slots of the documents' prefix entries (distinct per
-    batch); ``counts``: the two count tables, ``2**bits`` each."""
+    """``keys`` → ``chunk, data``: the partition's mark table (one bit a slot, little bit
+    order, as :func:`neardup.dedup.prefix.pairing_entries`) of its documents' prefix
+    entries, in chunks of ``chunk`` bytes; ``counts``: the two count tables."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        marks = np.zeros(max((1 << bits) // 8, chunk), dtype=np.uint8)
         for batch in batches:
             _, _, _, mark, flags = _prefixes(batch, counts, bits, score, frequent, fallback)
-            yield _batch({"slot": unique(mark[flags])})
+            slot = mark[flags]
+            np.bitwise_or.at(marks, slot >> 3, np.left_shift(1, slot & 7).astype(np.uint8))
+        yield _chunks(marks, chunk)
 
     return run
 
@@ -252,6 +272,21 @@ def pairing_stage(
                     "in_prefix": flags[keep],
                 }
             )
+
+    return run
+
+
+def frequent_stage(counts: np.ndarray, bits: int, least: int) -> Stage:
+    """``doc, fps`` → ``doc, f``: the fingerprints the count tables (of the fingerprints)
+    count at ``least`` or more — the others are held by fewer documents."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            fps, offsets = flat_lists(batch.column("fps"))
+            s0, s1, _ = slots(fps, bits)
+            hot = np.minimum(counts[0, s0], counts[1, s1]) >= least
+            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            yield _batch({"doc": docs[hot], "f": fps[hot].view(np.int64)})
 
     return run
 

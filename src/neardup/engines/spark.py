@@ -150,9 +150,9 @@ def spark_dedup(
             .localCheckpoint()
         )
     with _stage("candidate pairs"):
-        candidates, capped = _candidates(fp, config)
+        candidates, capped, shingles = _candidates(fp, config)
     with _stage("verification and templates"):
-        scored, templates, tmpl_sets = _scored(fp, candidates, config, pairs_per_task)
+        scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
     with _stage("components and keepers"):
         decided = _decisions(docs, fp, tmpl_sets, at_threshold, config).localCheckpoint()
@@ -281,16 +281,23 @@ def with_index(
 # ── candidates ───────────────────────────────────────────────────────────────────────────────
 
 
-def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFrame]:
-    """Distinct candidate pairs ``left < right`` and the count of capped buckets."""
+def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """Distinct candidate pairs ``left < right``, the count of capped buckets, and the
+    documents' fingerprints that can be template shingles (``doc, f``: with the count
+    estimate of the prefix order, those it counts at ``template_df`` or more; else all)."""
     from pyspark.sql import functions as F
 
     cap = config.max_bucket
     if cap < 2:
         raise ConfigError(f"max_bucket={cap!r} must be at least 2")
     score, frequent, fallback = _prefix(config)
+    shingles = fp.select("doc", F.explode("fps").alias("f"))
     if score > 0.0:
-        entries = _prefix_entries(fp, score, frequent, fallback)
+        entries, counts, bits = _prefix_entries(fp, score, frequent, fallback)
+        if config.template_df:
+            least = min(config.template_df, MAX_COUNT)
+            stage = B.frequent_stage(counts, bits, least)
+            shingles = fp.select("doc", "fps").mapInArrow(stage, B.SHINGLE_SCHEMA).localCheckpoint()
     else:
         entries = fp.select(
             "doc",
@@ -321,62 +328,55 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
         .where(F.col("doc") != F.col("left"))
         .select("left", F.col("doc").alias("right"))
     )
-    return small.unionByName(big).distinct().localCheckpoint(), capped
+    return small.unionByName(big).distinct().localCheckpoint(), capped, shingles
 
 
-CHUNK_BITS = 16  # the count and mark tables travel to the driver in chunks of 64 Ki slots
+CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
 
 
-def _prefix_entries(fp: DataFrame, score: float, frequent: int, fallback: float) -> DataFrame:
+def _prefix_entries(
+    fp: DataFrame, score: float, frequent: int, fallback: float
+) -> tuple[DataFrame, np.ndarray, int]:
     """``doc, key, count, in_prefix`` of the entries that can make a pair, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
     estimate of :mod:`neardup.dedup.prefix`, the prefix per document, then only keys
     counted more than once whose mark slot some prefix entry shares.
 
     The two tables (``2 × 2**bits`` bytes, at most 256 MiB, as the local engine's) are
-    filled by a sum by slot, brought to the driver and shipped to the tasks with the stage
+    filled per partition by the local kernel, summed chunk by chunk (shuffle compression
+    shrinks their zeros), brought to the driver and shipped to the tasks with the stage
     that reads them (PySpark broadcasts a large function); so is the mark table (one bit a
     slot). Each document's keys stay in its row: no shuffle of entries until the buckets.
+    Also the count tables and their ``bits``.
     """
     from pyspark.sql import functions as F
 
     bits = table_bits(_value(fp.agg(F.sum(F.size("keys")))))
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
     keys = fp.select("doc", "keys")
-    filled = (
-        keys.mapInArrow(B.slot_count_stage(bits), B.SLOT_SCHEMA)
-        .groupBy("slot")
-        .agg(F.sum("n").alias("n"))
-    )
-    counts = _dense(filled, 2 << bits, bitset=False).reshape(2, 1 << bits)
-    marked = (
-        keys.mapInArrow(B.mark_stage(counts, bits, score, limit, fallback), "slot long")
-        .distinct()
-        .withColumn("n", F.lit(1).cast("long"))
-    )
-    marks = _dense(marked, 1 << bits, bitset=True)
+    chunk = min(CHUNK, (1 << bits) // 8)
+    stage = B.count_table_stage(bits, chunk)
+    counts = _table(keys.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
+    counts = counts.reshape(2, 1 << bits)
+    stage = B.mark_stage(counts, bits, score, limit, fallback, chunk)
+    marks = _table(keys.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
     stage = B.pairing_stage(counts, marks, bits, score, limit, fallback)
-    return keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint()
+    return keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint(), counts, bits
 
 
-def _dense(slots: DataFrame, size: int, *, bitset: bool) -> np.ndarray:
-    """A table of ``size`` slots from rows ``slot, n`` (distinct slots): ``min(n, MAX_COUNT)``
-    bytes, or bits set where a slot has a row (``bitset``). Built in chunks by Spark, the
-    chunks collected as Arrow (the table's bytes, not a row per slot)."""
-    from pyspark.sql import functions as F
-
-    chunks = (
-        slots.withColumn("chunk", F.shiftright("slot", CHUNK_BITS))
-        .repartition("chunk")
+def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndarray:
+    """A table of ``size`` bytes from every partition's chunks (``chunk, data``): summed
+    (saturating) or or-ed by Spark chunk by chunk, collected as Arrow."""
+    merged = (
+        chunks.repartition("chunk")
         .sortWithinPartitions("chunk")
-        .mapInArrow(B.dense_stage(CHUNK_BITS, bitset), B.DENSE_SCHEMA)
+        .mapInArrow(B.merge_stage(bitset), B.CHUNK_SCHEMA)
         .toArrow()
     )
-    per_chunk = (1 << CHUNK_BITS) // (8 if bitset else 1)
-    table = np.zeros(size // (8 if bitset else 1), dtype=np.uint8)
-    index = chunks.column("chunk").to_numpy()
-    for chunk, data in zip(index, chunks.column("data").to_pylist(), strict=True):
-        table[chunk * per_chunk : (chunk + 1) * per_chunk] = np.frombuffer(data, np.uint8)
+    table = np.zeros(size, dtype=np.uint8)
+    index = merged.column("chunk").to_numpy()
+    for c, data in zip(index, merged.column("data").to_pylist(), strict=True):
+        table[c * chunk : (c + 1) * chunk] = np.frombuffer(data, np.uint8)
     return table
 
 
@@ -426,7 +426,11 @@ def _verified(
 
 
 def _scored(
-    fp: DataFrame, candidates: DataFrame, config: DedupConfig, pairs_per_task: int
+    fp: DataFrame,
+    candidates: DataFrame,
+    shingles: DataFrame,
+    config: DedupConfig,
+    pairs_per_task: int,
 ) -> tuple[DataFrame, DataFrame | int, DataFrame | None]:
     """Every candidate pair with its exact measures and the run's scores (templates
     discounted), the number of template shingles, and the rescored documents' template
@@ -440,10 +444,9 @@ def _scored(
     ).localCheckpoint()
     if not config.template_df:
         return _with_score(measured), 0, None
-    template = _template_shingles(fp, measured, config)
+    template = _template_shingles(shingles, measured, config)
     wanted_sets = (
-        fp.join(_rescored_docs(measured), "doc")
-        .select("doc", F.explode("fps").alias("f"))
+        shingles.join(_rescored_docs(measured), "doc")
         .join(template, "f", "left_semi")
         .groupBy("doc")
         .agg(F.collect_list("f").alias("tmpl"))
@@ -482,7 +485,7 @@ def _rescored_docs(measured: DataFrame) -> DataFrame:
     )
 
 
-def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) -> DataFrame:
+def _template_shingles(shingles: DataFrame, measured: DataFrame, config: DedupConfig) -> DataFrame:
     """``f``: the rescored documents' fingerprints held by ≥ ``template_df`` groups of near
     copies, Han shingles by ``HAN_DF`` times that (:func:`neardup.dedup.templates.
     template_shingles` over the holders)."""
@@ -495,8 +498,8 @@ def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) 
     )
     labels = component_labels(edges)
     not_holders = labels.where(F.col("node") != F.col("label")).select(F.col("node").alias("doc"))
-    wanted = fp.join(_rescored_docs(measured), "doc").select(F.explode("fps").alias("f")).distinct()
-    holders = fp.join(not_holders, "doc", "left_anti").select(F.explode("fps").alias("f"))
+    wanted = shingles.join(_rescored_docs(measured), "doc").select("f").distinct()
+    holders = shingles.join(not_holders, "doc", "left_anti").select("f")
     counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
     stage = B.template_stage(config)
     return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
