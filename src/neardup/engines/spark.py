@@ -11,15 +11,19 @@ The stages are the local engine's (:mod:`neardup.dedup.core`), mapped onto Spark
 
 =========================  ========================================================
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
-prefix order               count-min estimates as group-bys on the keys' two slots
-                           (map-side combined: a hot key costs one row)
-prefix filter              documents' keys together (repartition + sort by document)
+prefix order               the local count-min and mark tables, filled per partition
+                           by the local kernel, merged chunk by chunk, shipped with
+                           the stages that read them (≤ 256 MiB, the local bound)
+prefix filter              per document in its row (no shuffle of entries); only the
+                           entries that can pair leave it, as rows
 candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``;
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
-exact verification        candidate pairs joined with both fingerprint sets
+exact verification        candidate pairs in groups of ``pairs_per_task``, each with
+                           the fingerprint sets of its documents, once
 templates                  near-copy groups (large-star / small-star), holder counts of
-                           the scored documents' shingles by a group-by
+                           the scored documents' shingles by a group-by (only those
+                           the count tables put at ``template_df`` or more)
 keepers                    components of the pairs at the threshold, each decided
                            whole by :func:`neardup.dedup.core.keeper_rounds` (the
                            documents' fingerprints joined in for the rounds)
@@ -29,7 +33,8 @@ Documents are identified by a ``long`` that follows the input order (``order``, 
 DataFrame's own row order), which breaks every tie as the local engine's index does: so the
 pairs, clusters, kept and removed sets equal the local engine's. Only DataFrame operations
 (no RDDs): it runs over Spark Connect. Nothing collected to the driver grows with the corpus
-(the per-partition row counts used to number the documents excepted).
+but the per-partition row counts used to number the documents; the prefix order's tables
+(as large as the local engine's, at most 2 × 128 MiB + 16 MiB) pass through it.
 """
 
 from __future__ import annotations
