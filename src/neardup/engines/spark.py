@@ -337,6 +337,7 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
 
 
 CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
+KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships whole tables)
 
 
 def _prefix_entries(
@@ -356,15 +357,18 @@ def _prefix_entries(
     """
     from pyspark.sql import functions as F
 
-    bits = table_bits(_value(fp.agg(F.sum(F.size("keys")))))
+    entries = _value(fp.agg(F.sum(F.size("keys"))))
+    bits = table_bits(entries)
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
     keys = fp.select("doc", "keys")
+    # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
+    few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
     chunk = min(CHUNK, (1 << bits) // 8)
     stage = B.count_table_stage(bits, chunk)
-    counts = _table(keys.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
+    counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
     counts = counts.reshape(2, 1 << bits)
     stage = B.mark_stage(counts, bits, score, limit, fallback, chunk)
-    marks = _table(keys.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
+    marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
     stage = B.pairing_stage(counts, marks, bits, score, limit, fallback)
     return keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint(), counts, bits
 
