@@ -29,6 +29,7 @@ import os
 import tempfile
 import time
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -53,12 +54,14 @@ def corpus_slice(docs: int) -> Path:
     return path
 
 
-def run_local(path: Path, config: DedupConfig) -> tuple[float, dict[str, str]]:
+def run_local(path: Path, config: DedupConfig) -> tuple[float, dict[str, str], int]:
+    """Seconds, removed ids → their keepers' ids, candidate pairs."""
     started = time.perf_counter()
     result = deduplicate(((d.id, d.text) for d in read_documents([path])), config)
     seconds = time.perf_counter() - started
     ids = result.ids
-    return seconds, {ids[i]: ids[result.keep_of[i]] for i in np.flatnonzero(result.removed)}
+    removed = {ids[i]: ids[result.keep_of[i]] for i in np.flatnonzero(result.removed)}
+    return seconds, removed, result.candidates
 
 
 def _rest(spark, endpoint: str) -> list[dict]:
@@ -96,20 +99,44 @@ def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
         "summary": summary,
         "shuffle": shuffle,
         "peak_heap": peak,
+        "stages": stages,
     }
 
 
 class StageTimes(logging.Handler):
-    """The engine's stage timings (``neardup.spark`` log lines ``name: 1.2 s``)."""
+    """The engine's stage timings (``neardup.spark`` log lines ``name: 1.2 s``) and their
+    wall-clock windows (to attribute Spark's stages to them)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.seconds: dict[str, float] = {}
+        self.windows: list[tuple[str, float, float]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         name, _, rest = record.getMessage().rpartition(": ")
         if name and rest.endswith(" s") and not name.startswith("components: round"):
-            self.seconds[name] = self.seconds.get(name, 0.0) + float(rest[:-2])
+            seconds = float(rest[:-2])
+            self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+            self.windows.append((name, record.created - seconds, record.created))
+
+    def attribute(self, stages: list[dict]) -> dict[str, dict[str, float]]:
+        """Per engine stage (``outputs`` after the last): Spark tasks' run seconds and MB of
+        shuffle written by the Spark stages that completed in its window."""
+        out: dict[str, dict[str, float]] = {}
+        for stage in stages:
+            done = _epoch(stage.get("completionTime"))
+            name = next((n for n, a, b in self.windows if a <= done <= b), "outputs")
+            row = out.setdefault(name, {"task_s": 0.0, "shuffle_mb": 0.0})
+            row["task_s"] += stage.get("executorRunTime", 0) / 1000
+            row["shuffle_mb"] += stage.get("shuffleWriteBytes", 0) / 2**20
+        return {k: {m: round(v, 1) for m, v in row.items()} for k, row in out.items()}
+
+
+def _epoch(stamp: str | None) -> float:
+    """Seconds since the epoch of a Spark REST time (``2026-01-02T03:04:05.678GMT``)."""
+    if not stamp:
+        return 0.0
+    return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f%Z").replace(tzinfo=UTC).timestamp()
 
 
 def main() -> None:
@@ -134,13 +161,15 @@ def main() -> None:
     spark.sparkContext.setLogLevel("ERROR")
     run_spark(corpus_slice(200), config, 2, spark)  # warm-up: JVM, workers, numba caches
 
-    local_seconds, local_removed = run_local(path, config)
+    run_local(corpus_slice(200), config)  # warm-up: numba caches
+    local_seconds, local_removed, local_candidates = run_local(path, config)
     times = StageTimes()
     logger = logging.getLogger("neardup.spark")
     logger.setLevel(logging.INFO)
     logger.addHandler(times)
     remote = run_spark(path, config, args.partitions, spark)
     assert remote["removed"] == local_removed, "the engines disagree"
+    assert remote["summary"]["candidate_pairs"] == local_candidates, "not the same candidates"
     n = args.docs
     row = {
         "docs": n,
@@ -156,9 +185,21 @@ def main() -> None:
         "removed": len(local_removed),
         "same_result": True,
         "spark_stage_seconds": {k: round(v, 1) for k, v in times.seconds.items()},
+        "spark_stage_tasks": times.attribute(remote["stages"]),
+        "top_spark_stages": [
+            {
+                "name": s["name"][:60],
+                "task_s": round(s.get("executorRunTime", 0) / 1000, 1),
+                "shuffle_mb": round(s.get("shuffleWriteBytes", 0) / 2**20, 1),
+                "read_mb": round(s.get("shuffleReadBytes", 0) / 2**20, 1),
+            }
+            for s in sorted(remote["stages"], key=lambda s: -s.get("executorRunTime", 0))[:12]
+        ],
         "summary": remote["summary"],
     }
     print(json.dumps(row, indent=2))
+    stages = path.with_suffix(".stages.json")  # every Spark stage of the run, for a closer look
+    stages.write_text(json.dumps(remote["stages"]))
     spark.stop()
 
 

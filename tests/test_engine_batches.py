@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 
 from neardup.dedup.cluster import KeepPolicy, connected_components, preference_rank
 from neardup.dedup.core import DedupConfig, Pairs, keep_decisions
-from neardup.engines.batches import flat_lists, grouped, list_array
+from neardup.dedup.prefix import key_counts, pairing_entries, prefix_flags, slots
+from neardup.engines.batches import (
+    count_table_stage,
+    flat_lists,
+    grouped,
+    list_array,
+    mark_stage,
+    merge_stage,
+)
 
 
 @settings(deadline=None)
@@ -91,3 +99,55 @@ def test_keep_decisions_per_component_equal_the_global_ones(graph, keep, chain):
         assert docs[k_of].tolist() == keep_of[docs].tolist()
         assert docs[lab].tolist() == labels[docs].tolist()
         assert docs[kps[lab]].tolist() == keepers[labels[docs]].tolist()
+
+
+def _merged(stage, partitions, bitset):
+    """A stage's chunks over each partition (lists of batches), merged as Spark would."""
+    rows = [r for part in partitions for b in stage(iter(part)) for r in b.to_pylist()]
+    rows.sort(key=lambda r: r["chunk"])
+    batch = pa.RecordBatch.from_pylist(
+        rows, schema=pa.schema([("chunk", pa.int64()), ("data", pa.binary())])
+    )
+    return {
+        r["chunk"]: r["data"] for b in merge_stage(bitset)(iter([batch])) for r in b.to_pylist()
+    }
+
+
+@settings(deadline=None, max_examples=10)
+@given(st.integers(0, 2**32), st.integers(1, 4), st.integers(1, 5))
+def test_count_and_mark_tables_merged_from_partitions_are_the_local_ones(seed, parts, size):
+    """The tables Spark merges from any split of the documents into partitions and batches
+    equal the local engine's (saturating counts: some keys held by > 255 documents)."""
+    rng = np.random.default_rng(seed)
+    docs = [
+        np.unique(rng.integers(0, 400 if d % 3 else 2**63, rng.integers(0, 40)).astype(np.uint64))
+        for d in range(300)
+    ]
+    docs += [np.arange(5, dtype=np.uint64)] * 260  # saturates the counters
+    offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
+    keys = np.concatenate(docs)
+    bits, chunk = 16, 1 << 12
+    batches = [
+        pa.RecordBatch.from_pydict(
+            {"keys": list_array(keys[offsets[i] : offsets[j]], offsets[i : j + 1] - offsets[i])}
+        )
+        for i, j in itertools.pairwise([*range(0, len(docs), size * 7), len(docs)])
+    ]
+    partitions = [batches[p::parts] for p in range(parts)]
+    local = key_counts(keys, bits)
+    merged = _merged(count_table_stage(bits, chunk), partitions, bitset=False)
+    table = np.zeros(2 << bits, np.uint8)
+    for c, data in merged.items():
+        table[c * chunk : (c + 1) * chunk] = np.frombuffer(data, np.uint8)
+    assert np.array_equal(table.reshape(2, -1), local)
+    flags = prefix_flags(offsets, keys, local, bits, 0.6, 10, 0.5)
+    stage = mark_stage(local, bits, 0.6, 10, 0.5, chunk // 8)
+    marks = np.zeros((1 << bits) // 8, np.uint8)
+    for c, data in _merged(stage, partitions, bitset=True).items():
+        marks[c * chunk // 8 : (c + 1) * chunk // 8] = np.frombuffer(data, np.uint8)
+    # the entries kept by the local filter are those whose mark bit Spark set (and count > 1)
+    local_keep = pairing_entries(keys, flags, local, bits)
+    s0, s1, mark = slots(keys, bits)
+    count = np.minimum(local[0, s0], local[1, s1])
+    spark_keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool) & (count > 1)
+    assert np.array_equal(spark_keep, local_keep)

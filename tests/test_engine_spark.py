@@ -123,7 +123,8 @@ def spark_answer(spark, docs, config, extra=None):
         spark.createDataFrame([(i, k) for k, (i, _) in enumerate(docs)], "id string, pos long"),
         "id",
     )
-    result = spark_dedup(frame, config, order="pos")
+    # a few pairs per task: many groups, several in a partition, documents in several
+    result = spark_dedup(frame, config, order="pos", pairs_per_task=40)
     clusters = result.clusters.orderBy("cluster").collect()
     summary = result.summary()
     return {

@@ -37,7 +37,7 @@ from neardup.dedup.core import (
     plain_scores,
     score_pairs,
 )
-from neardup.dedup.prefix import entry_prefix_flags, slots
+from neardup.dedup.prefix import MAX_COUNT, entry_prefix_flags, key_counts, slots
 from neardup.dedup.templates import (
     content_counts,
     directional_scores,
@@ -49,8 +49,9 @@ from neardup.shingles import fingerprint_batch
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
-SLOT_SCHEMA = "doc long, key long, s0 long, s1 long, mark long"
-PREFIX_SCHEMA = "doc long, key long, count long, mark long, in_prefix boolean"
+CHUNK_SCHEMA = "chunk long, data binary"
+ENTRY_SCHEMA = "doc long, key long, count long, in_prefix boolean"
+SHINGLE_SCHEMA = "doc long, f long"
 PAIR_SCHEMA = "left long, right long"
 MEASURE_SCHEMA = (
     "left long, right long, shared long, resemblance double, c_lr double, c_rl double, "
@@ -160,42 +161,132 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
     return run
 
 
-def slot_stage(bits: int) -> Stage:
-    """``doc, key`` → the same with the key's slots in the count-min and mark tables of
-    ``2**bits`` (:func:`neardup.dedup.prefix.slots`)."""
+def _chunks(table: np.ndarray, size: int) -> pa.RecordBatch:
+    """``chunk, data``: the non-zero chunks of ``size`` bytes of a byte table."""
+    pieces = table.reshape(-1, size)
+    used = np.flatnonzero(pieces.any(axis=1))
+    return _batch({"chunk": used.astype(np.int64), "data": [pieces[c].tobytes() for c in used]})
+
+
+_KEYS_AT_ONCE = 1 << 24  # keys counted at a time (a table pass each)
+
+
+def count_table_stage(bits: int, chunk: int) -> Stage:
+    """``keys`` (documents' distinct keys) → ``chunk, data``: the partition's two count
+    tables of :func:`neardup.dedup.prefix.key_counts` (saturating, one after the other) in
+    chunks of ``chunk`` bytes, to be summed across partitions by :func:`merge_stage`."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        counts, pending, held = None, [], 0
+        for batch in [*batches, None]:
+            if batch is not None:
+                pending.append(flat_lists(batch.column("keys"))[0])
+                held += pending[-1].size
+            if held > _KEYS_AT_ONCE or (batch is None and (pending or counts is None)):
+                more = key_counts(np.concatenate(pending or [np.empty(0, np.uint64)]), bits)
+                if counts is not None:
+                    more = np.minimum(counts + more.astype(np.uint16), MAX_COUNT).astype(np.uint8)
+                counts, pending, held = more, [], 0
+        yield _chunks(counts.ravel(), chunk)
+
+    return run
+
+
+def merge_stage(bitset: bool) -> Stage:
+    """``chunk, data`` sorted by chunk → one row per chunk: the partitions' tables summed
+    (saturating at ``MAX_COUNT``, as the 8-bit counters) or, for bit tables, or-ed."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for table in grouped(batches, "chunk"):
+            chunk = _ints(table, "chunk")
+            starts = np.flatnonzero(np.r_[True, chunk[1:] != chunk[:-1]])
+            data = table.column("data").to_pylist()
+            merged = []
+            for i, j in zip(starts, np.r_[starts[1:], chunk.size], strict=True):
+                parts = np.stack([np.frombuffer(d, np.uint8) for d in data[i:j]])
+                if bitset:
+                    merged.append(np.bitwise_or.reduce(parts, axis=0).tobytes())
+                else:
+                    total = parts.sum(axis=0, dtype=np.int64)
+                    merged.append(np.minimum(total, MAX_COUNT).astype(np.uint8).tobytes())
+            yield _batch({"chunk": chunk[starts], "data": merged})
+
+    return run
+
+
+def _prefixes(
+    batch: pa.RecordBatch,
+    counts: np.ndarray,
+    bits: int,
+    score: float,
+    frequent: int,
+    fallback: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The batch's documents' keys, their offsets, count estimates (the smaller of the two
+    tables'), mark slots and prefix flags (as :func:`neardup.dedup.prefix.prefix_flags`)."""
+    keys, offsets = flat_lists(batch.column("keys"))
+    s0, s1, mark = slots(keys, bits)
+    count = np.minimum(counts[0, s0], counts[1, s1]).astype(np.int64)
+    flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
+    return keys, offsets, count, mark, flags
+
+
+def mark_stage(
+    counts: np.ndarray, bits: int, score: float, frequent: int, fallback: float, chunk: int
+) -> Stage:
+    """``keys`` → ``chunk, data``: the partition's mark table (one bit a slot, little bit
+    order, as :func:`neardup.dedup.prefix.pairing_entries`) of its documents' prefix
+    entries, in chunks of ``chunk`` bytes; ``counts``: the two count tables."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        marks = np.zeros(max((1 << bits) // 8, chunk), dtype=np.uint8)
+        for batch in batches:
+            _, _, _, mark, flags = _prefixes(batch, counts, bits, score, frequent, fallback)
+            slot = mark[flags]
+            np.bitwise_or.at(marks, slot >> 3, np.left_shift(1, slot & 7).astype(np.uint8))
+        yield _chunks(marks, chunk)
+
+    return run
+
+
+def pairing_stage(
+    counts: np.ndarray, marks: np.ndarray, bits: int, score: float, frequent: int, fallback: float
+) -> Stage:
+    """``doc, keys`` → ``doc, key, count, in_prefix`` of the entries that can make a pair
+    (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once, mark set in the
+    bit table ``marks`` of every document's prefix entries)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            keys = _ints(batch, "key")
-            s0, s1, mark = slots(keys.view(np.uint64), bits)
+            keys, offsets, count, mark, flags = _prefixes(
+                batch, counts, bits, score, frequent, fallback
+            )
+            keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool)
+            keep &= count > 1
+            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
             yield _batch(
-                {"doc": batch.column("doc"), "key": keys, "s0": s0, "s1": s1, "mark": mark}
+                {
+                    "doc": docs[keep],
+                    "key": keys[keep].view(np.int64),
+                    "count": count[keep],
+                    "in_prefix": flags[keep],
+                }
             )
 
     return run
 
 
-def prefix_stage(score: float, frequent: int, fallback: float) -> Stage:
-    """``doc, key, count, mark`` sorted by document → the same with ``in_prefix`` (the
-    prefix filter of :func:`neardup.dedup.candidates.candidate_pairs`: the order by the
-    count-min ``count``, then the key; ``frequent``: the capped limit)."""
+def frequent_stage(counts: np.ndarray, bits: int, least: int) -> Stage:
+    """``doc, fps`` → ``doc, f``: the fingerprints the count tables (of the fingerprints)
+    count at ``least`` or more — the others are held by fewer documents."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for table in grouped(batches, "doc"):
-            docs, count = _ints(table, "doc"), _ints(table, "count")
-            keys = _ints(table, "key").view(np.uint64)
-            change = np.flatnonzero(docs[1:] != docs[:-1]) + 1
-            starts = np.concatenate(([0], change, [docs.size])).astype(np.int64)
-            flags = entry_prefix_flags(starts, keys, count, score, frequent, fallback)
-            yield _batch(
-                {
-                    "doc": docs,
-                    "key": keys.view(np.int64),
-                    "count": count,
-                    "mark": _ints(table, "mark"),
-                    "in_prefix": flags,
-                }
-            )
+        for batch in batches:
+            fps, offsets = flat_lists(batch.column("fps"))
+            s0, s1, _ = slots(fps, bits)
+            hot = np.minimum(counts[0, s0], counts[1, s1]) >= least
+            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            yield _batch({"doc": docs[hot], "f": fps[hot].view(np.int64)})
 
     return run
 
@@ -209,6 +300,39 @@ def bucket_stage(max_bucket: int) -> Stage:
             flags = np.asarray(table.column("in_prefix").to_numpy(zero_copy_only=False))
             left, right, _ = bucket_pairs(keys, docs, max_bucket, flags)
             yield _batch({"left": left, "right": right})
+
+    return run
+
+
+def with_sets_stage(inner: Stage, sets: list[str], pair_columns: list[str], rows: int) -> Stage:
+    """Rows of groups (sorted by ``part``): documents (``kind`` 0: ``left`` the document and
+    its ``sets`` columns) and pairs (``kind`` 1: ``left``, ``right`` and ``pair_columns``)
+    → ``inner`` over batches of ≤ ``rows`` pairs with each set column for both sides
+    (``{set}_l``, ``{set}_r``).
+
+    So a document's sets travel once to each group that needs them, not once per pair: the
+    pairs are copied out of the group's documents here, a batch at a time."""
+
+    def batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
+        kind = _ints(table, "kind")
+        docs = table.filter(pa.array(kind == 0))
+        pairs = table.filter(pa.array(kind == 1))
+        ids = _ints(docs, "left")
+        order = np.argsort(ids, kind="stable")
+        ids = ids[order]
+        for start in range(0, pairs.num_rows, rows):
+            chunk = pairs.slice(start, rows)
+            left = order[np.searchsorted(ids, _ints(chunk, "left"))]
+            right = order[np.searchsorted(ids, _ints(chunk, "right"))]
+            columns = {name: chunk.column(name) for name in ("left", "right", *pair_columns)}
+            for name in sets:
+                columns[f"{name}_l"] = docs.column(name).take(pa.array(left))
+                columns[f"{name}_r"] = docs.column(name).take(pa.array(right))
+            yield from pa.table(columns).to_batches()
+
+    def run(groups: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for table in grouped(groups, "part"):
+            yield from inner(batches(table))
 
     return run
 

@@ -11,15 +11,19 @@ The stages are the local engine's (:mod:`neardup.dedup.core`), mapped onto Spark
 
 =========================  ========================================================
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
-prefix order               count-min estimates as group-bys on the keys' two slots
-                           (map-side combined: a hot key costs one row)
-prefix filter              documents' keys together (repartition + sort by document)
+prefix order               the local count-min and mark tables, filled per partition
+                           by the local kernel, merged chunk by chunk, shipped with
+                           the stages that read them (≤ 256 MiB, the local bound)
+prefix filter              per document in its row (no shuffle of entries); only the
+                           entries that can pair leave it, as rows
 candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``;
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
-exact verification        candidate pairs joined with both fingerprint sets
+exact verification        candidate pairs in groups of ``pairs_per_task``, each with
+                           the fingerprint sets of its documents, once
 templates                  near-copy groups (large-star / small-star), holder counts of
-                           the scored documents' shingles by a group-by
+                           the scored documents' shingles by a group-by (only those
+                           the count tables put at ``template_df`` or more)
 keepers                    components of the pairs at the threshold, each decided
                            whole by :func:`neardup.dedup.core.keeper_rounds` (the
                            documents' fingerprints joined in for the rounds)
@@ -29,7 +33,8 @@ Documents are identified by a ``long`` that follows the input order (``order``, 
 DataFrame's own row order), which breaks every tie as the local engine's index does: so the
 pairs, clusters, kept and removed sets equal the local engine's. Only DataFrame operations
 (no RDDs): it runs over Spark Connect. Nothing collected to the driver grows with the corpus
-(the per-partition row counts used to number the documents excepted).
+but the per-partition row counts used to number the documents; the prefix order's tables
+(as large as the local engine's, at most 2 × 128 MiB + 16 MiB) pass through it.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from neardup.dedup.core import DedupConfig, _prefix
 from neardup.dedup.prefix import MAX_COUNT, table_bits
 from neardup.engines import batches as B
@@ -51,6 +58,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 DOC = "_doc"  # the document number column added to the input
+PAIRS_PER_TASK = 500_000  # candidate pairs verified by one task (with their documents' sets)
+PAIRS_PER_BATCH = 4096  # pairs copied out of a task's sets at a time
 log = logging.getLogger("neardup.spark")
 
 
@@ -114,12 +123,18 @@ def spark_dedup(
     id_col: str = "id",
     text_col: str = "text",
     order: str | None = None,
+    pairs_per_task: int = PAIRS_PER_TASK,
 ) -> SparkDedup:
     """Deduplicate the documents of ``docs`` (columns ``id_col``, ``text_col`` and any).
 
     ``order`` names a column of distinct integers giving the input order (ties of the keep
     policy go to the earliest); by default the DataFrame's own row order. Ids must be
     distinct and texts present: a clear :class:`InputError` otherwise.
+
+    ``pairs_per_task``: candidate pairs verified per task; a task holds the fingerprint
+    sets of the documents of its pairs (at most twice as many), each shipped to it once.
+    Fewer, larger tasks ship fewer copies of the sets (a document is in one copy per task
+    holding one of its pairs) but need more memory each.
     """
     pyspark("the Spark engine")
     from pyspark.sql import functions as F
@@ -140,9 +155,9 @@ def spark_dedup(
             .localCheckpoint()
         )
     with _stage("candidate pairs"):
-        candidates, capped = _candidates(fp, config)
+        candidates, capped, shingles = _candidates(fp, config)
     with _stage("verification and templates"):
-        scored, templates, tmpl_sets = _scored(fp, candidates, config)
+        scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
     with _stage("components and keepers"):
         decided = _decisions(docs, fp, tmpl_sets, at_threshold, config).localCheckpoint()
@@ -271,91 +286,160 @@ def with_index(
 # ── candidates ───────────────────────────────────────────────────────────────────────────────
 
 
-def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFrame]:
-    """Distinct candidate pairs ``left < right`` and the count of capped buckets."""
+def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """Distinct candidate pairs ``left < right``, the count of capped buckets, and the
+    documents' fingerprints that can be template shingles (``doc, f``: with the count
+    estimate of the prefix order, those it counts at ``template_df`` or more; else all)."""
     from pyspark.sql import functions as F
 
     cap = config.max_bucket
     if cap < 2:
         raise ConfigError(f"max_bucket={cap!r} must be at least 2")
-    keys = fp.select("doc", F.explode("keys").alias("key"))
     score, frequent, fallback = _prefix(config)
+    shingles = fp.select("doc", F.explode("fps").alias("f"))
     if score > 0.0:
-        flagged = _prefix_entries(keys, score, frequent, fallback)
+        entries, counts, bits = _prefix_entries(fp, score, frequent, fallback)
+        if config.template_df:
+            least = min(config.template_df, MAX_COUNT)
+            stage = B.frequent_stage(counts, bits, least)
+            shingles = fp.select("doc", "fps").mapInArrow(stage, B.SHINGLE_SCHEMA).localCheckpoint()
     else:
-        flagged = keys.withColumn("in_prefix", F.lit(True))
-    freq = flagged.groupBy("key").agg(F.count("*").alias("freq"))
-    flagged = flagged.join(freq, "key").where(F.col("freq") >= 2).localCheckpoint()
+        entries = fp.select(
+            "doc",
+            F.explode("keys").alias("key"),
+            F.lit(MAX_COUNT).cast("long").alias("count"),
+            F.lit(True).alias("in_prefix"),
+        )
+    # a key the estimate counts ≤ cap is held by ≤ cap documents: exact holder counts are
+    # needed for the others only (a group-by and a join of the frequent keys' entries)
+    hot = entries.where(F.col("count") > cap).drop("count")
+    freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
+    hot = hot.join(freq, "key").localCheckpoint()
     capped = freq.where(F.col("freq") > cap).agg(F.count("*"))
     small = (
-        flagged.where(F.col("freq") <= cap)
+        entries.where(F.col("count") <= cap)
+        .select("key", "doc", "in_prefix")
+        .unionByName(hot.where(F.col("freq").between(2, cap)).select("key", "doc", "in_prefix"))
         .repartition("key")
         .sortWithinPartitions("key", "doc")
         .mapInArrow(B.bucket_stage(cap), B.PAIR_SCHEMA)
     )
     # a capped bucket: its first prefix holder with every other prefix holder, by an
     # aggregate (map-side combined) and a join (a hot key is split by adaptive skew joins)
-    holders = flagged.where((F.col("freq") > cap) & F.col("in_prefix")).select("key", "doc")
+    holders = hot.where((F.col("freq") > cap) & F.col("in_prefix")).select("key", "doc")
     first = holders.groupBy("key").agg(F.min("doc").alias("left"))
     big = (
         holders.join(first, "key")
         .where(F.col("doc") != F.col("left"))
         .select("left", F.col("doc").alias("right"))
     )
-    return small.unionByName(big).distinct().localCheckpoint(), capped
+    return small.unionByName(big).distinct().localCheckpoint(), capped, shingles
 
 
-def _prefix_entries(keys: DataFrame, score: float, frequent: int, fallback: float) -> DataFrame:
-    """``doc, key, in_prefix`` of the entries that can make a pair, as
+CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
+KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships whole tables)
+
+
+def _prefix_entries(
+    fp: DataFrame, score: float, frequent: int, fallback: float
+) -> tuple[DataFrame, np.ndarray, int]:
+    """``doc, key, count, in_prefix`` of the entries that can make a pair, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
-    estimate of :mod:`neardup.dedup.prefix` (its two tables' slot counts, capped, by
-    group-bys), the prefix per document, then only keys counted more than once whose mark
-    slot some prefix entry shares."""
+    estimate of :mod:`neardup.dedup.prefix`, the prefix per document, then only keys
+    counted more than once whose mark slot some prefix entry shares.
+
+    The two tables (``2 × 2**bits`` bytes, at most 256 MiB, as the local engine's) are
+    filled per partition by the local kernel, summed chunk by chunk (shuffle compression
+    shrinks their zeros), brought to the driver and shipped to the tasks with the stage
+    that reads them (PySpark broadcasts a large function); so is the mark table (one bit a
+    slot). Each document's keys stay in its row: no shuffle of entries until the buckets.
+    Also the count tables and their ``bits``.
+    """
     from pyspark.sql import functions as F
 
-    bits = table_bits(keys.count())
+    entries = _value(fp.agg(F.sum(F.size("keys"))))
+    bits = table_bits(entries)
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
-    slotted = keys.mapInArrow(B.slot_stage(bits), B.SLOT_SCHEMA).localCheckpoint()
-    tables = [
-        slotted.groupBy(slot).agg(F.least(F.count("*"), F.lit(MAX_COUNT)).alias(f"c_{slot}"))
-        for slot in ("s0", "s1")
-    ]
-    counted = (
-        slotted.join(tables[0], "s0")
-        .join(tables[1], "s1")
-        .select("doc", "key", F.least("c_s0", "c_s1").cast("long").alias("count"), "mark")
+    keys = fp.select("doc", "keys")
+    # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
+    few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
+    chunk = min(CHUNK, (1 << bits) // 8)
+    stage = B.count_table_stage(bits, chunk)
+    counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
+    counts = counts.reshape(2, 1 << bits)
+    stage = B.mark_stage(counts, bits, score, limit, fallback, chunk)
+    marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
+    stage = B.pairing_stage(counts, marks, bits, score, limit, fallback)
+    return keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint(), counts, bits
+
+
+def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndarray:
+    """A table of ``size`` bytes from every partition's chunks (``chunk, data``): summed
+    (saturating) or or-ed by Spark chunk by chunk, collected as Arrow."""
+    merged = (
+        chunks.repartition("chunk")
+        .sortWithinPartitions("chunk")
+        .mapInArrow(B.merge_stage(bitset), B.CHUNK_SCHEMA)
+        .toArrow()
     )
-    flagged = (
-        counted.repartition("doc")
-        .sortWithinPartitions("doc")
-        .mapInArrow(B.prefix_stage(score, limit, fallback), B.PREFIX_SCHEMA)
-        .localCheckpoint()
-    )
-    marked = flagged.where("in_prefix").select("mark").distinct()
-    return (
-        flagged.where(F.col("count") > 1)
-        .join(marked, "mark", "left_semi")
-        .select("doc", "key", "in_prefix")
-    )
+    table = np.zeros(size, dtype=np.uint8)
+    index = merged.column("chunk").to_numpy()
+    for c, data in zip(index, merged.column("data").to_pylist(), strict=True):
+        table[c * chunk : (c + 1) * chunk] = np.frombuffer(data, np.uint8)
+    return table
 
 
 # ── verification and templates ───────────────────────────────────────────────────────────────
 
 
-def _with_sets(pairs: DataFrame, sets: DataFrame, column: str, suffix: str = "") -> DataFrame:
-    """``pairs`` with ``column`` of ``sets`` (``doc``, ``column``) for both sides."""
+def _verified(
+    pairs: DataFrame, sets: DataFrame, stage: B.Stage, schema: str, parts: int
+) -> DataFrame:
+    """``stage`` over ``pairs`` (``left``, ``right`` and any) with the set columns of
+    ``sets`` (``doc`` and sets) for both sides (``{set}_l``, ``{set}_r``; empty for a
+    document without a row).
+
+    The pairs are cut into ``parts`` groups by their left document; each group gets the
+    sets of the documents its pairs hold, once (:func:`batches.with_sets_stage`): a
+    document's sets are shipped once per group instead of once per pair.
+    """
     from pyspark.sql import functions as F
 
-    for side in ("left", "right"):
-        tag = f"{column}{suffix}_{side[0]}"
-        other = sets.select(F.col("doc").alias(side), F.col(column).alias(tag))
-        pairs = pairs.join(other, side, "left")
-        pairs = pairs.withColumn(tag, F.coalesce(tag, F.array().cast("array<long>")))
-    return pairs
+    names = [c for c in sets.columns if c != "doc"]
+    extra = [c for c in pairs.columns if c not in ("left", "right")]
+    empty = F.array().cast("array<long>")
+    grouped = pairs.withColumn("part", F.pmod(F.xxhash64("left"), F.lit(parts)))
+    needed = (
+        grouped.select("part", F.col("left").alias("doc"))
+        .unionByName(grouped.select("part", F.col("right").alias("doc")))
+        .distinct()
+    )
+    doc_rows = needed.join(sets, "doc", "left").select(
+        "part",
+        F.lit(0).alias("kind"),
+        F.col("doc").alias("left"),
+        F.lit(-1).cast("long").alias("right"),
+        *[F.lit(None).cast(pairs.schema[c].dataType).alias(c) for c in extra],
+        *[F.coalesce(c, empty).alias(c) for c in names],
+    )
+    pair_rows = grouped.select(
+        "part", F.lit(1).alias("kind"), "left", "right", *extra, *[empty.alias(c) for c in names]
+    )
+    stage = B.with_sets_stage(stage, names, extra, PAIRS_PER_BATCH)
+    return (
+        doc_rows.unionByName(pair_rows)
+        .repartition(parts, "part")
+        .sortWithinPartitions("part")
+        .mapInArrow(stage, schema)
+    )
 
 
 def _scored(
-    fp: DataFrame, candidates: DataFrame, config: DedupConfig
+    fp: DataFrame,
+    candidates: DataFrame,
+    shingles: DataFrame,
+    config: DedupConfig,
+    pairs_per_task: int,
 ) -> tuple[DataFrame, DataFrame | int, DataFrame | None]:
     """Every candidate pair with its exact measures and the run's scores (templates
     discounted), the number of template shingles, and the rescored documents' template
@@ -363,28 +447,23 @@ def _scored(
     from pyspark.sql import functions as F
 
     sets = fp.select("doc", "fps")
-    measured = (
-        _with_sets(candidates, sets, "fps")
-        .select("left", "right", "fps_l", "fps_r")
-        .mapInArrow(B.measure_stage(config), B.MEASURE_SCHEMA)
-        .localCheckpoint()
-    )
+    parts = max(2, -(-_value(candidates.agg(F.count("*"))) // pairs_per_task))
+    measured = _verified(
+        candidates, sets, B.measure_stage(config), B.MEASURE_SCHEMA, parts
+    ).localCheckpoint()
     if not config.template_df:
         return _with_score(measured), 0, None
-    template = _template_shingles(fp, measured, config)
+    template = _template_shingles(shingles, measured, config)
     wanted_sets = (
-        fp.join(_rescored_docs(measured), "doc")
-        .select("doc", F.explode("fps").alias("f"))
+        shingles.join(_rescored_docs(measured), "doc")
         .join(template, "f", "left_semi")
         .groupBy("doc")
         .agg(F.collect_list("f").alias("tmpl"))
         .localCheckpoint()
     )
     rescore = measured.where("rescore").select("left", "right", "shared")
-    rescore = _with_sets(_with_sets(rescore, sets, "fps"), wanted_sets, "tmpl")
-    content = rescore.select(
-        "left", "right", "shared", "fps_l", "fps_r", "tmpl_l", "tmpl_r"
-    ).mapInArrow(B.content_stage(config), B.CONTENT_SCHEMA)
+    both = sets.join(wanted_sets, "doc", "left")
+    content = _verified(rescore, both, B.content_stage(config), B.CONTENT_SCHEMA, parts)
     content = content.select(
         "left", "right", F.col("s_lr").alias("c_s_lr"), F.col("s_rl").alias("c_s_rl")
     )
@@ -415,7 +494,7 @@ def _rescored_docs(measured: DataFrame) -> DataFrame:
     )
 
 
-def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) -> DataFrame:
+def _template_shingles(shingles: DataFrame, measured: DataFrame, config: DedupConfig) -> DataFrame:
     """``f``: the rescored documents' fingerprints held by ≥ ``template_df`` groups of near
     copies, Han shingles by ``HAN_DF`` times that (:func:`neardup.dedup.templates.
     template_shingles` over the holders)."""
@@ -428,8 +507,8 @@ def _template_shingles(fp: DataFrame, measured: DataFrame, config: DedupConfig) 
     )
     labels = component_labels(edges)
     not_holders = labels.where(F.col("node") != F.col("label")).select(F.col("node").alias("doc"))
-    wanted = fp.join(_rescored_docs(measured), "doc").select(F.explode("fps").alias("f")).distinct()
-    holders = fp.join(not_holders, "doc", "left_anti").select(F.explode("fps").alias("f"))
+    wanted = shingles.join(_rescored_docs(measured), "doc").select("f").distinct()
+    holders = shingles.join(not_holders, "doc", "left_anti").select("f")
     counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
     stage = B.template_stage(config)
     return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
