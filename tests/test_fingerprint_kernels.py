@@ -1,7 +1,9 @@
 """The fast fingerprint kernels pinned to simple reference implementations.
 
 ``unique_per_doc`` (bucket sort of uniform hashes, quicksort fallback) against a per-document
-``arrays.unique_counts``, for uniform, clustered, duplicated and crc-like (32-bit) values.
+``arrays.unique_counts``, for uniform, clustered, duplicated and crc-like (32-bit) values;
+``tokenize_batch`` (chunks packed in place) against a per-character Python tokenizer driven by
+the same class table, for every number of chunks.
 """
 
 import numpy as np
@@ -9,7 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup._kernels.shingle import unique_per_doc
+from neardup._kernels.tokenize import SEPARATOR, TOKEN_CHAR, tokenize_batch
 from neardup.arrays import unique_counts
+from neardup.text import chars
+from neardup.text.canon import _NO_STOPS, _split
 
 # Values as the hashes are (uniform 64-bit), as crc32 gives them (32 bits), clustered (a few
 # high bits only: every value in one bucket, the fallback), and tiny (many repeats).
@@ -69,3 +74,46 @@ def test_unique_per_doc_on_long_uniform_and_clustered_documents():
         lo, hi = new_offsets[d], new_offsets[d + 1]
         assert np.array_equal(values[lo:hi], want)
         assert np.array_equal(counts[lo:hi], times)
+
+
+def _reference_tokens(text: str) -> list[str]:
+    """Runs of token characters, ignorable ones dropped, each character case folded."""
+    table = chars.word_table()
+    tokens, current = [], []
+    for ch in text:
+        cls = table[ord(ch)]
+        if cls == SEPARATOR:
+            if current:
+                tokens.append("".join(current))
+            current = []
+        elif cls == TOKEN_CHAR:
+            current.append(ch.casefold())
+    if current:
+        tokens.append("".join(current))
+    return tokens
+
+
+# ASCII, Latin with folds that change length (ß → ss, ΰ → 3 code points, İ), Cyrillic, Han,
+# a combining mark, a soft hyphen and a zero-width joiner (ignorable), punctuation, spaces
+_ALPHABET = "aZ9 ,.-\nßΰİÉéЁжД北京\u0301\u00ad\u200d\U00020000"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=_ALPHABET, max_size=40), max_size=8), st.integers(1, 6))
+def test_tokenize_batch_equals_per_character_reference(texts, parts):
+    text, starts, ends = _split(texts)
+    fold, expansions = chars.fold_table()
+    spaced = np.ones(len(texts), dtype=np.bool_)
+    buf, doc_offsets, tok_starts, tok_ends, tok_offsets = tokenize_batch(
+        text, starts, ends, chars.word_table(), fold, expansions, _NO_STOPS, spaced, False, parts
+    )
+    raw = buf.tobytes()
+    for d, doc in enumerate(texts):
+        want = _reference_tokens(doc)
+        assert raw[doc_offsets[d] : doc_offsets[d + 1]].decode() == " ".join(want)
+        spans = zip(
+            tok_starts[tok_offsets[d] : tok_offsets[d + 1]],
+            tok_ends[tok_offsets[d] : tok_offsets[d + 1]],
+            strict=True,
+        )
+        assert [raw[s:e].decode() for s, e in spans] == want
