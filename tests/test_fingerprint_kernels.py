@@ -3,18 +3,21 @@
 ``unique_per_doc`` (bucket sort of uniform hashes, quicksort fallback) against a per-document
 ``arrays.unique_counts``, for uniform, clustered, duplicated and crc-like (32-bit) values;
 ``tokenize_batch`` (chunks packed in place) against a per-character Python tokenizer driven by
-the same class table, for every number of chunks.
+the same class table, for every number of chunks; the batch cleaning (a compiled pre-check,
+Python only for the flagged texts) against cleaning every text.
 """
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup._kernels.precheck import MARKUP, NON_ASCII, cleaning_flags
 from neardup._kernels.shingle import unique_per_doc
 from neardup._kernels.tokenize import SEPARATOR, TOKEN_CHAR, tokenize_batch
 from neardup.arrays import unique_counts
+from neardup.config import CanonConfig
 from neardup.text import chars
-from neardup.text.canon import _NO_STOPS, _split
+from neardup.text.canon import _NO_STOPS, _clean, _clean_batch, _split
 
 # Values as the hashes are (uniform 64-bit), as crc32 gives them (32 bits), clustered (a few
 # high bits only: every value in one bucket, the fallback), and tiny (many repeats).
@@ -117,3 +120,42 @@ def test_tokenize_batch_equals_per_character_reference(texts, parts):
             strict=True,
         )
         assert [raw[s:e].decode() for s, e in spans] == want
+
+
+# Every character a cleaning step starts from, plus text, NFKC-changing characters (ﬁ, a
+# no-break space, a full-width letter, a decomposed é) and NUL.
+_MARKUP_ALPHABET = "<>&[]{}|'=_\n \t>aZé\u00a0ﬁＡe\u0301\x00ж北"
+_CLEAN_CONFIGS = [
+    CanonConfig(),
+    CanonConfig(html=False, wiki=False),
+    CanonConfig(quotes=False, normalize=False),
+    CanonConfig(punctuation=False),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_MARKUP_ALPHABET, max_size=30), max_size=6),
+    st.sampled_from(_CLEAN_CONFIGS),
+)
+def test_batch_cleaning_equals_cleaning_every_text(texts, config):
+    """The pre-check only skips texts that every step would leave as they are."""
+    docs, (text, starts, ends) = _clean_batch(texts, config)
+    want = [_clean(t, config) for t in texts]
+    assert docs == want
+    flags = cleaning_flags(
+        *_split(texts), config.wiki, config.html, config.quotes, config.normalize
+    )
+    for t, flag in zip(texts, flags, strict=True):
+        if flag == 0:
+            assert _clean(t, config) == t
+    raw = text.tobytes()
+    assert [
+        raw[s:e].decode("utf-8", "surrogatepass") for s, e in zip(starts, ends, strict=True)
+    ] == want
+
+
+def test_cleaning_flags_find_each_kind_of_markup():
+    texts = ["plain, fine", "a <b>tag</b>", "[[link]]", "x\n{| table", "x\n  > re", "> re", "é"]
+    flags = cleaning_flags(*_split(texts), True, True, True, True).tolist()
+    assert flags == [0, MARKUP, MARKUP, MARKUP, MARKUP, MARKUP, NON_ASCII]

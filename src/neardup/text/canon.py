@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from neardup._kernels.precheck import MARKUP, cleaning_flags
 from neardup._kernels.script import script_counts
 from neardup._kernels.tokenize import stop_set, token_hash, tokenize_batch
 from neardup.config import CanonConfig, Unit
@@ -97,8 +98,7 @@ def canonicalize_batch(
 ) -> TokenBatch:
     """Canonicalize many texts at once; see the module docstring for the steps."""
     config = config or CanonConfig()
-    docs = [_clean(t, config) for t in texts]
-    text, starts, ends = _split(docs)
+    docs, (text, starts, ends) = _clean_batch(texts, config)
     langs, han = _languages(text, starts, ends, config)
     if config.segment and unit != "char":
         auto = config.lang == "auto"
@@ -118,6 +118,48 @@ def canonicalize_batch(
         text, starts, ends = _split(words)
         batch = _tokenize(text, starts, ends, config, spaced, chars.whitespace_table(), split_han)
     return batch
+
+
+def _clean_batch(
+    texts: Sequence[str], config: CanonConfig
+) -> tuple[list[str], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Every text :func:`_clean`-ed, and the UTF-8 of the cleaned batch (:func:`_split`).
+
+    The Python steps run only on the texts that the compiled pre-check flags (markup
+    characters, non-ASCII for NFKC): on the others they would change nothing.
+    """
+    docs = list(texts)
+    text, starts, ends = _split(docs)
+    flags = cleaning_flags(
+        text, starts, ends, config.wiki, config.html, config.quotes, config.normalize
+    )
+    changed: dict[int, str] = {}
+    for d in np.flatnonzero(flags).tolist():
+        old = docs[d]
+        new = _clean(old, config) if flags[d] & MARKUP else unicodedata.normalize("NFKC", old)
+        if new != old:
+            changed[d] = docs[d] = new
+    if changed:
+        text, starts, ends = _replace(text, starts, ends, changed)
+    return docs, (text, starts, ends)
+
+
+def _replace(
+    text: np.ndarray, starts: np.ndarray, ends: np.ndarray, changed: dict[int, str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_split`'s output with the documents of ``changed`` replaced (the rest of the
+    bytes copied once, not encoded again)."""
+    raw = memoryview(text)
+    lengths = ends - starts
+    pieces: list[bytes | memoryview] = []
+    at = 0
+    for d in sorted(changed):
+        new = changed[d].encode("utf-8", "surrogatepass")
+        pieces += (raw[at : starts[d]], new)
+        lengths[d] = len(new)
+        at = ends[d]
+    pieces.append(raw[at:])
+    return np.frombuffer(b"".join(pieces), dtype=np.uint8), *_bounds(lengths)
 
 
 def _clean(text: str, config: CanonConfig) -> str:
@@ -145,12 +187,17 @@ def _may_be_wiki(text: str, config: CanonConfig) -> bool:
 
 def _split(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 bytes of the batch (documents joined by NUL) and each one's [start, end)."""
-    joined = _DOC_SEPARATOR.join(docs).encode("utf-8", "surrogatepass")
-    text = np.frombuffer(joined, dtype=np.uint8)
-    bounds = np.flatnonzero(text == 0)  # texts hold no NUL (cleaned), so these separate them
-    starts = np.concatenate(([0], bounds + 1)).astype(np.int64)
-    ends = np.concatenate((bounds, [text.size])).astype(np.int64)
-    return (text, starts, ends) if docs else (text, starts[:0], ends[:0])
+    # one encode per text, not of the joined text: a joined str takes the widest kind of
+    # any of its texts, and encoding it costs twice as much
+    encoded = [d.encode("utf-8", "surrogatepass") for d in docs]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    return np.frombuffer(_DOC_SEPARATOR.encode().join(encoded), dtype=np.uint8), *_bounds(lengths)
+
+
+def _bounds(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, ends)`` of documents of these byte lengths, joined by one separator byte."""
+    ends = np.cumsum(lengths + 1) - 1
+    return ends - lengths, ends
 
 
 def _languages(

@@ -1,0 +1,94 @@
+"""Compiled pre-check of the per-text cleaning steps: which texts of a batch they could change.
+
+The cleaning steps (wiki markup, HTML, quoted lines, NFKC) are Python, per text; most texts
+have nothing for them to do, and even deciding that in Python (a regex search for quoted
+lines, several substring scans) cost about as much as tokenizing. One pass over the batch's
+UTF-8 flags the texts that hold any byte pattern a step starts from — a superset of the
+texts the steps change — so Python only looks at those.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+MARKUP = np.uint8(1)  # may hold wiki markup, HTML or quoted lines: every cleaning step runs
+NON_ASCII = np.uint8(2)  # non-ASCII characters, no markup: only NFKC may change the text
+
+# What each byte is to the scan. Nearly all bytes of a text are PLAIN (letters, digits,
+# spaces, newlines, most punctuation): one well-predicted branch each.
+PLAIN, HIGH, OPEN, PAIRED, QUOTE, NUL = range(6)
+_KIND = np.full(256, PLAIN, dtype=np.uint8)
+_KIND[0] = NUL  # replaced by a space (it separates the texts of a batch)
+_KIND[0x80:] = HIGH  # a byte of a non-ASCII character
+_KIND[[0x3C, 0x26]] = OPEN  # "<" and "&": HTML (and "<ref" of wiki)
+_KIND[[0x5B, 0x7B, 0x27, 0x3D, 0x5F, 0x7C]] = PAIRED  # [[ {{ '' == __ {|: wiki markers
+_KIND[0x3E] = QUOTE  # ">": a quoted line, after a newline and indentation
+_NEWLINE, _SPACE, _TAB, _BRACE = 0x0A, 0x20, 0x09, 0x7B
+
+
+@njit(cache=True, inline="always")
+def _quotes_line(text: np.ndarray, lo: int, i: int) -> bool:
+    """Whether the ">" at text[i] follows a newline and only spaces or tabs."""
+    j = i - 1
+    while j >= lo and (text[j] == _SPACE or text[j] == _TAB):
+        j -= 1
+    return j >= lo and text[j] == _NEWLINE
+
+
+@njit(cache=True)
+def _flags(
+    text: np.ndarray,
+    lo: int,
+    hi: int,
+    kind: np.ndarray,
+    wiki: bool,
+    html: bool,
+    quotes: bool,
+    normalize: bool,
+) -> np.uint8:
+    """The flags of the UTF-8 bytes text[lo:hi] (see :func:`cleaning_flags`)."""
+    out = np.uint8(0)
+    if quotes and hi > lo and text[lo] == 0x3E:
+        return MARKUP  # starts with a quoted line
+    for i in range(lo, hi):
+        b = text[i]
+        k = kind[b]
+        if k == PLAIN:
+            continue
+        if k == HIGH:
+            if normalize:
+                out |= NON_ASCII
+        elif k == OPEN:
+            if html or wiki:  # wiki: "<ref", taken as any "<" (a superset is safe)
+                return MARKUP
+        elif k == PAIRED:
+            if wiki and i > lo and (text[i - 1] == b or (text[i - 1] == _BRACE and b == 0x7C)):
+                return MARKUP
+        elif k == QUOTE:
+            if quotes and _quotes_line(text, lo, i):
+                return MARKUP
+        else:  # NUL
+            return MARKUP
+    return out
+
+
+@njit(cache=True, parallel=True)
+def cleaning_flags(
+    text: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    wiki: bool,
+    html: bool,
+    quotes: bool,
+    normalize: bool,
+) -> np.ndarray:
+    """Per text ``text[starts[d]:ends[d]]``: MARKUP if a switched-on markup step could change
+    it (``<`` or ``&``, a wiki marker pair, a ``>`` opening the text or a line after
+    indentation) or it holds a NUL; else NON_ASCII if ``normalize`` and it has non-ASCII
+    bytes; else 0: every step would leave it as it is."""
+    n = starts.size
+    out = np.zeros(n, dtype=np.uint8)
+    for d in prange(n):
+        out[d] = _flags(text, starts[d], ends[d], _KIND, wiki, html, quotes, normalize)
+    return out
