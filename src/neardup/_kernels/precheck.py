@@ -73,7 +73,7 @@ def _flags(
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def cleaning_flags(
     text: np.ndarray,
     starts: np.ndarray,

@@ -40,7 +40,7 @@ def _char_starts(buf: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def shingle_spans(
     buf: np.ndarray,
     doc_offsets: np.ndarray,
@@ -226,7 +226,7 @@ def _sort_segment(work: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def unique_per_doc(
     values: np.ndarray, offsets: np.ndarray, overwrite: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

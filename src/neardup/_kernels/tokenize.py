@@ -243,7 +243,7 @@ def _scan(
     return ntok, pos - start_pos
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def tokenize_batch(
     text: np.ndarray,
     starts: np.ndarray,
