@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 from neardup._kernels.precheck import MARKUP, NON_ASCII, cleaning_flags
 from neardup._kernels.shingle import unique_per_doc
-from neardup._kernels.tokenize import SEPARATOR, TOKEN_CHAR, tokenize_batch
+from neardup._kernels.tokenize import (
+    SEPARATOR,
+    TOKEN_CHAR,
+    stop_set,
+    token_hash,
+    tokenize_batch,
+)
 from neardup.arrays import unique_counts
 from neardup.config import CanonConfig
 from neardup.text import chars
@@ -101,18 +107,31 @@ def _reference_tokens(text: str) -> list[str]:
 _ALPHABET = "aZ9 ,.-\nßΰİÉéЁжД北京\u0301\u00ad\u200d\U00020000"
 
 
+# stop words of the tests: ASCII, folded from ß, non-ASCII
+_STOPS = ("a", "z9", "ss", "жд")
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(alphabet=_ALPHABET, max_size=40), max_size=8), st.integers(1, 6))
-def test_tokenize_batch_equals_per_character_reference(texts, parts):
+@given(
+    st.lists(st.text(alphabet=_ALPHABET, max_size=40), max_size=8),
+    st.integers(1, 6),
+    st.booleans(),
+)
+def test_tokenize_batch_equals_per_character_reference(texts, parts, with_stops):
     text, starts, ends = _split(texts)
     fold, expansions = chars.fold_table()
     spaced = np.ones(len(texts), dtype=np.bool_)
+    stops = _NO_STOPS
+    if with_stops:
+        stops = stop_set(
+            np.array([token_hash(chars.codepoints(w)) for w in _STOPS], dtype=np.uint64)
+        )
     buf, doc_offsets, tok_starts, tok_ends, tok_offsets = tokenize_batch(
-        text, starts, ends, chars.word_table(), fold, expansions, _NO_STOPS, spaced, False, parts
+        text, starts, ends, chars.word_table(), fold, expansions, stops, spaced, False, parts
     )
     raw = buf.tobytes()
     for d, doc in enumerate(texts):
-        want = _reference_tokens(doc)
+        want = [t for t in _reference_tokens(doc) if not (with_stops and t in _STOPS)]
         assert raw[doc_offsets[d] : doc_offsets[d + 1]].decode() == " ".join(want)
         spans = zip(
             tok_starts[tok_offsets[d] : tok_offsets[d + 1]],
@@ -159,3 +178,19 @@ def test_cleaning_flags_find_each_kind_of_markup():
     texts = ["plain, fine", "a <b>tag</b>", "[[link]]", "x\n{| table", "x\n  > re", "> re", "é"]
     flags = cleaning_flags(*_split(texts), True, True, True, True).tolist()
     assert flags == [0, MARKUP, MARKUP, MARKUP, MARKUP, MARKUP, NON_ASCII]
+
+
+def test_tokenize_batch_splits_han_characters_from_ascii_words():
+    texts = ["中a中", "北京abc", "a北b"]
+    text, starts, ends = _split(texts)
+    fold, expansions = chars.fold_table()
+    spaced = np.ones(len(texts), dtype=np.bool_)
+    buf, doc_offsets, tok_starts, tok_ends, _ = tokenize_batch(
+        text, starts, ends, chars.word_table(), fold, expansions, _NO_STOPS, spaced, True, 1
+    )
+    raw = buf.tobytes()
+    docs = [raw[doc_offsets[d] : doc_offsets[d + 1]].decode() for d in range(3)]
+    assert docs == ["中 a 中", "北京 abc", "a 北 b"]
+    assert [raw[s:e].decode() for s, e in zip(tok_starts, tok_ends, strict=True)] == [
+        *("中", "a", "中", "北", "京", "abc", "a", "北", "b")
+    ]

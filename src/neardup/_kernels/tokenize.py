@@ -176,6 +176,7 @@ def _scan(
     tok_s: np.ndarray,
     tok_e: np.ndarray,
     tpos: int,
+    ascii_map: np.ndarray,
 ) -> tuple[int, int]:
     """Tokenize the UTF-8 bytes text[lo:hi], writing kept tokens from out[pos] and token
     slots from tpos.
@@ -183,6 +184,7 @@ def _scan(
     Token boundaries come from the unfolded characters; a token's characters are case folded
     (when ``fold`` is not empty) as they are written. ``split_han``: each Han character is a
     token, joined to a Han token before it by nothing. Returns (tokens kept, bytes written).
+    ``ascii_map`` (:func:`_ascii_map`, or empty) is the short path of ASCII bytes.
     """
     check_stops = stops.size > 1
     folding = fold.size > 0
@@ -190,8 +192,14 @@ def _scan(
     start_pos = pos
     prev_han = False  # the last kept token is a Han character
     gap_break = False  # a clause break since the last kept token
+    fast = ascii_map.size > 0
     i = lo
     while i < hi:
+        if fast and text[i] < 0x80 and ascii_map[text[i]] == 0:  # an ASCII separator
+            if is_break(text[i]):
+                gap_break = True
+            i += 1
+            continue
         c, width = decode_utf8(text, i)
         if table[c] != TOKEN_CHAR:
             if table[c] == SEPARATOR and is_break(c):
@@ -212,6 +220,17 @@ def _scan(
         h = _FNV_OFFSET
         j = i
         while j < hi:
+            b = text[j]
+            if fast and b < 0x80:  # ASCII: never Han (so j > i), one byte out
+                a = ascii_map[b]
+                if a == 0 or han:
+                    break
+                if check_stops:
+                    h = (h ^ np.uint64(a)) * _FNV_PRIME
+                out[p] = a
+                p += 1
+                j += 1
+                continue
             c, width = decode_utf8(text, j)
             cls = table[c]
             if cls == SEPARATOR:
@@ -226,11 +245,13 @@ def _scan(
                 if f & _FOLD_EXPANDS:  # folds to several code points (ß → ss), all letters
                     for x in expansions[f ^ _FOLD_EXPANDS]:
                         if x != 0:
-                            h = (h ^ np.uint64(x)) * _FNV_PRIME
+                            if check_stops:
+                                h = (h ^ np.uint64(x)) * _FNV_PRIME
                             p = _put_utf8(out, p, x)
                     continue
                 c = f
-            h = (h ^ np.uint64(c)) * _FNV_PRIME
+            if check_stops:
+                h = (h ^ np.uint64(c)) * _FNV_PRIME
             p = _put_utf8(out, p, c)
         if not (check_stops and _is_stop(h, stops, bits)):
             tok_s[tpos + ntok] = first
@@ -278,6 +299,7 @@ def tokenize_batch(
     growth = _MAX_FOLD_GROWTH if fold.size > 0 else 1
     if split_han:
         growth += 1  # a space between a Han character and a word: "中a中" → "中 a 中"
+    ascii_map = _ascii_map(table, fold)
     chunks = _chunks(starts, ends, parts)
     nc = chunks.size - 1
     byte_base = np.zeros(nc + 1, dtype=np.int64)
@@ -312,6 +334,7 @@ def tokenize_batch(
                 wide_s,
                 wide_e,
                 tpos,
+                ascii_map,
             )
             counts[d], sizes[d] = c, s
             pos += s
@@ -339,6 +362,22 @@ def tokenize_batch(
         wide_e[: tok_offsets[n]],
         tok_offsets,
     )
+
+
+@njit(cache=True)
+def _ascii_map(table: np.ndarray, fold: np.ndarray) -> np.ndarray:
+    """Per ASCII byte: 0 if it separates tokens, else its folded byte (its own byte when not
+    folding). Empty (no short path) unless every ASCII character separates or is a token
+    character folding to one nonzero ASCII byte, as with the tables of ``text.chars``."""
+    out = np.zeros(128, dtype=np.uint8)
+    for b in range(128):
+        if table[b] == SEPARATOR:
+            continue
+        f = fold[b] if fold.size > 0 else np.uint32(b)
+        if table[b] != TOKEN_CHAR or f == 0 or f >= 0x80:
+            return np.zeros(0, dtype=np.uint8)
+        out[b] = np.uint8(f)
+    return out
 
 
 @njit(cache=True)

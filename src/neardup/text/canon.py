@@ -37,7 +37,7 @@ from neardup.text.script import langs_from_counts
 
 _DOC_SEPARATOR = "\x00"
 _CHUNKS_PER_THREAD = 4  # tasks per thread of the tokenizer: enough to balance uneven texts
-_NO_STOPS = np.zeros(16, dtype=np.uint64)  # stop_set() of no words (no kernel call at import)
+_NO_STOPS = np.zeros(1, dtype=np.uint64)  # no stop words: the tokenizer skips their lookup
 _NO_FOLD = (np.empty(0, dtype=np.uint32), np.zeros((1, 3), dtype=np.uint32))
 
 
