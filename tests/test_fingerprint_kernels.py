@@ -7,11 +7,13 @@ the same class table, for every number of chunks; the batch cleaning (a compiled
 Python only for the flagged texts) against cleaning every text.
 """
 
+import unicodedata
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.precheck import MARKUP, NON_ASCII, cleaning_flags
+from neardup._kernels.precheck import MARKUP, NFKC, cleaning_flags
 from neardup._kernels.shingle import unique_per_doc
 from neardup._kernels.tokenize import (
     SEPARATOR,
@@ -143,7 +145,7 @@ def test_tokenize_batch_equals_per_character_reference(texts, parts, with_stops)
 
 # Every character a cleaning step starts from, plus text, NFKC-changing characters (ﬁ, a
 # no-break space, a full-width letter, a decomposed é) and NUL.
-_MARKUP_ALPHABET = "<>&[]{}|'=_\n \t>aZé\u00a0ﬁＡe\u0301\x00ж北"
+_MARKUP_ALPHABET = "<>&[]{}|'=_\n \t>aZé\u00a0ﬁＡe\u0301\x00ж北\u1100\u1161\u0b47\u0b3e\u2126"
 _CLEAN_CONFIGS = [
     CanonConfig(),
     CanonConfig(html=False, wiki=False),
@@ -162,8 +164,9 @@ def test_batch_cleaning_equals_cleaning_every_text(texts, config):
     docs, (text, starts, ends) = _clean_batch(texts, config)
     want = [_clean(t, config) for t in texts]
     assert docs == want
+    stable = chars.nfkc_stable_table()
     flags = cleaning_flags(
-        *_split(texts), config.wiki, config.html, config.quotes, config.normalize
+        *_split(texts), stable, config.wiki, config.html, config.quotes, config.normalize
     )
     for t, flag in zip(texts, flags, strict=True):
         if flag == 0:
@@ -175,9 +178,9 @@ def test_batch_cleaning_equals_cleaning_every_text(texts, config):
 
 
 def test_cleaning_flags_find_each_kind_of_markup():
-    texts = ["plain, fine", "a <b>tag</b>", "[[link]]", "x\n{| table", "x\n  > re", "> re", "é"]
-    flags = cleaning_flags(*_split(texts), True, True, True, True).tolist()
-    assert flags == [0, MARKUP, MARKUP, MARKUP, MARKUP, MARKUP, NON_ASCII]
+    texts = ["plain, fine", "a <b>", "[[link]]", "x\n{| table", "x\n  > re", "> re", "ﬁ", "é"]
+    flags = cleaning_flags(*_split(texts), chars.nfkc_stable_table(), True, True, True, True)
+    assert flags.tolist() == [0, MARKUP, MARKUP, MARKUP, MARKUP, MARKUP, NFKC, 0]
 
 
 def test_tokenize_batch_splits_han_characters_from_ascii_words():
@@ -194,3 +197,16 @@ def test_tokenize_batch_splits_han_characters_from_ascii_words():
     assert [raw[s:e].decode() for s, e in zip(tok_starts, tok_ends, strict=True)] == [
         *("中", "a", "中", "北", "京", "abc", "a", "北", "b")
     ]
+
+
+def test_nfkc_stable_characters_are_left_alone_by_nfkc_alone_and_in_pairs():
+    """Every stable character is NFKC by itself, and random pairs of them stay NFKC."""
+    stable = chars.nfkc_stable_table()
+    codes = np.flatnonzero(stable)
+    assert all(unicodedata.is_normalized("NFKC", chr(c)) for c in codes.tolist())
+    rng = np.random.default_rng(3)
+    for a, b in rng.choice(codes, size=(100_000, 2)).tolist():
+        assert unicodedata.is_normalized("NFKC", chr(a) + chr(b))
+    # the characters that compose with the one before them are not stable
+    assert stable[[0x0301, 0x1161, 0x11A8, 0x0B3E, 0x3099]].tolist() == [0, 0, 0, 0, 0]
+    assert stable[[ord("a"), ord("é"), ord("ж"), ord("北")]].tolist() == [1, 1, 1, 1]

@@ -3,7 +3,8 @@
 The cleaning steps (wiki markup, HTML, quoted lines, NFKC) are Python, per text; most texts
 have nothing for them to do, and even deciding that in Python (a regex search for quoted
 lines, several substring scans) cost about as much as tokenizing. One pass over the batch's
-UTF-8 flags the texts that hold any byte pattern a step starts from — a superset of the
+UTF-8 flags the texts that hold any byte pattern a step starts from, or a character NFKC may
+change (a table of the characters its quick check passes) — a superset of the
 texts the steps change — so Python only looks at those.
 """
 
@@ -12,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from neardup._kernels.tokenize import decode_utf8
+
 MARKUP = np.uint8(1)  # may hold wiki markup, HTML or quoted lines: every cleaning step runs
-NON_ASCII = np.uint8(2)  # non-ASCII characters, no markup: only NFKC may change the text
+NFKC = np.uint8(2)  # no markup, but characters NFKC may change
 
 # What each byte is to the scan. Nearly all bytes of a text are PLAIN (letters, digits,
 # spaces, newlines, most punctuation): one well-predicted branch each.
@@ -42,6 +45,7 @@ def _flags(
     lo: int,
     hi: int,
     kind: np.ndarray,
+    stable: np.ndarray,
     wiki: bool,
     html: bool,
     quotes: bool,
@@ -57,8 +61,9 @@ def _flags(
         if k == PLAIN:
             continue
         if k == HIGH:
-            if normalize:
-                out |= NON_ASCII
+            first = (b & 0xC0) != 0x80  # the first byte of a character
+            if normalize and out == 0 and first and stable[decode_utf8(text, i)[0]] == 0:
+                out = NFKC
         elif k == OPEN:
             if html or wiki:  # wiki: "<ref", taken as any "<" (a superset is safe)
                 return MARKUP
@@ -78,6 +83,7 @@ def cleaning_flags(
     text: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
+    stable: np.ndarray,
     wiki: bool,
     html: bool,
     quotes: bool,
@@ -85,10 +91,11 @@ def cleaning_flags(
 ) -> np.ndarray:
     """Per text ``text[starts[d]:ends[d]]``: MARKUP if a switched-on markup step could change
     it (``<`` or ``&``, a wiki marker pair, a ``>`` opening the text or a line after
-    indentation) or it holds a NUL; else NON_ASCII if ``normalize`` and it has non-ASCII
-    bytes; else 0: every step would leave it as it is."""
+    indentation) or it holds a NUL; else NFKC if ``normalize`` and it has a character
+    that NFKC may change (``stable``: :func:`neardup.text.chars.nfkc_stable_table`); else
+    0: every step would leave it as it is."""
     n = starts.size
     out = np.zeros(n, dtype=np.uint8)
     for d in prange(n):
-        out[d] = _flags(text, starts[d], ends[d], _KIND, wiki, html, quotes, normalize)
+        out[d] = _flags(text, starts[d], ends[d], _KIND, stable, wiki, html, quotes, normalize)
     return out

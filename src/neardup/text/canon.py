@@ -38,6 +38,7 @@ from neardup.text.script import langs_from_counts
 _DOC_SEPARATOR = "\x00"
 _CHUNKS_PER_THREAD = 4  # tasks per thread of the tokenizer: enough to balance uneven texts
 _NO_STOPS = np.zeros(1, dtype=np.uint64)  # no stop words: the tokenizer skips their lookup
+_NO_TABLE = np.zeros(0, dtype=np.uint8)
 _NO_FOLD = (np.empty(0, dtype=np.uint32), np.zeros((1, 3), dtype=np.uint32))
 
 
@@ -130,8 +131,9 @@ def _clean_batch(
     """
     docs = list(texts)
     text, starts, ends = _split(docs)
+    stable = chars.nfkc_stable_table() if config.normalize else _NO_TABLE
     flags = cleaning_flags(
-        text, starts, ends, config.wiki, config.html, config.quotes, config.normalize
+        text, starts, ends, stable, config.wiki, config.html, config.quotes, config.normalize
     )
     changed: dict[int, str] = {}
     for d in np.flatnonzero(flags).tolist():
