@@ -264,7 +264,6 @@ def _scan(
     return ntok, pos - start_pos
 
 
-@njit(cache=True, parallel=True, nogil=True)
 def tokenize_batch(
     text: np.ndarray,
     starts: np.ndarray,
@@ -290,8 +289,39 @@ def tokenize_batch(
     documents back to back into a region big enough for any outcome (6 bytes per folded code
     byte, a token per two bytes), so only the memory actually written is touched; the
     regions are then packed to the left in place, and views of the packed part returned (no
-    second batch's worth of fresh memory, whose page faults cost as much as tokenizing).
+    second batch's worth of fresh memory). The regions are allocated here by NumPy, which
+    asks for huge pages: the page faults of the kernel's own allocations cost as much as
+    tokenizing on a virtual machine.
     """
+    total = int((ends - starts).sum()) + starts.size  # every document and a separator
+    growth = (_MAX_FOLD_GROWTH if fold.size > 0 else 1) + (1 if split_han else 0)
+    tokens = total // 2 + starts.size + 1  # a token per two bytes, plus one per chunk
+    wide = np.empty(growth * total, dtype=np.uint8)
+    wide_s = np.empty(tokens, dtype=np.int64)
+    wide_e = np.empty(tokens, dtype=np.int64)
+    return _tokenize_into(
+        text, starts, ends, table, fold, expansions, stops, joiners, split_han, parts,
+        wide, wide_s, wide_e,
+    )  # fmt: skip
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _tokenize_into(
+    text: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    table: np.ndarray,
+    fold: np.ndarray,
+    expansions: np.ndarray,
+    stops: np.ndarray,
+    joiners: np.ndarray,
+    split_han: bool,
+    parts: int,
+    wide: np.ndarray,
+    wide_s: np.ndarray,
+    wide_e: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`tokenize_batch` with its regions given (big enough: checked)."""
     n = starts.size
     bits = 0
     while (1 << bits) < stops.size:
@@ -310,9 +340,8 @@ def tokenize_batch(
             length += ends[d] - starts[d] + 1
         byte_base[k + 1] = byte_base[k] + growth * length
         tok_base[k + 1] = tok_base[k] + length // 2 + 1
-    wide = np.empty(byte_base[nc], dtype=np.uint8)
-    wide_s = np.empty(tok_base[nc], dtype=np.int64)
-    wide_e = np.empty(tok_base[nc], dtype=np.int64)
+    if byte_base[nc] > wide.size or tok_base[nc] > wide_s.size or wide_e.size < wide_s.size:
+        raise ValueError("tokenize regions too small")
     counts = np.zeros(n, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
     for k in prange(nc):
