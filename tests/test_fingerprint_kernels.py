@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.precheck import MARKUP, NFKC, cleaning_flags
+from neardup._kernels.precheck import MARKUP, NFKC, NON_ASCII, cleaning_flags
 from neardup._kernels.shingle import unique_per_doc
 from neardup._kernels.tokenize import (
     SEPARATOR,
@@ -161,9 +161,10 @@ _CLEAN_CONFIGS = [
 )
 def test_batch_cleaning_equals_cleaning_every_text(texts, config):
     """The pre-check only skips texts that every step would leave as they are."""
-    docs, (text, starts, ends) = _clean_batch(texts, config)
+    docs, (text, starts, ends), plain = _clean_batch(texts, config)
     want = [_clean(t, config) for t in texts]
     assert docs == want
+    assert all(t.isascii() and t == w for t, w, p in zip(texts, want, plain, strict=True) if p)
     stable = chars.nfkc_stable_table()
     flags = cleaning_flags(
         *_split(texts), stable, config.wiki, config.html, config.quotes, config.normalize
@@ -180,7 +181,16 @@ def test_batch_cleaning_equals_cleaning_every_text(texts, config):
 def test_cleaning_flags_find_each_kind_of_markup():
     texts = ["plain, fine", "a <b>", "[[link]]", "x\n{| table", "x\n  > re", "> re", "ﬁ", "é"]
     flags = cleaning_flags(*_split(texts), chars.nfkc_stable_table(), True, True, True, True)
-    assert flags.tolist() == [0, MARKUP, MARKUP, MARKUP, MARKUP, MARKUP, NFKC, 0]
+    assert flags.tolist() == [
+        0,
+        MARKUP,
+        MARKUP,
+        MARKUP,
+        MARKUP,
+        MARKUP,
+        NFKC | NON_ASCII,
+        NON_ASCII,
+    ]
 
 
 def test_tokenize_batch_splits_han_characters_from_ascii_words():

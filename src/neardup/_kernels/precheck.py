@@ -17,6 +17,7 @@ from neardup._kernels.tokenize import decode_utf8
 
 MARKUP = np.uint8(1)  # may hold wiki markup, HTML or quoted lines: every cleaning step runs
 NFKC = np.uint8(2)  # no markup, but characters NFKC may change
+NON_ASCII = np.uint8(4)  # non-ASCII bytes (a text without: no letter counts needed)
 
 # What each byte is to the scan. Nearly all bytes of a text are PLAIN (letters, digits,
 # spaces, newlines, most punctuation): one well-predicted branch each.
@@ -61,9 +62,10 @@ def _flags(
         if k == PLAIN:
             continue
         if k == HIGH:
+            out |= NON_ASCII
             first = (b & 0xC0) != 0x80  # the first byte of a character
-            if normalize and out == 0 and first and stable[decode_utf8(text, i)[0]] == 0:
-                out = NFKC
+            if normalize and out == NON_ASCII and first and stable[decode_utf8(text, i)[0]] == 0:
+                out |= NFKC
         elif k == OPEN:
             if html or wiki:  # wiki: "<ref", taken as any "<" (a superset is safe)
                 return MARKUP
@@ -93,7 +95,8 @@ def cleaning_flags(
     it (``<`` or ``&``, a wiki marker pair, a ``>`` opening the text or a line after
     indentation) or it holds a NUL; else NFKC if ``normalize`` and it has a character
     that NFKC may change (``stable``: :func:`neardup.text.chars.nfkc_stable_table`); else
-    0: every step would leave it as it is."""
+    neither: every step would leave it as it is. NON_ASCII is added for non-ASCII bytes
+    (before any MARKUP: a MARKUP text may have them or not)."""
     n = starts.size
     out = np.zeros(n, dtype=np.uint8)
     for d in prange(n):

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from neardup._kernels.precheck import MARKUP, cleaning_flags
+from neardup._kernels.precheck import MARKUP, NFKC, cleaning_flags
 from neardup._kernels.script import script_counts
 from neardup._kernels.tokenize import stop_set, token_hash, tokenize_batch
 from neardup.config import CanonConfig, Unit
@@ -99,8 +99,8 @@ def canonicalize_batch(
 ) -> TokenBatch:
     """Canonicalize many texts at once; see the module docstring for the steps."""
     config = config or CanonConfig()
-    docs, (text, starts, ends) = _clean_batch(texts, config)
-    langs, han = _languages(text, starts, ends, config)
+    docs, (text, starts, ends), plain = _clean_batch(texts, config)
+    langs, han = _languages(text, starts, ends, config, plain)
     if config.segment and unit != "char":
         auto = config.lang == "auto"
         wanted = [
@@ -123,11 +123,12 @@ def canonicalize_batch(
 
 def _clean_batch(
     texts: Sequence[str], config: CanonConfig
-) -> tuple[list[str], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Every text :func:`_clean`-ed, and the UTF-8 of the cleaned batch (:func:`_split`).
+) -> tuple[list[str], tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """Every text :func:`_clean`-ed, the UTF-8 of the cleaned batch (:func:`_split`), and
+    which texts are plain ASCII left as they were (no letter but Latin ones to count).
 
     The Python steps run only on the texts that the compiled pre-check flags (markup
-    characters, non-ASCII for NFKC): on the others they would change nothing.
+    characters, characters NFKC changes): on the others they would change nothing.
     """
     docs = list(texts)
     text, starts, ends = _split(docs)
@@ -136,14 +137,14 @@ def _clean_batch(
         text, starts, ends, stable, config.wiki, config.html, config.quotes, config.normalize
     )
     changed: dict[int, str] = {}
-    for d in np.flatnonzero(flags).tolist():
+    for d in np.flatnonzero(flags & (MARKUP | NFKC)).tolist():
         old = docs[d]
         new = _clean(old, config) if flags[d] & MARKUP else unicodedata.normalize("NFKC", old)
         if new != old:
             changed[d] = docs[d] = new
     if changed:
         text, starts, ends = _replace(text, starts, ends, changed)
-    return docs, (text, starts, ends)
+    return docs, (text, starts, ends), flags == 0
 
 
 def _replace(
@@ -203,12 +204,19 @@ def _bounds(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _languages(
-    text: np.ndarray, starts: np.ndarray, ends: np.ndarray, config: CanonConfig
+    text: np.ndarray, starts: np.ndarray, ends: np.ndarray, config: CanonConfig, plain: np.ndarray
 ) -> tuple[list[str], list[bool]]:
-    """Each document's language (named, or from its letters' scripts) and whether it has Han."""
+    """Each document's language (named, or from its letters' scripts) and whether it has Han.
+
+    ``plain`` documents (ASCII only) are English without counting: no Han, no Cyrillic."""
     if config.lang != "auto":
         return [config.lang] * starts.size, [False] * starts.size
-    counts = script_counts(text, starts, ends)
+    if plain.any():
+        counts = np.zeros((starts.size, 3), dtype=np.int64)
+        some = np.flatnonzero(~plain)
+        counts[some] = script_counts(text, starts[some], ends[some])
+    else:
+        counts = script_counts(text, starts, ends)
     return langs_from_counts(counts), (counts[:, 0] > 0).tolist()
 
 
@@ -223,7 +231,8 @@ def _tokenize(
 ) -> TokenBatch:
     stops = _stop_hashes(config) if config.stopwords else _NO_STOPS
     fold, expansions = chars.fold_table() if config.lowercase else _NO_FOLD
-    parts = _CHUNKS_PER_THREAD * numba.get_num_threads()
+    threads = numba.get_num_threads()
+    parts = _CHUNKS_PER_THREAD * threads if threads > 1 else 1  # one chunk: nothing to pack
     buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(
         text, starts, ends, table, fold, expansions, stops, spaced, split_han, parts
     )
