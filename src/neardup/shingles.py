@@ -65,7 +65,7 @@ class Shingle:
 def fingerprint_tokens(tokens: TokenBatch, config: ShingleConfig) -> FingerprintBatch:
     """Shingle and hash an already canonicalized batch."""
     hashes, _, _, offsets = shingle_fingerprints(tokens, config)
-    return FingerprintBatch(*unique_per_doc(hashes, offsets))
+    return FingerprintBatch(*unique_per_doc(hashes, offsets, overwrite=True))
 
 
 def shingle_fingerprints(

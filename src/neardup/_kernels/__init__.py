@@ -32,8 +32,9 @@ def kernels_compiled() -> bool:
     in numba's on-disk cache for this source and numba version; if not, this is a fresh
     install and the first calls compile them (about a minute for all). Unknown: True."""
     from neardup._kernels import script, shingle, tokenize
+    from neardup._kernels.precheck import cleaning_flags
 
-    kernels = (tokenize.tokenize_batch, script.script_counts, shingle.shingle_spans)
+    kernels = (tokenize._tokenize_into, script.script_counts, shingle.shingle_spans, cleaning_flags)
     try:
         return all(bool(k._cache._cache_file._load_index()) for k in kernels)
     except Exception:  # numba internals changed: say nothing

@@ -616,7 +616,7 @@ def _hash_range(
         out[j] = _dispatch_valid(kind, buf, starts[j], ends[j], seed)
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True, parallel=True, nogil=True)
 def hash_spans(
     kind: int, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, seed: int
 ) -> np.ndarray:

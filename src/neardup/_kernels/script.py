@@ -59,7 +59,7 @@ def _count(text: np.ndarray, lo: int, hi: int) -> tuple[int, int, int]:
     return han, cyrillic, latin
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def script_counts(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """(n_docs, 3) letter counts: Han, Cyrillic, Latin, of the UTF-8 text[starts[d]:ends[d]]."""
     n = starts.size

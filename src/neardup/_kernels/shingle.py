@@ -40,7 +40,7 @@ def _char_starts(buf: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def shingle_spans(
     buf: np.ndarray,
     doc_offsets: np.ndarray,
@@ -157,33 +157,112 @@ def _is_han_token(buf: np.ndarray, start: int, end: int) -> bool:
     return width == end - start and is_han(c)
 
 
-@njit(cache=True, parallel=True)
+# Segments this short are insertion sorted directly; longer ones are bucket sorted first.
+_INSERTION_ONLY = 24
+# Insertion sort after bucketing moves ~1 element per value for uniform hashes; past this many
+# moves per value the values are not uniform (crc32, clustered input): sort them instead.
+_MAX_MOVES_PER_VALUE = 8
+
+
+@njit(cache=True, inline="always")
+def _bit_length(x: np.uint64) -> int:
+    n = 0
+    while x != 0:
+        x >>= np.uint64(1)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _insertion_sort(work: np.ndarray, lo: int, hi: int, budget: int) -> bool:
+    """Insertion sort of work[lo:hi] in place, giving up (False) after ``budget`` moves."""
+    moves = 0
+    for i in range(lo + 1, hi):
+        x = work[i]
+        j = i
+        while j > lo and work[j - 1] > x:
+            work[j] = work[j - 1]
+            j -= 1
+        moves += i - j
+        work[j] = x
+        if moves > budget:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _sort_segment(work: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The values work[lo:hi], sorted (in a new array when bucket sorted, else in place).
+
+    Shingle fingerprints are uniform 64-bit hashes, so a counting sort by their top bits into
+    about one bucket per value leaves only tiny buckets, finished by one insertion sort: O(n)
+    where a comparison sort is O(n log n). Input that is not uniform falls back to quicksort.
+    """
+    n = hi - lo
+    if n <= _INSERTION_ONLY:
+        if not _insertion_sort(work, lo, hi, n * n):
+            work[lo:hi].sort()
+        return work[lo:hi]
+    smallest = work[lo]
+    largest = work[lo]
+    for i in range(lo + 1, hi):
+        v = work[i]
+        smallest = min(smallest, v)
+        largest = max(largest, v)
+    bits = _bit_length(np.uint64(n - 1))  # 2**bits buckets: at least one per value
+    shift = np.uint64(max(0, _bit_length(largest - smallest) - bits))
+    starts = np.zeros((1 << bits) + 1, dtype=np.int64)
+    for i in range(lo, hi):
+        starts[np.int64((work[i] - smallest) >> shift) + 1] += 1
+    for b in range(1, starts.size):  # bucket b's values go to out[starts[b]:starts[b + 1]]
+        starts[b] += starts[b - 1]
+    out = np.empty(n, dtype=work.dtype)
+    for i in range(lo, hi):
+        b = np.int64((work[i] - smallest) >> shift)
+        out[starts[b]] = work[i]
+        starts[b] += 1
+    if not _insertion_sort(out, 0, n, _MAX_MOVES_PER_VALUE * n):
+        out.sort()
+    return out
+
+
+@njit(cache=True, parallel=True, nogil=True)
 def unique_per_doc(
-    values: np.ndarray, offsets: np.ndarray
+    values: np.ndarray, offsets: np.ndarray, overwrite: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sorted distinct values of every document's segment (the shingle SET of each document),
-    with how often each occurs (weights for SimHash)."""
+    with how often each occurs (weights for SimHash).
+
+    ``overwrite``: the result is built in ``values`` itself (views of it are returned), which
+    saves a copy of a batch's worth of fresh memory when the caller has no further use for it.
+    """
     n = offsets.size - 1
-    work = values.copy()
+    work = values if overwrite else values.copy()
+    times = np.empty(values.size, dtype=np.uint32)
     counts = np.zeros(n, dtype=np.int64)
     for d in prange(n):
-        seg = work[offsets[d] : offsets[d + 1]]
-        seg.sort()
-        c = 0
-        for i in range(seg.size):
-            if i == 0 or seg[i] != seg[i - 1]:
-                c += 1
-        counts[d] = c
+        lo, hi = offsets[d], offsets[d + 1]
+        if hi == lo:
+            continue
+        seg = _sort_segment(work, lo, hi)
+        k = lo  # distinct values are compacted to work[lo:lo + count], multiplicities beside
+        work[k] = seg[0]
+        times[k] = 1
+        for i in range(1, hi - lo):
+            if seg[i] != work[k]:
+                k += 1
+                work[k] = seg[i]
+                times[k] = 1
+            else:
+                times[k] += 1
+        counts[d] = k + 1 - lo
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     new_offsets[1:] = np.cumsum(counts)
-    out = np.empty(new_offsets[n], dtype=values.dtype)
-    multiplicity = np.zeros(new_offsets[n], dtype=np.uint32)
-    for d in prange(n):
-        seg = work[offsets[d] : offsets[d + 1]]
-        k = new_offsets[d] - 1
-        for i in range(seg.size):
-            if i == 0 or seg[i] != seg[i - 1]:
-                k += 1
-                out[k] = seg[i]
-            multiplicity[k] += 1
-    return out, new_offsets, multiplicity
+    for d in range(n):  # pack the documents to the left, in order (never past unread data)
+        lo, c, o = offsets[d], counts[d], new_offsets[d]
+        if o != lo:
+            for i in range(c):
+                work[o + i] = work[lo + i]
+                times[o + i] = times[lo + i]
+    total = new_offsets[n]
+    return work[:total], new_offsets, times[:total]

@@ -176,6 +176,7 @@ def _scan(
     tok_s: np.ndarray,
     tok_e: np.ndarray,
     tpos: int,
+    ascii_map: np.ndarray,
 ) -> tuple[int, int]:
     """Tokenize the UTF-8 bytes text[lo:hi], writing kept tokens from out[pos] and token
     slots from tpos.
@@ -183,6 +184,7 @@ def _scan(
     Token boundaries come from the unfolded characters; a token's characters are case folded
     (when ``fold`` is not empty) as they are written. ``split_han``: each Han character is a
     token, joined to a Han token before it by nothing. Returns (tokens kept, bytes written).
+    ``ascii_map`` (:func:`_ascii_map`, or empty) is the short path of ASCII bytes.
     """
     check_stops = stops.size > 1
     folding = fold.size > 0
@@ -190,8 +192,14 @@ def _scan(
     start_pos = pos
     prev_han = False  # the last kept token is a Han character
     gap_break = False  # a clause break since the last kept token
+    fast = ascii_map.size > 0
     i = lo
     while i < hi:
+        if fast and text[i] < 0x80 and ascii_map[text[i]] == 0:  # an ASCII separator
+            if is_break(text[i]):
+                gap_break = True
+            i += 1
+            continue
         c, width = decode_utf8(text, i)
         if table[c] != TOKEN_CHAR:
             if table[c] == SEPARATOR and is_break(c):
@@ -212,6 +220,17 @@ def _scan(
         h = _FNV_OFFSET
         j = i
         while j < hi:
+            b = text[j]
+            if fast and b < 0x80:  # ASCII: never Han (so j > i), one byte out
+                a = ascii_map[b]
+                if a == 0 or han:
+                    break
+                if check_stops:
+                    h = (h ^ np.uint64(a)) * _FNV_PRIME
+                out[p] = a
+                p += 1
+                j += 1
+                continue
             c, width = decode_utf8(text, j)
             cls = table[c]
             if cls == SEPARATOR:
@@ -226,11 +245,13 @@ def _scan(
                 if f & _FOLD_EXPANDS:  # folds to several code points (ß → ss), all letters
                     for x in expansions[f ^ _FOLD_EXPANDS]:
                         if x != 0:
-                            h = (h ^ np.uint64(x)) * _FNV_PRIME
+                            if check_stops:
+                                h = (h ^ np.uint64(x)) * _FNV_PRIME
                             p = _put_utf8(out, p, x)
                     continue
                 c = f
-            h = (h ^ np.uint64(c)) * _FNV_PRIME
+            if check_stops:
+                h = (h ^ np.uint64(c)) * _FNV_PRIME
             p = _put_utf8(out, p, c)
         if not (check_stops and _is_stop(h, stops, bits)):
             tok_s[tpos + ntok] = first
@@ -243,7 +264,6 @@ def _scan(
     return ntok, pos - start_pos
 
 
-@njit(cache=True, parallel=True)
 def tokenize_batch(
     text: np.ndarray,
     starts: np.ndarray,
@@ -268,9 +288,40 @@ def tokenize_batch(
     Documents are cut into about ``parts`` contiguous chunks, one task each. A task writes its
     documents back to back into a region big enough for any outcome (6 bytes per folded code
     byte, a token per two bytes), so only the memory actually written is touched; the
-    regions are
-    then packed together.
+    regions are then packed to the left in place, and views of the packed part returned (no
+    second batch's worth of fresh memory). The regions are allocated here by NumPy, which
+    asks for huge pages: the page faults of the kernel's own allocations cost as much as
+    tokenizing on a virtual machine.
     """
+    total = int((ends - starts).sum()) + starts.size  # every document and a separator
+    growth = (_MAX_FOLD_GROWTH if fold.size > 0 else 1) + (1 if split_han else 0)
+    tokens = total // 2 + starts.size + 1  # a token per two bytes, plus one per chunk
+    wide = np.empty(growth * total, dtype=np.uint8)
+    wide_s = np.empty(tokens, dtype=np.int64)
+    wide_e = np.empty(tokens, dtype=np.int64)
+    return _tokenize_into(
+        text, starts, ends, table, fold, expansions, stops, joiners, split_han, parts,
+        wide, wide_s, wide_e,
+    )  # fmt: skip
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _tokenize_into(
+    text: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    table: np.ndarray,
+    fold: np.ndarray,
+    expansions: np.ndarray,
+    stops: np.ndarray,
+    joiners: np.ndarray,
+    split_han: bool,
+    parts: int,
+    wide: np.ndarray,
+    wide_s: np.ndarray,
+    wide_e: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`tokenize_batch` with its regions given (big enough: checked)."""
     n = starts.size
     bits = 0
     while (1 << bits) < stops.size:
@@ -278,6 +329,7 @@ def tokenize_batch(
     growth = _MAX_FOLD_GROWTH if fold.size > 0 else 1
     if split_han:
         growth += 1  # a space between a Han character and a word: "中a中" → "中 a 中"
+    ascii_map = _ascii_map(table, fold)
     chunks = _chunks(starts, ends, parts)
     nc = chunks.size - 1
     byte_base = np.zeros(nc + 1, dtype=np.int64)
@@ -288,9 +340,8 @@ def tokenize_batch(
             length += ends[d] - starts[d] + 1
         byte_base[k + 1] = byte_base[k] + growth * length
         tok_base[k + 1] = tok_base[k] + length // 2 + 1
-    wide = np.empty(byte_base[nc], dtype=np.uint8)
-    wide_s = np.empty(tok_base[nc], dtype=np.int64)
-    wide_e = np.empty(tok_base[nc], dtype=np.int64)
+    if byte_base[nc] > wide.size or tok_base[nc] > wide_s.size or wide_e.size < wide_s.size:
+        raise ValueError("tokenize regions too small")
     counts = np.zeros(n, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
     for k in prange(nc):
@@ -312,6 +363,7 @@ def tokenize_batch(
                 wide_s,
                 wide_e,
                 tpos,
+                ascii_map,
             )
             counts[d], sizes[d] = c, s
             pos += s
@@ -320,19 +372,41 @@ def tokenize_batch(
     tok_offsets = np.zeros(n + 1, dtype=np.int64)
     doc_offsets[1:] = np.cumsum(sizes)
     tok_offsets[1:] = np.cumsum(counts)
-    buf = np.empty(doc_offsets[n], dtype=np.uint8)
-    tok_starts = np.empty(tok_offsets[n], dtype=np.int64)
-    tok_ends = np.empty(tok_offsets[n], dtype=np.int64)
-    for k in prange(nc):
+    for k in range(nc):  # pack the regions to the left, in order (never past unread data)
         d0, d1 = chunks[k], chunks[k + 1]
         b0, t0 = doc_offsets[d0], tok_offsets[d0]
         nbytes, ntoks = doc_offsets[d1] - b0, tok_offsets[d1] - t0
-        buf[b0 : b0 + nbytes] = wide[byte_base[k] : byte_base[k] + nbytes]
         shift = b0 - byte_base[k]
-        for i in range(ntoks):
-            tok_starts[t0 + i] = wide_s[tok_base[k] + i] + shift
-            tok_ends[t0 + i] = wide_e[tok_base[k] + i] + shift
-    return buf, doc_offsets, tok_starts, tok_ends, tok_offsets
+        if shift != 0:
+            for i in range(nbytes):
+                wide[b0 + i] = wide[byte_base[k] + i]
+        if shift != 0 or t0 != tok_base[k]:
+            for i in range(ntoks):
+                wide_s[t0 + i] = wide_s[tok_base[k] + i] + shift
+                wide_e[t0 + i] = wide_e[tok_base[k] + i] + shift
+    return (
+        wide[: doc_offsets[n]],
+        doc_offsets,
+        wide_s[: tok_offsets[n]],
+        wide_e[: tok_offsets[n]],
+        tok_offsets,
+    )
+
+
+@njit(cache=True)
+def _ascii_map(table: np.ndarray, fold: np.ndarray) -> np.ndarray:
+    """Per ASCII byte: 0 if it separates tokens, else its folded byte (its own byte when not
+    folding). Empty (no short path) unless every ASCII character separates or is a token
+    character folding to one nonzero ASCII byte, as with the tables of ``text.chars``."""
+    out = np.zeros(128, dtype=np.uint8)
+    for b in range(128):
+        if table[b] == SEPARATOR:
+            continue
+        f = fold[b] if fold.size > 0 else np.uint32(b)
+        if table[b] != TOKEN_CHAR or f == 0 or f >= 0x80:
+            return np.zeros(0, dtype=np.uint8)
+        out[b] = np.uint8(f)
+    return out
 
 
 @njit(cache=True)

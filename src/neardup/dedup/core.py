@@ -51,6 +51,7 @@ from neardup.dedup.templates import (
 from neardup.errors import ConfigError
 from neardup.methods import get_method, method_classes
 from neardup.methods.base import Method, Signatures
+from neardup.prefetch import prefetch
 from neardup.shingles import FingerprintBatch, fingerprint_batch
 
 Measure = Literal["resemblance", "containment"]
@@ -326,7 +327,7 @@ def score_candidates(
         spill = _Spill(Path(workspace.name), keep_counts=method.weighs_counts)
         ids: list[str] = []
         lengths: list[int] = []
-        for chunk in _chunks(texts, config.batch_size):
+        for chunk in prefetch(_chunks(texts, config.batch_size)):  # read while fingerprinting
             ids.extend(doc_id for doc_id, _ in chunk)
             lengths.extend(len(text) for _, text in chunk)
             spill.add(fingerprint_batch([text for _, text in chunk], config.text))

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from neardup._kernels.precheck import MARKUP, NFKC, cleaning_flags
 from neardup._kernels.script import script_counts
 from neardup._kernels.tokenize import stop_set, token_hash, tokenize_batch
 from neardup.config import CanonConfig, Unit
@@ -36,7 +37,8 @@ from neardup.text.script import langs_from_counts
 
 _DOC_SEPARATOR = "\x00"
 _CHUNKS_PER_THREAD = 4  # tasks per thread of the tokenizer: enough to balance uneven texts
-_NO_STOPS = np.zeros(16, dtype=np.uint64)  # stop_set() of no words (no kernel call at import)
+_NO_STOPS = np.zeros(1, dtype=np.uint64)  # no stop words: the tokenizer skips their lookup
+_NO_TABLE = np.zeros(0, dtype=np.uint8)
 _NO_FOLD = (np.empty(0, dtype=np.uint32), np.zeros((1, 3), dtype=np.uint32))
 
 
@@ -97,9 +99,8 @@ def canonicalize_batch(
 ) -> TokenBatch:
     """Canonicalize many texts at once; see the module docstring for the steps."""
     config = config or CanonConfig()
-    docs = [_clean(t, config) for t in texts]
-    text, starts, ends = _split(docs)
-    langs, han = _languages(text, starts, ends, config)
+    docs, (text, starts, ends), plain = _clean_batch(texts, config)
+    langs, han = _languages(text, starts, ends, config, plain)
     if config.segment and unit != "char":
         auto = config.lang == "auto"
         wanted = [
@@ -118,6 +119,50 @@ def canonicalize_batch(
         text, starts, ends = _split(words)
         batch = _tokenize(text, starts, ends, config, spaced, chars.whitespace_table(), split_han)
     return batch
+
+
+def _clean_batch(
+    texts: Sequence[str], config: CanonConfig
+) -> tuple[list[str], tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """Every text :func:`_clean`-ed, the UTF-8 of the cleaned batch (:func:`_split`), and
+    which texts are plain ASCII left as they were (no letter but Latin ones to count).
+
+    The Python steps run only on the texts that the compiled pre-check flags (markup
+    characters, characters NFKC changes): on the others they would change nothing.
+    """
+    docs = list(texts)
+    text, starts, ends = _split(docs)
+    stable = chars.nfkc_stable_table() if config.normalize else _NO_TABLE
+    flags = cleaning_flags(
+        text, starts, ends, stable, config.wiki, config.html, config.quotes, config.normalize
+    )
+    changed: dict[int, str] = {}
+    for d in np.flatnonzero(flags & (MARKUP | NFKC)).tolist():
+        old = docs[d]
+        new = _clean(old, config) if flags[d] & MARKUP else unicodedata.normalize("NFKC", old)
+        if new != old:
+            changed[d] = docs[d] = new
+    if changed:
+        text, starts, ends = _replace(text, starts, ends, changed)
+    return docs, (text, starts, ends), flags == 0
+
+
+def _replace(
+    text: np.ndarray, starts: np.ndarray, ends: np.ndarray, changed: dict[int, str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_split`'s output with the documents of ``changed`` replaced (the rest of the
+    bytes copied once, not encoded again)."""
+    raw = memoryview(text)
+    lengths = ends - starts
+    pieces: list[bytes | memoryview] = []
+    at = 0
+    for d in sorted(changed):
+        new = changed[d].encode("utf-8", "surrogatepass")
+        pieces += (raw[at : starts[d]], new)
+        lengths[d] = len(new)
+        at = ends[d]
+    pieces.append(raw[at:])
+    return np.frombuffer(b"".join(pieces), dtype=np.uint8), *_bounds(lengths)
 
 
 def _clean(text: str, config: CanonConfig) -> str:
@@ -145,21 +190,33 @@ def _may_be_wiki(text: str, config: CanonConfig) -> bool:
 
 def _split(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 bytes of the batch (documents joined by NUL) and each one's [start, end)."""
-    joined = _DOC_SEPARATOR.join(docs).encode("utf-8", "surrogatepass")
-    text = np.frombuffer(joined, dtype=np.uint8)
-    bounds = np.flatnonzero(text == 0)  # texts hold no NUL (cleaned), so these separate them
-    starts = np.concatenate(([0], bounds + 1)).astype(np.int64)
-    ends = np.concatenate((bounds, [text.size])).astype(np.int64)
-    return (text, starts, ends) if docs else (text, starts[:0], ends[:0])
+    # one encode per text, not of the joined text: a joined str takes the widest kind of
+    # any of its texts, and encoding it costs twice as much
+    encoded = [d.encode("utf-8", "surrogatepass") for d in docs]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    return np.frombuffer(_DOC_SEPARATOR.encode().join(encoded), dtype=np.uint8), *_bounds(lengths)
+
+
+def _bounds(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, ends)`` of documents of these byte lengths, joined by one separator byte."""
+    ends = np.cumsum(lengths + 1) - 1
+    return ends - lengths, ends
 
 
 def _languages(
-    text: np.ndarray, starts: np.ndarray, ends: np.ndarray, config: CanonConfig
+    text: np.ndarray, starts: np.ndarray, ends: np.ndarray, config: CanonConfig, plain: np.ndarray
 ) -> tuple[list[str], list[bool]]:
-    """Each document's language (named, or from its letters' scripts) and whether it has Han."""
+    """Each document's language (named, or from its letters' scripts) and whether it has Han.
+
+    ``plain`` documents (ASCII only) are English without counting: no Han, no Cyrillic."""
     if config.lang != "auto":
         return [config.lang] * starts.size, [False] * starts.size
-    counts = script_counts(text, starts, ends)
+    if plain.any():
+        counts = np.zeros((starts.size, 3), dtype=np.int64)
+        some = np.flatnonzero(~plain)
+        counts[some] = script_counts(text, starts[some], ends[some])
+    else:
+        counts = script_counts(text, starts, ends)
     return langs_from_counts(counts), (counts[:, 0] > 0).tolist()
 
 
@@ -174,7 +231,8 @@ def _tokenize(
 ) -> TokenBatch:
     stops = _stop_hashes(config) if config.stopwords else _NO_STOPS
     fold, expansions = chars.fold_table() if config.lowercase else _NO_FOLD
-    parts = _CHUNKS_PER_THREAD * numba.get_num_threads()
+    threads = numba.get_num_threads()
+    parts = _CHUNKS_PER_THREAD * threads if threads > 1 else 1  # one chunk: nothing to pack
     buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(
         text, starts, ends, table, fold, expansions, stops, spaced, split_han, parts
     )

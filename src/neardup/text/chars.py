@@ -104,3 +104,36 @@ def _build_fold_table() -> tuple[np.ndarray, np.ndarray]:
     fold.setflags(write=False)
     expansions.setflags(write=False)
     return fold, expansions
+
+
+# Hangul vowel and trailing consonant jamo: they compose with the syllable before them.
+_HANGUL_COMPOSING = [(0x1161, 0x1176), (0x11A8, 0x11C3)]
+
+
+@functools.cache
+def nfkc_stable_table() -> np.ndarray:
+    """Per code point, 1 if no text made of such characters is changed by NFKC: the
+    character is NFKC as it is (not Quick_Check=No), has combining class 0, and never
+    composes with a character before it (Quick_Check=Maybe: the second character of a
+    canonical pair, Hangul jamo). A text holding only these passes NFKC's quick check, so
+    the compiled pre-check skips ``unicodedata.normalize`` for it (built once per Python:
+    :mod:`neardup.tablecache`)."""
+    (table,) = cached_arrays("nfkc-stable", lambda: (_build_nfkc_stable_table(),))
+    table.setflags(write=False)
+    return table
+
+
+def _build_nfkc_stable_table() -> np.ndarray:
+    stable = np.zeros(sys.maxunicode + 1, dtype=np.uint8)
+    seconds = set()
+    for c in range(sys.maxunicode + 1):
+        ch = chr(c)
+        if unicodedata.is_normalized("NFKC", ch) and not unicodedata.combining(ch):
+            stable[c] = 1
+        parts = unicodedata.decomposition(ch).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            seconds.add(int(parts[1], 16))
+    stable[sorted(seconds)] = 0
+    for lo, hi in _HANGUL_COMPOSING:
+        stable[lo:hi] = 0
+    return stable

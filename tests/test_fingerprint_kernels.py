@@ -1,0 +1,222 @@
+"""The fast fingerprint kernels pinned to simple reference implementations.
+
+``unique_per_doc`` (bucket sort of uniform hashes, quicksort fallback) against a per-document
+``arrays.unique_counts``, for uniform, clustered, duplicated and crc-like (32-bit) values;
+``tokenize_batch`` (chunks packed in place) against a per-character Python tokenizer driven by
+the same class table, for every number of chunks; the batch cleaning (a compiled pre-check,
+Python only for the flagged texts) against cleaning every text.
+"""
+
+import unicodedata
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup._kernels.precheck import MARKUP, NFKC, NON_ASCII, cleaning_flags
+from neardup._kernels.shingle import unique_per_doc
+from neardup._kernels.tokenize import (
+    SEPARATOR,
+    TOKEN_CHAR,
+    stop_set,
+    token_hash,
+    tokenize_batch,
+)
+from neardup.arrays import unique_counts
+from neardup.config import CanonConfig
+from neardup.text import chars
+from neardup.text.canon import _NO_STOPS, _clean, _clean_batch, _split
+
+# Values as the hashes are (uniform 64-bit), as crc32 gives them (32 bits), clustered (a few
+# high bits only: every value in one bucket, the fallback), and tiny (many repeats).
+_VALUES = st.one_of(
+    st.integers(0, 2**64 - 1),
+    st.integers(0, 2**32 - 1),
+    st.integers(0, 255).map(lambda x: x << 56),
+    st.integers(0, 3),
+)
+_DOCS = st.lists(st.lists(_VALUES, max_size=120), max_size=8)
+
+
+def _reference(docs: list[list[int]]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    pairs = [unique_counts(np.array(doc, dtype=np.uint64)) for doc in docs]
+    return [v for v, _ in pairs], [c for _, c in pairs]
+
+
+def _layout(docs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    flat = np.array([v for doc in docs for v in doc], dtype=np.uint64)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(doc) for doc in docs])
+    return flat, offsets
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOCS, st.booleans())
+def test_unique_per_doc_equals_sorted_distinct_values_with_counts(docs, overwrite):
+    flat, offsets = _layout(docs)
+    before = flat.copy()
+    values, new_offsets, counts = unique_per_doc(flat, offsets, overwrite)
+    want_values, want_counts = _reference(docs)
+    assert values.dtype == np.uint64
+    assert counts.dtype == np.uint32
+    assert new_offsets.tolist() == [0, *np.cumsum([v.size for v in want_values]).tolist()]
+    for d in range(len(docs)):
+        lo, hi = new_offsets[d], new_offsets[d + 1]
+        assert values[lo:hi].tolist() == want_values[d].tolist()
+        assert counts[lo:hi].tolist() == want_counts[d].tolist()
+    if not overwrite:
+        assert np.array_equal(flat, before)  # the input is left alone unless allowed
+
+
+def test_unique_per_doc_on_long_uniform_and_clustered_documents():
+    """Long segments take the bucket path (uniform) and the quicksort fallback (clustered)."""
+    rng = np.random.default_rng(7)
+    uniform = rng.integers(0, 2**64, size=5000, dtype=np.uint64)
+    repeated = np.concatenate([uniform[:3000], uniform[:2000]])
+    clustered = rng.integers(0, 2**40, size=4000, dtype=np.uint64)
+    clustered[:5] = np.uint64(2**64 - 1)  # outliers stretch the range: the rest in bucket 0
+    docs = [uniform, repeated, clustered, uniform[:1], uniform[:0]]
+    flat = np.concatenate(docs)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([d.size for d in docs])
+    values, new_offsets, counts = unique_per_doc(flat, offsets)
+    for d, doc in enumerate(docs):
+        want, times = unique_counts(doc)
+        lo, hi = new_offsets[d], new_offsets[d + 1]
+        assert np.array_equal(values[lo:hi], want)
+        assert np.array_equal(counts[lo:hi], times)
+
+
+def _reference_tokens(text: str) -> list[str]:
+    """Runs of token characters, ignorable ones dropped, each character case folded."""
+    table = chars.word_table()
+    tokens, current = [], []
+    for ch in text:
+        cls = table[ord(ch)]
+        if cls == SEPARATOR:
+            if current:
+                tokens.append("".join(current))
+            current = []
+        elif cls == TOKEN_CHAR:
+            current.append(ch.casefold())
+    if current:
+        tokens.append("".join(current))
+    return tokens
+
+
+# ASCII, Latin with folds that change length (ß → ss, ΰ → 3 code points, İ), Cyrillic, Han,
+# a combining mark, a soft hyphen and a zero-width joiner (ignorable), punctuation, spaces
+_ALPHABET = "aZ9 ,.-\nßΰİÉéЁжД北京\u0301\u00ad\u200d\U00020000"
+
+
+# stop words of the tests: ASCII, folded from ß, non-ASCII
+_STOPS = ("a", "z9", "ss", "жд")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_ALPHABET, max_size=40), max_size=8),
+    st.integers(1, 6),
+    st.booleans(),
+)
+def test_tokenize_batch_equals_per_character_reference(texts, parts, with_stops):
+    text, starts, ends = _split(texts)
+    fold, expansions = chars.fold_table()
+    spaced = np.ones(len(texts), dtype=np.bool_)
+    stops = _NO_STOPS
+    if with_stops:
+        stops = stop_set(
+            np.array([token_hash(chars.codepoints(w)) for w in _STOPS], dtype=np.uint64)
+        )
+    buf, doc_offsets, tok_starts, tok_ends, tok_offsets = tokenize_batch(
+        text, starts, ends, chars.word_table(), fold, expansions, stops, spaced, False, parts
+    )
+    raw = buf.tobytes()
+    for d, doc in enumerate(texts):
+        want = [t for t in _reference_tokens(doc) if not (with_stops and t in _STOPS)]
+        assert raw[doc_offsets[d] : doc_offsets[d + 1]].decode() == " ".join(want)
+        spans = zip(
+            tok_starts[tok_offsets[d] : tok_offsets[d + 1]],
+            tok_ends[tok_offsets[d] : tok_offsets[d + 1]],
+            strict=True,
+        )
+        assert [raw[s:e].decode() for s, e in spans] == want
+
+
+# Every character a cleaning step starts from, plus text, NFKC-changing characters (ﬁ, a
+# no-break space, a full-width letter, a decomposed é) and NUL.
+_MARKUP_ALPHABET = "<>&[]{}|'=_\n \t>aZé\u00a0ﬁＡe\u0301\x00ж北\u1100\u1161\u0b47\u0b3e\u2126"
+_CLEAN_CONFIGS = [
+    CanonConfig(),
+    CanonConfig(html=False, wiki=False),
+    CanonConfig(quotes=False, normalize=False),
+    CanonConfig(punctuation=False),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_MARKUP_ALPHABET, max_size=30), max_size=6),
+    st.sampled_from(_CLEAN_CONFIGS),
+)
+def test_batch_cleaning_equals_cleaning_every_text(texts, config):
+    """The pre-check only skips texts that every step would leave as they are."""
+    docs, (text, starts, ends), plain = _clean_batch(texts, config)
+    want = [_clean(t, config) for t in texts]
+    assert docs == want
+    assert all(t.isascii() and t == w for t, w, p in zip(texts, want, plain, strict=True) if p)
+    stable = chars.nfkc_stable_table()
+    flags = cleaning_flags(
+        *_split(texts), stable, config.wiki, config.html, config.quotes, config.normalize
+    )
+    for t, flag in zip(texts, flags, strict=True):
+        if flag == 0:
+            assert _clean(t, config) == t
+    raw = text.tobytes()
+    assert [
+        raw[s:e].decode("utf-8", "surrogatepass") for s, e in zip(starts, ends, strict=True)
+    ] == want
+
+
+def test_cleaning_flags_find_each_kind_of_markup():
+    texts = ["plain, fine", "a <b>", "[[link]]", "x\n{| table", "x\n  > re", "> re", "ﬁ", "é"]
+    flags = cleaning_flags(*_split(texts), chars.nfkc_stable_table(), True, True, True, True)
+    assert flags.tolist() == [
+        0,
+        MARKUP,
+        MARKUP,
+        MARKUP,
+        MARKUP,
+        MARKUP,
+        NFKC | NON_ASCII,
+        NON_ASCII,
+    ]
+
+
+def test_tokenize_batch_splits_han_characters_from_ascii_words():
+    texts = ["中a中", "北京abc", "a北b"]
+    text, starts, ends = _split(texts)
+    fold, expansions = chars.fold_table()
+    spaced = np.ones(len(texts), dtype=np.bool_)
+    buf, doc_offsets, tok_starts, tok_ends, _ = tokenize_batch(
+        text, starts, ends, chars.word_table(), fold, expansions, _NO_STOPS, spaced, True, 1
+    )
+    raw = buf.tobytes()
+    docs = [raw[doc_offsets[d] : doc_offsets[d + 1]].decode() for d in range(3)]
+    assert docs == ["中 a 中", "北京 abc", "a 北 b"]
+    assert [raw[s:e].decode() for s, e in zip(tok_starts, tok_ends, strict=True)] == [
+        *("中", "a", "中", "北", "京", "abc", "a", "北", "b")
+    ]
+
+
+def test_nfkc_stable_characters_are_left_alone_by_nfkc_alone_and_in_pairs():
+    """Every stable character is NFKC by itself, and random pairs of them stay NFKC."""
+    stable = chars.nfkc_stable_table()
+    codes = np.flatnonzero(stable)
+    assert all(unicodedata.is_normalized("NFKC", chr(c)) for c in codes.tolist())
+    rng = np.random.default_rng(3)
+    for a, b in rng.choice(codes, size=(100_000, 2)).tolist():
+        assert unicodedata.is_normalized("NFKC", chr(a) + chr(b))
+    # the characters that compose with the one before them are not stable
+    assert stable[[0x0301, 0x1161, 0x11A8, 0x0B3E, 0x3099]].tolist() == [0, 0, 0, 0, 0]
+    assert stable[[ord("a"), ord("é"), ord("ж"), ord("北")]].tolist() == [1, 1, 1, 1]
