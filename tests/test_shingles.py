@@ -179,3 +179,28 @@ def test_auto_unit_takes_words_for_spaced_languages_and_characters_for_chinese()
     batch_words = [s.text for s in shingles("red fox runs", config)]
     assert batch_words == ["red fox", "fox runs"]
     assert [s.text for s in shingles("春眠不觉", config)] == ["春眠", "眠不", "不觉"]
+
+
+def _mark_han_reference(hashes: np.ndarray, han: np.ndarray) -> np.ndarray:
+    """The Han mark in NumPy, as first defined (the compiled pass must equal it bit for bit)."""
+    mix = np.uint64(0x9E3779B97F4A7C15)
+    unmix = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
+    image = hashes * mix
+    inside = (image >> np.uint64(52)) == np.uint64(0xFFF)
+    move = han != inside
+    image[han] |= np.uint64(0xFFF << 52)
+    image[~han & inside] &= ~np.uint64(1 << 52)
+    out = hashes.copy()
+    out[move] = image[move] * unmix
+    return out
+
+
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 3000))
+@settings(max_examples=60, deadline=None)
+def test_the_compiled_han_mark_is_the_reference(seed, size):
+    rng = np.random.default_rng(seed)
+    raw = rng.integers(0, 2**64 - 1, size, dtype=np.uint64, endpoint=True)
+    raw[: size // 3] = _mark_han_reference(raw[: size // 3], np.ones(size // 3, bool))  # inside
+    han = rng.random(size) < 0.5
+    expected = _mark_han_reference(raw, han)
+    assert mark_han(raw.copy(), han).tolist() == expected.tolist()

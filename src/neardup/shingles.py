@@ -17,18 +17,11 @@ from itertools import islice
 import numpy as np
 
 from neardup._kernels import threads_for
-from neardup._kernels.shingle import shingle_spans, unique_per_doc
+from neardup._kernels.shingle import HAN_MIX, HAN_SHIFT, HAN_TOP, shingle_spans, unique_per_doc
+from neardup._kernels.shingle import mark_han as _mark_han
 from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans
 from neardup.text.canon import TokenBatch, canonicalize_batch
-
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplying by it mod 2**64 is a bijection
-_UNMIX = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
-_HAN_BITS = 12
-_HAN_SHIFT = np.uint64(64 - _HAN_BITS)
-_HAN_TOP = np.uint64((1 << _HAN_BITS) - 1)
-_HAN_REGION = np.uint64(((1 << _HAN_BITS) - 1) << (64 - _HAN_BITS))
-_HAN_LOW = np.uint64(1 << (64 - _HAN_BITS))  # cleared: out of the region
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -86,25 +79,20 @@ def mark_han(hashes: np.ndarray, han: np.ndarray) -> np.ndarray:
     """``hashes`` (in place) moved into the Han region where ``han``, out of it elsewhere.
 
     The region is the values whose image under a fixed bijection (times an odd constant,
-    mod 2**64) has its top ``_HAN_BITS`` bits set: 1 in 4096 of all values. A Han shingle's
+    mod 2**64) has its top ``HAN_BITS`` bits set: 1 in 4096 of all values. A Han shingle's
     fingerprint is moved into it (those bits of the image set), any other fingerprint that
     falls in it (1 in 4096) out of it (one bit of the image cleared). Other fingerprints stay
     the hash of their text, and every bit of a fingerprint stays about uniform (SimHash and
-    I-Match use them all)."""
-    image = hashes * _MIX
-    inside = (image >> _HAN_SHIFT) == _HAN_TOP
-    move = han != inside
-    if move.any():
-        image[han] |= _HAN_REGION
-        image[~han & inside] &= ~_HAN_LOW
-        hashes[move] = image[move] * _UNMIX
+    I-Match use them all). One compiled pass (``_kernels.shingle.mark_han``)."""
+    with threads_for(hashes.size):
+        _mark_han(hashes, han)
     return hashes
 
 
 def is_han(fingerprints: np.ndarray) -> np.ndarray:
     """Which fingerprints are of shingles of Han characters alone (see :func:`mark_han`)."""
-    image = np.asarray(fingerprints, dtype=np.uint64) * _MIX
-    return (image >> _HAN_SHIFT) == _HAN_TOP
+    image = np.asarray(fingerprints, dtype=np.uint64) * HAN_MIX
+    return (image >> HAN_SHIFT) == HAN_TOP
 
 
 def fingerprint_batch(texts: Sequence[str], config: TextConfig | None = None) -> FingerprintBatch:

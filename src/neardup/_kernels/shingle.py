@@ -266,3 +266,28 @@ def unique_per_doc(
                 times[o + i] = times[lo + i]
     total = new_offsets[n]
     return work[:total], new_offsets, times[:total]
+
+
+# The Han region of the fingerprint space (:func:`neardup.shingles.mark_han`): the values whose
+# image under multiplication by an odd constant (a bijection mod 2**64) has its top
+# ``HAN_BITS`` bits set — 1 in 4096 of all values.
+HAN_MIX = np.uint64(0x9E3779B97F4A7C15)
+HAN_UNMIX = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
+HAN_BITS = 12
+HAN_SHIFT = np.uint64(64 - HAN_BITS)
+HAN_TOP = np.uint64((1 << HAN_BITS) - 1)
+_HAN_REGION = np.uint64(((1 << HAN_BITS) - 1) << (64 - HAN_BITS))
+_OUT_OF_REGION = np.uint64(((1 << 64) - 1) ^ (1 << (64 - HAN_BITS)))  # clears one region bit
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def mark_han(hashes: np.ndarray, han: np.ndarray) -> None:
+    """Move ``hashes[i]`` into the Han region where ``han[i]``, out of it elsewhere (in place,
+    one pass: most values are only read)."""
+    for i in prange(hashes.size):
+        image = hashes[i] * HAN_MIX
+        inside = (image >> HAN_SHIFT) == HAN_TOP
+        if han[i] and not inside:
+            hashes[i] = (image | _HAN_REGION) * HAN_UNMIX
+        elif inside and not han[i]:
+            hashes[i] = (image & _OUT_OF_REGION) * HAN_UNMIX
