@@ -492,21 +492,23 @@ def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
     return int(np.count_nonzero(left_declined | right_declined))
 
 
-def _prefix(config: DedupConfig) -> tuple[float, int, float]:
+def _prefix(config: DedupConfig) -> tuple[float, int, float, float]:
     """The prefix filter of the full index (keys = shingles): ``(score, frequent,
-    fallback)`` of :func:`candidate_pairs`, so that no pair that can still be kept is lost;
-    other methods' keys are not shingles (0: no filter).
+    fallback, positional)`` of :func:`candidate_pairs`, so that no pair that can still be
+    kept is lost; other methods' keys are not shingles (0: no filter).
 
     Kept pairs hold ≥ the threshold of one side's content (≥ the guard: never less); with
     templates they also hold ≥ ``least_keepable`` plainly, and the pairs that group near
-    copies for the template count (``NEAR_COPY`` both ways) must be found too.
+    copies for the template count (``NEAR_COPY`` both ways) must be found too. Every one of
+    them holds ≥ ``least_keepable`` plainly (``least``: counted hits).
     """
     if config.method != "full" or not config.verify:
-        return 0.0, 0, 0.0
+        return 0.0, 0, 0.0, 0.0
+    least = config.least_keepable
     if not config.template_df:
-        return config.least_keepable, 0, config.least_keepable
+        return least, 0, least, least
     score = min(config.threshold, config.removal_guard, NEAR_COPY)
-    return score, config.template_df, min(config.least_keepable, score)
+    return score, config.template_df, min(least, score), min(least, score)
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:

@@ -295,7 +295,7 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     cap = config.max_bucket
     if cap < 2:
         raise ConfigError(f"max_bucket={cap!r} must be at least 2")
-    score, frequent, fallback = _prefix(config)
+    score, frequent, fallback, _ = _prefix(config)
     shingles = fp.select("doc", F.explode("fps").alias("f"))
     if score > 0.0:
         entries, counts, bits = _prefix_entries(fp, score, frequent, fallback)
