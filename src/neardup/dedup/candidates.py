@@ -61,6 +61,7 @@ from neardup.dedup.prefix import (
 from neardup.errors import ConfigError
 
 DEFAULT_MAX_BUCKET = 50  # measured: the bench loses nothing at 30; real clusters chain via stars
+_MIX = np.uint64(0xBF58476D1CE4E5B9)  # odd: a bijection, spreads small integer keys
 DEFAULT_HITS = 4  # measured on 100 k English documents: 2 → 250 k pairs, 3 → 54 k, 4 → 38 k
 
 
@@ -220,13 +221,14 @@ def _counted_pairs(
     starts: np.ndarray, keys: np.ndarray, flags: np.ndarray, entries: np.ndarray, need: np.ndarray
 ) -> np.ndarray:
     """Pair codes of the runs sharing, among the given entries, at least the smaller of
-    their two needs of keys in either one's hit prefix. The entries are sorted as one
-    word each — the key's high bits, the run, the flag —: keys that agree in their high
-    bits only make a larger count, never a smaller one."""
+    their two needs of keys in either one's hit prefix. The entries are sorted as one word
+    each (a plain sort, several times faster than an argsort) — the high bits of the key
+    mixed, the run, the flag —: keys that agree in those bits only make a larger count,
+    never a smaller one (a few more candidates at most, which verification drops)."""
     runs = np.searchsorted(starts, entries, side="right") - 1
     run_bits = max(int(starts.size - 1).bit_length(), 1)
     shift = np.uint64(run_bits + 1)
-    words = (keys[entries] >> shift) << shift
+    words = ((keys[entries] * _MIX) >> shift) << shift
     words |= runs.astype(np.uint64) << np.uint64(1)
     words |= flags[entries].astype(np.uint64)
     del runs

@@ -183,7 +183,9 @@ def _flag_first(
 
 
 @njit(cache=True)
-def pairing_entries(keys: np.ndarray, flags: np.ndarray, count: np.ndarray, bits: int) -> np.ndarray:
+def pairing_entries(
+    keys: np.ndarray, flags: np.ndarray, count: np.ndarray, bits: int
+) -> np.ndarray:
     """Entries that can make a pair: their key is counted more than once (``count``: each
     entry's estimate) and is in the prefix of some document (a hashed mark; a key not marked
     is in no prefix). All entries of a key are kept or none, so buckets keep their sizes."""
