@@ -200,17 +200,14 @@ def _prefix_pairs(
         flags = entry_prefix_flags(starts, keys, count, score, limit, fallback)
         if least > 0.0:
             hit, need = hit_flags(starts, keys, count, least, hits, cap)
-            flags = np.where(count <= cap, hit, flags)
+            np.copyto(flags, hit, where=count <= cap)
             del hit
         else:
             need = np.ones(starts.size - 1, dtype=np.int32)
         keep = pairing_entries(keys, flags, count, bits)
-    low = keep & (count <= cap)  # never in a capped bucket: counted hits
-    high = np.flatnonzero(keep & ~low)
+    high = np.flatnonzero(keep & (count > cap))  # keys counted ≤ cap are never capped
+    counted = _counted_pairs(starts, keys, flags, keep, count, cap, need)
     del keep, count
-    low = np.flatnonzero(low)
-    counted = _counted_pairs(starts, keys, flags, low, need)
-    del low
     runs = np.searchsorted(starts, high, side="right") - 1
     capped = _shared_key_pairs(runs, keys[high], flags[high], max_bucket)
     codes = np.concatenate((counted, pair_codes(capped.left, capped.right)))
@@ -218,37 +215,75 @@ def _prefix_pairs(
 
 
 def _counted_pairs(
-    starts: np.ndarray, keys: np.ndarray, flags: np.ndarray, entries: np.ndarray, need: np.ndarray
+    starts: np.ndarray,
+    keys: np.ndarray,
+    flags: np.ndarray,
+    keep: np.ndarray,
+    count: np.ndarray,
+    cap: int,
+    need: np.ndarray,
 ) -> np.ndarray:
-    """Pair codes of the runs sharing, among the given entries, at least the smaller of
-    their two needs of keys in either one's hit prefix. The entries are sorted as one word
-    each (a plain sort, several times faster than an argsort) — the high bits of the key
-    mixed, the run, the flag —: keys that agree in those bits only make a larger count,
-    never a smaller one (a few more candidates at most, which verification drops)."""
-    runs = np.searchsorted(starts, entries, side="right") - 1
+    """Pair codes of the runs sharing, among the kept entries counted ≤ ``cap``, at least
+    the smaller of their two needs of keys in either one's hit prefix.
+
+    The entries are sorted as one word each (a plain sort, several times faster than an
+    argsort) — the high bits of the key mixed, the run, the flag —: keys that agree in
+    those bits only make a larger count, never a smaller one (a few more candidates at
+    most, which verification drops). Pairs are counted first in a table of saturating
+    counters (never below the true count), so only the few that can reach their need are
+    written out and counted exactly."""
     run_bits = max(int(starts.size - 1).bit_length(), 1)
-    shift = np.uint64(run_bits + 1)
-    words = ((keys[entries] * _MIX) >> shift) << shift
-    words |= runs.astype(np.uint64) << np.uint64(1)
-    words |= flags[entries].astype(np.uint64)
-    del runs
+    words = _entry_words(starts, keys, flags, keep, count, cap, run_bits)
     words.sort()
-    codes, shared = unique_counts(_hit_codes(words, run_bits))
+    table_size = int(np.clip(words.size.bit_length() + 1, 16, 26))
+    codes, shared = unique_counts(_hit_codes(words, run_bits, need, table_size))
     del words
     left, right = split_pair_codes(codes)
     return codes[shared >= np.minimum(need[left], need[right])]
 
 
 @njit(cache=True)
-def _hit_codes(words: np.ndarray, run_bits: int) -> np.ndarray:
+def _entry_words(
+    starts: np.ndarray,
+    keys: np.ndarray,
+    flags: np.ndarray,
+    keep: np.ndarray,
+    count: np.ndarray,
+    cap: int,
+    run_bits: int,
+) -> np.ndarray:
+    """One word per kept entry counted ≤ ``cap``: the high bits of its mixed key, its run,
+    its flag (:func:`_counted_pairs`)."""
+    shift = np.uint64(run_bits + 1)
+    total = 0
+    for t in range(keys.size):
+        total += keep[t] and count[t] <= cap
+    words = np.empty(total, dtype=np.uint64)
+    k = 0
+    for d in range(starts.size - 1):
+        for t in range(starts[d], starts[d + 1]):
+            if keep[t] and count[t] <= cap:
+                word = ((keys[t] * _MIX) >> shift) << shift
+                words[k] = word | (np.uint64(d) << np.uint64(1)) | np.uint64(flags[t])
+                k += 1
+    return words
+
+
+@njit(cache=True)
+def _hit_codes(words: np.ndarray, run_bits: int, need: np.ndarray, bits: int) -> np.ndarray:
     """A pair code (smaller run first) for every two entries of a key (sorted words) of
-    different runs, one of them flagged."""
+    different runs, one of them flagged, whose pair a table of ``2**bits`` saturating
+    counters counts at least the smaller of the two runs' ``need``."""
     key_mask = ~np.uint64((1 << (run_bits + 1)) - 1)
     run_mask = np.uint64((1 << run_bits) - 1)
+    shift = np.uint64(64 - bits)
+    counters = np.zeros(1 << bits, dtype=np.uint8)
     n = words.size
     total = 0
-    for fill in range(2):
-        codes = np.empty(total, dtype=np.uint64)
+    codes = np.empty(0, dtype=np.uint64)
+    for step in range(3):  # count in the table, count the survivors, write them
+        if step == 2:
+            codes = np.empty(total, dtype=np.uint64)
         k = 0
         i = 0
         while i < n:
@@ -259,9 +294,16 @@ def _hit_codes(words: np.ndarray, run_bits: int) -> np.ndarray:
                 for b in range(a + 1, j):
                     ra = (words[a] >> np.uint64(1)) & run_mask
                     rb = (words[b] >> np.uint64(1)) & run_mask
-                    if ra != rb and (words[a] & np.uint64(1) or words[b] & np.uint64(1)):
-                        if fill:
-                            codes[k] = (min(ra, rb) << np.uint64(32)) | max(ra, rb)
+                    if ra == rb or not (words[a] & np.uint64(1) or words[b] & np.uint64(1)):
+                        continue
+                    code = (min(ra, rb) << np.uint64(32)) | max(ra, rb)
+                    slot = (code * _MIX) >> shift
+                    if step == 0:
+                        if counters[slot] < 255:
+                            counters[slot] += 1
+                    elif counters[slot] >= min(need[ra], need[rb]):
+                        if step == 2:
+                            codes[k] = code
                         k += 1
             i = j
         total = k
