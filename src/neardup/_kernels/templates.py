@@ -90,19 +90,14 @@ def member_counts(
     values (looked up in a hash table behind a bit filter: most fingerprints miss both)."""
     bits = max(int(sorted_set.size).bit_length() + 1, 4)
     keys, table = distinct_table(sorted_set, bits)
-    return _member_counts(values, offsets, docs, keys, table, bits, key_filter(keys))
+    return _member_counts(values, offsets, docs, (keys, table, bits, key_filter(keys)))
 
 
 @njit(cache=True, parallel=True)
 def _member_counts(
-    values: np.ndarray,
-    offsets: np.ndarray,
-    docs: np.ndarray,
-    keys: np.ndarray,
-    table: np.ndarray,
-    bits: int,
-    bitmap: np.ndarray,
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, index: tuple
 ) -> np.ndarray:
+    keys, table, bits, bitmap = index
     shift = np.uint64(64 - bits)
     mask = np.int64((1 << bits) - 1)
     out = np.zeros(docs.size, dtype=np.int64)

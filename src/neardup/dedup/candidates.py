@@ -205,9 +205,11 @@ def _prefix_pairs(
         else:
             need = np.ones(starts.size - 1, dtype=np.int32)
         keep = pairing_entries(keys, flags, count, bits)
-    high = np.flatnonzero(keep & (count > cap))  # keys counted ≤ cap are never capped
-    counted = _counted_pairs(starts, keys, flags, keep, count, cap, need)
-    del keep, count
+    high = np.flatnonzero(keep & (count > cap))
+    keep &= count <= cap  # never in a capped bucket: counted hits
+    del count
+    counted = _counted_pairs(starts, keys, flags, keep, need)
+    del keep
     runs = np.searchsorted(starts, high, side="right") - 1
     capped = _shared_key_pairs(runs, keys[high], flags[high], max_bucket)
     codes = np.concatenate((counted, pair_codes(capped.left, capped.right)))
@@ -215,16 +217,10 @@ def _prefix_pairs(
 
 
 def _counted_pairs(
-    starts: np.ndarray,
-    keys: np.ndarray,
-    flags: np.ndarray,
-    keep: np.ndarray,
-    count: np.ndarray,
-    cap: int,
-    need: np.ndarray,
+    starts: np.ndarray, keys: np.ndarray, flags: np.ndarray, low: np.ndarray, need: np.ndarray
 ) -> np.ndarray:
-    """Pair codes of the runs sharing, among the kept entries counted ≤ ``cap``, at least
-    the smaller of their two needs of keys in either one's hit prefix.
+    """Pair codes of the runs sharing, among the ``low`` entries, at least the smaller of
+    their two needs of keys in either one's hit prefix.
 
     The entries are sorted as one word each (a plain sort, several times faster than an
     argsort) — the high bits of the key mixed, the run, the flag —: keys that agree in
@@ -233,7 +229,7 @@ def _counted_pairs(
     counters (never below the true count), so only the few that can reach their need are
     written out and counted exactly."""
     run_bits = max(int(starts.size - 1).bit_length(), 1)
-    words = _entry_words(starts, keys, flags, keep, count, cap, run_bits)
+    words = _entry_words(starts, keys, flags, low, run_bits)
     words.sort()
     table_size = int(np.clip(words.size.bit_length() + 1, 16, 26))
     codes, shared = unique_counts(_hit_codes(words, run_bits, need, table_size))
@@ -244,25 +240,16 @@ def _counted_pairs(
 
 @njit(cache=True)
 def _entry_words(
-    starts: np.ndarray,
-    keys: np.ndarray,
-    flags: np.ndarray,
-    keep: np.ndarray,
-    count: np.ndarray,
-    cap: int,
-    run_bits: int,
+    starts: np.ndarray, keys: np.ndarray, flags: np.ndarray, low: np.ndarray, run_bits: int
 ) -> np.ndarray:
-    """One word per kept entry counted ≤ ``cap``: the high bits of its mixed key, its run,
-    its flag (:func:`_counted_pairs`)."""
+    """One word per ``low`` entry: the high bits of its mixed key, its run, its flag
+    (:func:`_counted_pairs`)."""
     shift = np.uint64(run_bits + 1)
-    total = 0
-    for t in range(keys.size):
-        total += keep[t] and count[t] <= cap
-    words = np.empty(total, dtype=np.uint64)
+    words = np.empty(np.count_nonzero(low), dtype=np.uint64)
     k = 0
     for d in range(starts.size - 1):
         for t in range(starts[d], starts[d + 1]):
-            if keep[t] and count[t] <= cap:
+            if low[t]:
                 word = ((keys[t] * _MIX) >> shift) << shift
                 words[k] = word | (np.uint64(d) << np.uint64(1)) | np.uint64(flags[t])
                 k += 1
