@@ -90,14 +90,16 @@ def template_shingles(
     if min_df < 2 or total == 0:
         return np.empty(0, dtype=np.uint64)
     if wanted is not None:
-        mine = _k.gather(values, offsets, np.ascontiguousarray(wanted, np.int64))
-        if mine.size == 0:
-            return mine
-        if mine.size > _MAX_EXACT_KEYS:  # only what a count sketch puts at min_df can be
+        wanted = np.ascontiguousarray(wanted, np.int64)
+        if int((offsets[wanted + 1] - offsets[wanted]).sum()) > _MAX_EXACT_KEYS:
+            # only what a count sketch puts at min_df can be (not gathered all: 1 GB at 1 M)
             bits = _sketch_bits(total)
             counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
-            wanted = np.ascontiguousarray(wanted, np.int64)
             mine = _k.hot_values(values, offsets, wanted, counts, bits, min(min_df, 65535))
+        else:
+            mine = _k.gather(values, offsets, wanted)
+        if mine.size == 0:
+            return mine
         if mine.size <= _MAX_EXACT_KEYS:
             return _counted_exactly(values, offsets, docs, mine, min_df)
         keys = distinct_fingerprints(values, offsets, wanted)
