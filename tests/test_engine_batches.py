@@ -154,7 +154,7 @@ def test_count_and_mark_tables_merged_from_partitions_are_the_local_ones(seed, p
     if least > 0.0:
         hit, _ = hit_flags(offsets, keys, count, least, DEFAULT_HITS, 50)
         flags = np.where(count <= 50, hit, flags)
-    stage = mark_stage(local, bits, 0.6, 10, 0.5, chunk // 8, least, 50)
+    stage = mark_stage(local, bits, (0.6, 10, 0.5, least, 50), chunk // 8)
     marks = np.zeros((1 << bits) // 8, np.uint8)
     for c, data in _merged(stage, partitions, bitset=True).items():
         marks[c * chunk // 8 : (c + 1) * chunk // 8] = np.frombuffer(data, np.uint8)

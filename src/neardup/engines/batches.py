@@ -214,21 +214,21 @@ def merge_stage(bitset: bool) -> Stage:
     return run
 
 
+PrefixRule = tuple[float, int, float, float, int]
+"""``score, frequent, fallback, least, low``: the prefix filter of
+:func:`neardup.dedup.candidates.candidate_pairs` (``frequent``: the capped limit) and, when
+``least`` > 0, the counted hits of the keys counted ≤ ``low``."""
+
+
 def _prefixes(
-    batch: pa.RecordBatch,
-    counts: np.ndarray,
-    bits: int,
-    score: float,
-    frequent: int,
-    fallback: float,
-    least: float,
-    low: int,
+    batch: pa.RecordBatch, counts: np.ndarray, bits: int, rule: PrefixRule
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The batch's documents' keys, their offsets, count estimates (the smaller of the two
     tables'), mark slots, prefix flags and needs (one per document), as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: with ``least`` > 0, keys
     counted ≤ ``low`` are flagged in the hit prefix (:func:`neardup.dedup.prefix.hit_flags`);
     else every need is 1."""
+    score, frequent, fallback, least, low = rule
     keys, offsets = flat_lists(batch.column("keys"))
     s0, s1, mark = slots(keys, bits)
     count = np.minimum(counts[0, s0], counts[1, s1]).astype(np.int64)
@@ -241,26 +241,16 @@ def _prefixes(
     return keys, offsets, count, mark, flags, need
 
 
-def mark_stage(
-    counts: np.ndarray,
-    bits: int,
-    score: float,
-    frequent: int,
-    fallback: float,
-    chunk: int,
-    least: float = 0.0,
-    low: int = 0,
-) -> Stage:
+def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> Stage:
     """``keys`` → ``chunk, data``: the partition's mark table (one bit a slot, little bit
     order, as :func:`neardup.dedup.prefix.pairing_entries`) of its documents' prefix
     entries (hit prefix for keys counted ≤ ``low`` when ``least`` > 0), in chunks of
     ``chunk`` bytes; ``counts``: the two count tables."""
-    rule = (score, frequent, fallback, least, low)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         marks = np.zeros(max((1 << bits) // 8, chunk), dtype=np.uint8)
         for batch in batches:
-            _, _, _, mark, flags, _ = _prefixes(batch, counts, bits, *rule)
+            _, _, _, mark, flags, _ = _prefixes(batch, counts, bits, rule)
             slot = mark[flags]
             np.bitwise_or.at(marks, slot >> 3, np.left_shift(1, slot & 7).astype(np.uint8))
         yield _chunks(marks, chunk)
@@ -268,25 +258,15 @@ def mark_stage(
     return run
 
 
-def pairing_stage(
-    counts: np.ndarray,
-    marks: np.ndarray,
-    bits: int,
-    score: float,
-    frequent: int,
-    fallback: float,
-    least: float = 0.0,
-    low: int = 0,
-) -> Stage:
+def pairing_stage(counts: np.ndarray, marks: np.ndarray, bits: int, rule: PrefixRule) -> Stage:
     """``doc, keys`` → ``doc, key, count, in_prefix, need`` of the entries that can make a
     pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once, mark set in
     the bit table ``marks`` of every document's prefix entries), with their document's need
     of counted hits (:func:`_prefixes`)."""
-    rule = (score, frequent, fallback, least, low)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            keys, offsets, count, mark, flags, need = _prefixes(batch, counts, bits, *rule)
+            keys, offsets, count, mark, flags, need = _prefixes(batch, counts, bits, rule)
             keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool)
             keep &= count > 1
             docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))

@@ -17,6 +17,9 @@ prefix order               the local count-min and mark tables, filled per parti
 prefix filter              per document in its row (no shuffle of entries); only the
                            entries that can pair leave it, as rows
 candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``;
+                           keys counted ≤ ``max_bucket``: each pair's shared keys
+                           counted by a group-by, kept at the smaller need
+                           (counted hits of :mod:`neardup.dedup.candidates`);
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
 exact verification        candidate pairs in groups of ``pairs_per_task``, each with
@@ -369,15 +372,12 @@ CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
 KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships whole tables)
 
 
-def _prefix_entries(
-    fp: DataFrame, rule: tuple[float, int, float, float, int]
-) -> tuple[DataFrame, np.ndarray, int]:
+def _prefix_entries(fp: DataFrame, rule: B.PrefixRule) -> tuple[DataFrame, np.ndarray, int]:
     """``doc, key, count, in_prefix, need`` of the entries that can make a pair, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
-    estimate of :mod:`neardup.dedup.prefix`, the prefix per document (``rule``: score,
-    frequent, fallback, least, low — the hit prefix for keys counted ≤ low when least > 0,
-    and each document's need), then only keys counted more than once whose mark slot some
-    prefix entry shares.
+    estimate of :mod:`neardup.dedup.prefix`, the prefix per document (``rule``; with
+    counted hits, each document's need), then only keys counted more than once whose mark
+    slot some prefix entry shares (``frequent``: the uncapped limit, 0 for none).
 
     The two tables (``2 × 2**bits`` bytes, at most 256 MiB, as the local engine's) are
     filled per partition by the local kernel, summed chunk by chunk (shuffle compression
@@ -389,9 +389,10 @@ def _prefix_entries(
     from pyspark.sql import functions as F
 
     score, frequent, fallback, least, low = rule
+    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
+    rule = (score, limit, fallback, least, low)
     entries = _value(fp.agg(F.sum(F.size("keys"))))
     bits = table_bits(entries)
-    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
     keys = fp.select("doc", "keys")
     # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
     few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
@@ -399,9 +400,9 @@ def _prefix_entries(
     stage = B.count_table_stage(bits, chunk)
     counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
     counts = counts.reshape(2, 1 << bits)
-    stage = B.mark_stage(counts, bits, score, limit, fallback, chunk, least, low)
+    stage = B.mark_stage(counts, bits, rule, chunk)
     marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
-    stage = B.pairing_stage(counts, marks, bits, score, limit, fallback, least, low)
+    stage = B.pairing_stage(counts, marks, bits, rule)
     return keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint(), counts, bits
 
 
