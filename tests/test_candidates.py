@@ -72,49 +72,51 @@ def test_prefix_filter_drops_pairs_of_common_keys_only():
     assert pairs_of(candidate_pairs(docs, keys, prefix_score=0.5)) == {(0, 3)}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.sets(st.integers(0, 25), min_size=1, max_size=12), min_size=2, max_size=25),
     st.sampled_from([0.5, 0.65, 0.7, 0.9]),
     st.sampled_from([0.3, 0.5]),
     st.integers(2, 5),
     st.data(),
+    st.booleans(),
+    st.integers(1, 5),
+    st.integers(2, 8),
 )
 def test_template_aware_prefix_keeps_every_pair_kept_on_content(
-    sets, score, fallback, frequent, data
+    sets, score, fallback, frequent, data, counted, hits, max_bucket
 ):
     """Whichever frequent keys are discounted as templates, every pair where one document
     holds ≥ fallback of its keys and ≥ score of its content (all keys if it has none) in
-    the other is a candidate."""
+    the other is a candidate — with counted hits (``least`` = fallback) too, small buckets
+    capped or not."""
     docs = np.concatenate([np.full(len(s), d) for d, s in enumerate(sets)])
     keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
     held = {k: sum(k in s for s in sets) for k in set().union(*sets)}
     frequent_keys = sorted(k for k, n in held.items() if n >= frequent)
     template = set(data.draw(st.sets(st.sampled_from(frequent_keys))) if frequent_keys else ())
-    found = pairs_of(
-        candidate_pairs(docs, keys, 1000, score, frequent=frequent, fallback_score=fallback)
-    )
+    least = fallback if counted else 0.0
+    cap = max_bucket if counted else 1000
+    found = candidate_pairs(docs, keys, cap, score, frequent, fallback, least, hits)
+    plain_found = candidate_pairs(docs, keys, cap, score, frequent, fallback)
+    assert pairs_of(found) <= pairs_of(plain_found) | pairs_of(candidate_pairs(docs, keys, cap))
+    assert found.capped_buckets == plain_found.capped_buckets
+    reached = pairs_of(plain_found)  # a capped bucket may lose pairs: those the prefix finds
     for a, b in itertools.permutations(range(len(sets)), 2):
         mine, other = sets[a], sets[b]
         plain = len(mine & other) / len(mine)
         content = mine - template
         on_content = len(content & other) / len(content) if content else plain
-        if plain >= fallback and on_content >= score and mine & other:
-            assert (min(a, b), max(a, b)) in found
+        pair = (min(a, b), max(a, b))
+        if plain >= fallback and on_content >= score and mine & other and pair in reached:
+            assert pair in pairs_of(found)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.sets(st.integers(0, 25), max_size=12), min_size=1, max_size=25),
-    st.sampled_from([0.0, 0.5, 0.65]),
-)
-def test_keys_laid_out_by_document_give_the_same_pairs(sets, score):
-    from neardup.dedup.candidates import prefix_candidates
-
-    offsets = np.cumsum([0] + [len(s) for s in sets]).astype(np.int64)
+def test_counted_hits_drop_pairs_sharing_too_few_keys():
+    """Document 0 shares 2 of its 12 keys with 1 (in its prefix: all its keys are held twice)
+    and 10 with 2: both pairs are prefix candidates, only (0, 2) a counted one."""
+    sets = [set(range(12)), {0, 1, *range(100, 110)}, {*range(2, 12), *range(300, 310)}]
+    docs = np.concatenate([np.full(len(s), d) for d, s in enumerate(sets)])
     keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
-    docs = np.repeat(np.arange(len(sets)), np.diff(offsets))
-    low = min(score, 0.3)
-    by_offsets = prefix_candidates(offsets, keys, 1000, score, frequent=3, fallback_score=low)
-    by_docs = candidate_pairs(docs, keys, 1000, score, frequent=3, fallback_score=low)
-    assert pairs_of(by_offsets) == pairs_of(by_docs)
+    assert pairs_of(candidate_pairs(docs, keys, 50, 0.5)) == {(0, 1), (0, 2)}
+    assert pairs_of(candidate_pairs(docs, keys, 50, 0.5, least=0.5, hits=3)) == {(0, 2)}

@@ -11,9 +11,17 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup.dedup.candidates import DEFAULT_HITS
 from neardup.dedup.cluster import KeepPolicy, connected_components, preference_rank
 from neardup.dedup.core import DedupConfig, Pairs, keep_decisions
-from neardup.dedup.prefix import key_counts, pairing_entries, prefix_flags, slots
+from neardup.dedup.prefix import (
+    entry_counts,
+    entry_prefix_flags,
+    hit_flags,
+    key_counts,
+    pairing_entries,
+    slots,
+)
 from neardup.engines.batches import (
     count_table_stage,
     flat_lists,
@@ -114,10 +122,11 @@ def _merged(stage, partitions, bitset):
 
 
 @settings(deadline=None, max_examples=10)
-@given(st.integers(0, 2**32), st.integers(1, 4), st.integers(1, 5))
-def test_count_and_mark_tables_merged_from_partitions_are_the_local_ones(seed, parts, size):
+@given(st.integers(0, 2**32), st.integers(1, 4), st.integers(1, 5), st.sampled_from([0.0, 0.5]))
+def test_count_and_mark_tables_merged_from_partitions_are_the_local_ones(seed, parts, size, least):
     """The tables Spark merges from any split of the documents into partitions and batches
-    equal the local engine's (saturating counts: some keys held by > 255 documents)."""
+    equal the local engine's (saturating counts: some keys held by > 255 documents; with
+    ``least`` > 0, keys counted ≤ 50 flagged by the hit prefix)."""
     rng = np.random.default_rng(seed)
     docs = [
         np.unique(rng.integers(0, 400 if d % 3 else 2**63, rng.integers(0, 40)).astype(np.uint64))
@@ -140,13 +149,17 @@ def test_count_and_mark_tables_merged_from_partitions_are_the_local_ones(seed, p
     for c, data in merged.items():
         table[c * chunk : (c + 1) * chunk] = np.frombuffer(data, np.uint8)
     assert np.array_equal(table.reshape(2, -1), local)
-    flags = prefix_flags(offsets, keys, local, bits, 0.6, 10, 0.5)
-    stage = mark_stage(local, bits, 0.6, 10, 0.5, chunk // 8)
+    count = entry_counts(keys, local, bits)
+    flags = entry_prefix_flags(offsets, keys, count, 0.6, 10, 0.5)
+    if least > 0.0:
+        hit, _ = hit_flags(offsets, keys, count, least, DEFAULT_HITS, 50)
+        flags = np.where(count <= 50, hit, flags)
+    stage = mark_stage(local, bits, (0.6, 10, 0.5, least, 50), chunk // 8)
     marks = np.zeros((1 << bits) // 8, np.uint8)
     for c, data in _merged(stage, partitions, bitset=True).items():
         marks[c * chunk // 8 : (c + 1) * chunk // 8] = np.frombuffer(data, np.uint8)
     # the entries kept by the local filter are those whose mark bit Spark set (and count > 1)
-    local_keep = pairing_entries(keys, flags, local, bits)
+    local_keep = pairing_entries(keys, flags, count, bits)
     s0, s1, mark = slots(keys, bits)
     count = np.minimum(local[0, s0], local[1, s1])
     spark_keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool) & (count > 1)

@@ -7,10 +7,11 @@ from hypothesis import strategies as st
 from neardup.dedup.prefix import (
     MAX_COUNT,
     _count,
+    entry_counts,
     entry_prefix_flags,
+    hit_flags,
     key_counts,
     pairing_entries,
-    prefix_flags,
     prefix_size,
     slots,
     table_bits,
@@ -45,15 +46,15 @@ def test_counts_are_exact_for_few_keys_and_saturate():
 def test_each_document_flags_its_prefix_rarest_first(sets, score):
     keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
     starts = np.cumsum([0] + [len(s) for s in sets]).astype(np.int64)
-    counts = key_counts(keys, 16)
-    flags = prefix_flags(starts, keys, counts, 16, score, MAX_COUNT + 1, score)
+    count = entry_counts(keys, key_counts(keys, 16), 16)
+    flags = entry_prefix_flags(starts, keys, count, score, MAX_COUNT + 1, score)
     for d, s in enumerate(sets):
         mine = flags[starts[d] : starts[d + 1]]
         assert mine.sum() == prefix_size(len(s), score)
         held = {k: sum(k in t for t in sets) for k in s}  # few keys: counts are exact
         order = sorted(s, key=lambda k: (held[k], k))
         assert set(keys[starts[d] : starts[d + 1]][mine].tolist()) == set(order[: mine.sum()])
-    keep = pairing_entries(keys, flags, counts, 16)
+    keep = pairing_entries(keys, flags, count, 16)
     for t, k in enumerate(keys.tolist()):
         in_prefix = any(flags[u] for u in np.flatnonzero(keys == k))
         if sum(k in s for s in sets) > 1 and in_prefix:
@@ -77,12 +78,35 @@ def test_counts_by_group_by_give_the_tables_flags(docs, bits, score, frequent):
     by_slot = [np.minimum(np.bincount(s, minlength=1 << bits), MAX_COUNT) for s in (s0, s1)]
     count = np.minimum(by_slot[0][s0], by_slot[1][s1]).astype(np.int64)
     tables = key_counts(keys, bits)
+    assert count.tolist() == entry_counts(keys, tables, bits).tolist()
     assert count.tolist() == [_count(tables, k, bits) for k in keys]
-    fallback = score / 2
-    want = prefix_flags(starts, keys, tables, bits, score, frequent, fallback)
-    got = entry_prefix_flags(starts, keys, count, score, frequent, fallback)
-    assert got.tolist() == want.tolist()
+    got = entry_prefix_flags(starts, keys, count, score, frequent, score / 2)
     marked = np.zeros(1 << bits, dtype=bool)
     marked[mark[got]] = True
-    pairing = pairing_entries(keys, want, tables, bits)
+    pairing = pairing_entries(keys, got, count.astype(np.uint8), bits)
     assert (marked[mark] & (count > 1)).tolist() == pairing.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 300), min_size=1, max_size=40), min_size=1, max_size=12),
+    st.sampled_from([0.3, 0.5, 0.7]),
+    st.integers(1, 6),
+    st.integers(2, 200),
+)
+def test_hit_prefix_and_need(counts, least, hits, cap):
+    """The hit prefix is the m − ⌈least·m⌉ + k first keys by (count, key), k = min(hits,
+    ⌈least·m⌉); the need is k less its keys counted above the cap, at least 1."""
+    count = np.concatenate([np.minimum(c, MAX_COUNT) for c in counts]).astype(np.uint8)
+    keys = np.arange(count.size, dtype=np.uint64)[::-1].copy()  # ties broken by the key
+    starts = np.cumsum([0] + [len(c) for c in counts]).astype(np.int64)
+    flags, need = hit_flags(starts, keys, count, least, hits, cap)
+    for d in range(len(counts)):
+        lo, hi = starts[d], starts[d + 1]
+        m = hi - lo
+        overlap = max(int(np.ceil(least * m - 1e-9)), 1)
+        k = min(hits, overlap)
+        order = sorted(range(lo, hi), key=lambda t: (count[t], keys[t]))
+        first = set(order[: m - overlap + k])
+        assert {t for t in range(lo, hi) if flags[t]} == first
+        assert need[d] == max(k - sum(count[t] > cap for t in first), 1)

@@ -83,17 +83,29 @@ def _member(sorted_set: np.ndarray, value: np.uint64) -> bool:
     return i < sorted_set.size and sorted_set[i] == value
 
 
-@njit(cache=True, parallel=True)
 def member_counts(
     values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, sorted_set: np.ndarray
 ) -> np.ndarray:
-    """|S_d ∩ T| for every document ``d`` of ``docs``; ``T`` a sorted array."""
+    """|S_d ∩ T| for every document ``d`` of ``docs``; ``T`` a sorted array of distinct
+    values (looked up in a hash table behind a bit filter: most fingerprints miss both)."""
+    bits = max(int(sorted_set.size).bit_length() + 1, 4)
+    keys, table = distinct_table(sorted_set, bits)
+    return _member_counts(values, offsets, docs, (keys, table, bits, key_filter(keys)))
+
+
+@njit(cache=True, parallel=True)
+def _member_counts(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, index: tuple
+) -> np.ndarray:
+    keys, table, bits, bitmap = index
+    shift = np.uint64(64 - bits)
+    mask = np.int64((1 << bits) - 1)
     out = np.zeros(docs.size, dtype=np.int64)
     for i in prange(docs.size):
         d = docs[i]
         n = 0
         for k in range(offsets[d], offsets[d + 1]):
-            n += _member(sorted_set, values[k])
+            n += _lookup(values[k], keys, table, shift, mask, bitmap) >= 0
         out[i] = n
     return out
 
@@ -158,6 +170,27 @@ def key_filter(keys: np.ndarray) -> np.ndarray:
     return bitmap
 
 
+@njit(cache=True, inline="always")
+def _lookup(
+    v: np.uint64,
+    keys: np.ndarray,
+    table: np.ndarray,
+    shift: np.uint64,
+    mask: np.int64,
+    bitmap: np.ndarray,
+) -> int:
+    """The index of ``v`` among the table's keys, -1 if it is none of them."""
+    b = _filter_bit(v)
+    if not (bitmap[b >> 3] >> (b & 7)) & 1:
+        return -1
+    s = np.int64(_slot(v, shift))
+    while table[s] >= 0:
+        if keys[table[s]] == v:
+            return table[s]
+        s = (s + 1) & mask
+    return -1
+
+
 @njit(cache=True)
 def distinct_table(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, table)``: the distinct ``values`` (in first-seen order) and an open-addressing
@@ -200,16 +233,9 @@ def holder_counts(
         for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
             d = docs[i]
             for k in range(offsets[d], offsets[d + 1]):
-                v = values[k]
-                b = _filter_bit(v)
-                if not (bitmap[b >> 3] >> (b & 7)) & 1:
-                    continue
-                s = np.int64(_slot(v, shift))
-                while table[s] >= 0:
-                    if keys[table[s]] == v:
-                        counts[table[s]] += 1
-                        break
-                    s = (s + 1) & mask
+                at = _lookup(values[k], keys, table, shift, mask, bitmap)
+                if at >= 0:
+                    counts[at] += 1
     total = np.zeros(keys.size, dtype=np.int64)
     for i in prange(keys.size):
         for c in range(chunks):

@@ -9,6 +9,8 @@ temporary file (memory-mapped for verification), so memory holds only offsets, k
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import dataclasses
 import tempfile
 import time
@@ -236,6 +238,7 @@ class _Spill:
             else:
                 counts = np.concatenate(self._counts) if self._counts else np.empty(0, np.uint32)
             self._finished = (values, np.concatenate(self._offsets), counts)
+            release_free_memory()  # what reading and fingerprinting freed
         return self._finished
 
     def batches(self, size: int) -> Iterator[FingerprintBatch]:
@@ -247,6 +250,13 @@ class _Spill:
             yield FingerprintBatch(
                 np.asarray(values[lo:hi]), offsets[start : stop + 1] - lo, counts[lo:hi]
             )
+
+
+def release_free_memory() -> None:
+    """Give the C heap's freed memory back to the system (glibc; elsewhere nothing): after
+    reading, the many freed batch arrays otherwise stay counted in the peak memory."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 @dataclass(eq=False)
@@ -492,21 +502,23 @@ def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
     return int(np.count_nonzero(left_declined | right_declined))
 
 
-def _prefix(config: DedupConfig) -> tuple[float, int, float]:
+def _prefix(config: DedupConfig) -> tuple[float, int, float, float]:
     """The prefix filter of the full index (keys = shingles): ``(score, frequent,
-    fallback)`` of :func:`candidate_pairs`, so that no pair that can still be kept is lost;
-    other methods' keys are not shingles (0: no filter).
+    fallback, positional)`` of :func:`candidate_pairs`, so that no pair that can still be
+    kept is lost; other methods' keys are not shingles (0: no filter).
 
     Kept pairs hold ≥ the threshold of one side's content (≥ the guard: never less); with
     templates they also hold ≥ ``least_keepable`` plainly, and the pairs that group near
-    copies for the template count (``NEAR_COPY`` both ways) must be found too.
+    copies for the template count (``NEAR_COPY`` both ways) must be found too. Every one of
+    them holds ≥ ``least_keepable`` plainly (``least``: counted hits).
     """
     if config.method != "full" or not config.verify:
-        return 0.0, 0, 0.0
+        return 0.0, 0, 0.0, 0.0
+    least = config.least_keepable
     if not config.template_df:
-        return config.least_keepable, 0, config.least_keepable
+        return least, 0, least, least
     score = min(config.threshold, config.removal_guard, NEAR_COPY)
-    return score, config.template_df, min(config.least_keepable, score)
+    return score, config.template_df, min(least, score), min(least, score)
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:

@@ -59,33 +59,12 @@ def _count(counts: np.ndarray, key: np.uint64, bits: int) -> int:
 
 
 @njit(cache=True, parallel=True)
-def prefix_flags(
-    starts: np.ndarray,
-    keys: np.ndarray,
-    counts: np.ndarray,
-    bits: int,
-    score: float,
-    frequent: int,
-    fallback: float,
-) -> np.ndarray:
-    """Per entry (document ``d``'s distinct keys are ``keys[starts[d]:starts[d+1]]``): is it
-    in the document's prefix for ``score`` — its ``m − ⌈score·m⌉ + 1`` first keys by (count,
-    key) —, or for ``fallback`` when that prefix reaches a key counted ≥ ``frequent``."""
-    flags = np.zeros(keys.size, dtype=np.bool_)
-    for d in prange(starts.size - 1):
-        i, j = starts[d], starts[d + 1]
-        m = j - i
-        if m == 0:
-            continue
-        f = np.empty(m, dtype=np.int64)
-        for t in range(m):
-            f[t] = _count(counts, keys[i + t], bits)
-        by_count = np.sort(f)
-        take = prefix_size(m, score)
-        if by_count[take - 1] >= frequent:
-            take = prefix_size(m, fallback)
-        _flag_first(f, keys[i:j], by_count[take - 1], take, flags[i:j])
-    return flags
+def entry_counts(keys: np.ndarray, counts: np.ndarray, bits: int) -> np.ndarray:
+    """Each entry's estimated count (the smaller of its two table counts), one random pass."""
+    out = np.empty(keys.size, dtype=np.uint8)
+    for t in prange(keys.size):
+        out[t] = _count(counts, keys[t], bits)
+    return out
 
 
 def slots(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -99,7 +78,7 @@ def slots(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     )
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def entry_prefix_flags(
     starts: np.ndarray,
     keys: np.ndarray,
@@ -108,21 +87,72 @@ def entry_prefix_flags(
     frequent: int,
     fallback: float,
 ) -> np.ndarray:
-    """:func:`prefix_flags` with each entry's count given (the smaller of its two table
-    counts, e.g. from group-bys) instead of the tables."""
+    """Per entry (document ``d``'s distinct keys are ``keys[starts[d]:starts[d+1]]``, each
+    with its estimated ``count`` ≤ ``MAX_COUNT``): is it in the document's prefix for
+    ``score`` — its ``m − ⌈score·m⌉ + 1`` first keys by (count, key) —, or for ``fallback``
+    when that prefix reaches a key counted ≥ ``frequent``. A histogram of the counts finds
+    the cut; only keys tied at the cut are sorted."""
     flags = np.zeros(keys.size, dtype=np.bool_)
-    for d in range(starts.size - 1):
+    for d in prange(starts.size - 1):
         i, j = starts[d], starts[d + 1]
         m = j - i
         if m == 0:
             continue
-        f = count[i:j].copy()
-        by_count = np.sort(f)
+        hist = _histogram(count[i:j])
         take = prefix_size(m, score)
-        if by_count[take - 1] >= frequent:
+        cut = _kth_count(hist, take)
+        if cut >= frequent:
             take = prefix_size(m, fallback)
-        _flag_first(f, keys[i:j], by_count[take - 1], take, flags[i:j])
+            cut = _kth_count(hist, take)
+        _flag_first(count[i:j], keys[i:j], cut, take, flags[i:j])
     return flags
+
+
+@njit(cache=True, parallel=True)
+def hit_flags(
+    starts: np.ndarray, keys: np.ndarray, count: np.ndarray, least: float, hits: int, cap: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(flags, need)``: per entry, is it in its document's *hit prefix* — its
+    ``m − ⌈least·m⌉ + k`` first keys by (count, key), ``k = min(hits, ⌈least·m⌉)``, which
+    hold ≥ ``k`` of the keys it shares with any document holding ≥ ``least`` of it —; per
+    document, how many of those shared keys must be counted ≤ ``cap`` (``k`` less the keys
+    of its hit prefix counted above ``cap``; at least 1)."""
+    flags = np.zeros(keys.size, dtype=np.bool_)
+    need = np.ones(starts.size - 1, dtype=np.int32)
+    for d in prange(starts.size - 1):
+        i, j = starts[d], starts[d + 1]
+        m = j - i
+        if m == 0:
+            continue
+        overlap = max(int(np.ceil(least * m - 1e-9)), 1)
+        k = min(hits, overlap)
+        take = m - overlap + k
+        hist = _histogram(count[i:j])
+        _flag_first(count[i:j], keys[i:j], _kth_count(hist, take), take, flags[i:j])
+        high = 0
+        for t in range(i, j):
+            high += flags[t] and count[t] > cap
+        need[d] = max(k - high, 1)
+    return flags, need
+
+
+@njit(cache=True)
+def _histogram(count: np.ndarray) -> np.ndarray:
+    hist = np.zeros(MAX_COUNT + 1, dtype=np.int32)
+    for c in count:
+        hist[c] += 1
+    return hist
+
+
+@njit(cache=True)
+def _kth_count(hist: np.ndarray, k: int) -> int:
+    """The ``k``-th smallest count (1-based) of a histogram of counts."""
+    seen = 0
+    for c in range(hist.size):
+        seen += hist[c]
+        if seen >= k:
+            return c
+    return hist.size - 1
 
 
 @njit(cache=True, inline="always")
@@ -154,11 +184,11 @@ def _flag_first(
 
 @njit(cache=True)
 def pairing_entries(
-    keys: np.ndarray, flags: np.ndarray, counts: np.ndarray, bits: int
+    keys: np.ndarray, flags: np.ndarray, count: np.ndarray, bits: int
 ) -> np.ndarray:
-    """Entries that can make a pair: their key is counted more than once and is in the
-    prefix of some document (a hashed mark; a key not marked is in no prefix). All entries
-    of a key are kept or none, so buckets keep their sizes."""
+    """Entries that can make a pair: their key is counted more than once (``count``: each
+    entry's estimate) and is in the prefix of some document (a hashed mark; a key not marked
+    is in no prefix). All entries of a key are kept or none, so buckets keep their sizes."""
     marks = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)  # one bit a slot
     for t in range(keys.size):
         if flags[t]:
@@ -166,7 +196,6 @@ def pairing_entries(
             marks[s >> 3] |= np.uint8(1 << (s & 7))
     keep = np.zeros(keys.size, dtype=np.bool_)
     for t in range(keys.size):
-        k = keys[t]
-        s = _slot(k, _MIX_MARK, bits)
-        keep[t] = (marks[s >> 3] >> (s & 7)) & 1 and _count(counts, k, bits) > 1
+        s = _slot(keys[t], _MIX_MARK, bits)
+        keep[t] = (marks[s >> 3] >> (s & 7)) & 1 and count[t] > 1
     return keep

@@ -47,7 +47,7 @@ NEAR_COPY = 0.7  # plain containment both ways from which two documents are one 
 MIN_PLAIN = 0.5  # the discount raises a score only where this much is shared plainly
 MIN_CONTENT = 15  # a content score is measured against at least this many shingles
 HAN_DF = 4  # a Han shingle is template when held by this many times ``min_df`` groups
-_MIN_BITS, _MAX_BITS = 12, 24  # count-sketch slots: 4 Ki … 16 Mi (32 MiB of uint16)
+_MIN_BITS, _MAX_BITS = 12, 26  # count-sketch slots: 4 Ki … 64 Mi (128 MiB of uint16)
 _MAX_EXACT_KEYS = 1 << 23  # fingerprints counted exactly in a hash table (~200 MiB at most)
 
 
@@ -90,18 +90,20 @@ def template_shingles(
     if min_df < 2 or total == 0:
         return np.empty(0, dtype=np.uint64)
     if wanted is not None:
-        mine = _k.gather(values, offsets, np.ascontiguousarray(wanted, np.int64))
+        wanted = np.ascontiguousarray(wanted, np.int64)
+        if int((offsets[wanted + 1] - offsets[wanted]).sum()) > _MAX_EXACT_KEYS:
+            # only what a count sketch puts at min_df can be (not gathered all: 1 GB at 1 M)
+            bits = _sketch_bits(total)
+            counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
+            mine = _k.hot_values(values, offsets, wanted, counts, bits, min(min_df, 65535))
+        else:
+            mine = _k.gather(values, offsets, wanted)
         if mine.size == 0:
             return mine
-        if mine.size > _MAX_EXACT_KEYS:  # only what a count sketch puts at min_df can be
-            bits = int(np.clip(np.ceil(np.log2(total)), _MIN_BITS, _MAX_BITS))
-            counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
-            wanted = np.ascontiguousarray(wanted, np.int64)
-            mine = _k.hot_values(values, offsets, wanted, counts, bits, min(min_df, 65535))
         if mine.size <= _MAX_EXACT_KEYS:
             return _counted_exactly(values, offsets, docs, mine, min_df)
         keys = distinct_fingerprints(values, offsets, wanted)
-    bits = int(np.clip(np.ceil(np.log2(total)), _MIN_BITS, _MAX_BITS))
+    bits = _sketch_bits(total)
     counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
     hot = _k.hot_values(values, offsets, docs, counts, bits, min(min_df, 65535))
     distinct, held = unique_counts(hot)
@@ -114,6 +116,13 @@ def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndar
     that for a shingle of Han characters alone (:func:`neardup.shingles.is_han`): two Han
     characters are about one word, and a common word is in many unrelated documents."""
     return held >= np.where(is_han(keys), HAN_DF * min_df, min_df)
+
+
+def _sketch_bits(total: int) -> int:
+    """Count-sketch size for ``total`` fingerprints: about four a slot, so that a slot counted
+    ``min_df`` (10) or more holds a frequent fingerprint, not only many rare ones (at 16 Mi
+    slots, 1 M documents put ten in every slot and the sketch filtered nothing)."""
+    return int(np.clip(np.ceil(np.log2(max(total / 4, 1))), _MIN_BITS, _MAX_BITS))
 
 
 def _counted_exactly(

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from neardup._kernels.sample import shared_counts
 from neardup.arrays import unique
-from neardup.dedup.candidates import Candidates, bucket_pairs
+from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
 from neardup.dedup.core import (
     DedupConfig,
@@ -37,7 +37,7 @@ from neardup.dedup.core import (
     plain_scores,
     score_pairs,
 )
-from neardup.dedup.prefix import MAX_COUNT, entry_prefix_flags, key_counts, slots
+from neardup.dedup.prefix import MAX_COUNT, entry_prefix_flags, hit_flags, key_counts, slots
 from neardup.dedup.templates import (
     content_counts,
     directional_scores,
@@ -50,7 +50,7 @@ Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
 CHUNK_SCHEMA = "chunk long, data binary"
-ENTRY_SCHEMA = "doc long, key long, count long, in_prefix boolean"
+ENTRY_SCHEMA = "doc long, key long, count long, in_prefix boolean, need long"
 SHINGLE_SCHEMA = "doc long, f long"
 PAIR_SCHEMA = "left long, right long"
 MEASURE_SCHEMA = (
@@ -214,34 +214,43 @@ def merge_stage(bitset: bool) -> Stage:
     return run
 
 
+PrefixRule = tuple[float, int, float, float, int]
+"""``score, frequent, fallback, least, low``: the prefix filter of
+:func:`neardup.dedup.candidates.candidate_pairs` (``frequent``: the capped limit) and, when
+``least`` > 0, the counted hits of the keys counted ≤ ``low``."""
+
+
 def _prefixes(
-    batch: pa.RecordBatch,
-    counts: np.ndarray,
-    bits: int,
-    score: float,
-    frequent: int,
-    fallback: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    batch: pa.RecordBatch, counts: np.ndarray, bits: int, rule: PrefixRule
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The batch's documents' keys, their offsets, count estimates (the smaller of the two
-    tables'), mark slots and prefix flags (as :func:`neardup.dedup.prefix.prefix_flags`)."""
+    tables'), mark slots, prefix flags and needs (one per document), as
+    :func:`neardup.dedup.candidates.candidate_pairs` finds them: with ``least`` > 0, keys
+    counted ≤ ``low`` are flagged in the hit prefix (:func:`neardup.dedup.prefix.hit_flags`);
+    else every need is 1."""
+    score, frequent, fallback, least, low = rule
     keys, offsets = flat_lists(batch.column("keys"))
     s0, s1, mark = slots(keys, bits)
     count = np.minimum(counts[0, s0], counts[1, s1]).astype(np.int64)
     flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
-    return keys, offsets, count, mark, flags
+    if least > 0.0:
+        hit, need = hit_flags(offsets, keys, count, least, DEFAULT_HITS, low)
+        flags = np.where(count <= low, hit, flags)
+    else:
+        need = np.ones(offsets.size - 1, dtype=np.int64)
+    return keys, offsets, count, mark, flags, need
 
 
-def mark_stage(
-    counts: np.ndarray, bits: int, score: float, frequent: int, fallback: float, chunk: int
-) -> Stage:
+def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> Stage:
     """``keys`` → ``chunk, data``: the partition's mark table (one bit a slot, little bit
     order, as :func:`neardup.dedup.prefix.pairing_entries`) of its documents' prefix
-    entries, in chunks of ``chunk`` bytes; ``counts``: the two count tables."""
+    entries (hit prefix for keys counted ≤ ``low`` when ``least`` > 0), in chunks of
+    ``chunk`` bytes; ``counts``: the two count tables."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         marks = np.zeros(max((1 << bits) // 8, chunk), dtype=np.uint8)
         for batch in batches:
-            _, _, _, mark, flags = _prefixes(batch, counts, bits, score, frequent, fallback)
+            _, _, _, mark, flags, _ = _prefixes(batch, counts, bits, rule)
             slot = mark[flags]
             np.bitwise_or.at(marks, slot >> 3, np.left_shift(1, slot & 7).astype(np.uint8))
         yield _chunks(marks, chunk)
@@ -249,18 +258,15 @@ def mark_stage(
     return run
 
 
-def pairing_stage(
-    counts: np.ndarray, marks: np.ndarray, bits: int, score: float, frequent: int, fallback: float
-) -> Stage:
-    """``doc, keys`` → ``doc, key, count, in_prefix`` of the entries that can make a pair
-    (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once, mark set in the
-    bit table ``marks`` of every document's prefix entries)."""
+def pairing_stage(counts: np.ndarray, marks: np.ndarray, bits: int, rule: PrefixRule) -> Stage:
+    """``doc, keys`` → ``doc, key, count, in_prefix, need`` of the entries that can make a
+    pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once, mark set in
+    the bit table ``marks`` of every document's prefix entries), with their document's need
+    of counted hits (:func:`_prefixes`)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            keys, offsets, count, mark, flags = _prefixes(
-                batch, counts, bits, score, frequent, fallback
-            )
+            keys, offsets, count, mark, flags, need = _prefixes(batch, counts, bits, rule)
             keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool)
             keep &= count > 1
             docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
@@ -270,6 +276,7 @@ def pairing_stage(
                     "key": keys[keep].view(np.int64),
                     "count": count[keep],
                     "in_prefix": flags[keep],
+                    "need": np.repeat(need.astype(np.int64), np.diff(offsets))[keep],
                 }
             )
 

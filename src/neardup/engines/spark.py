@@ -17,6 +17,9 @@ prefix order               the local count-min and mark tables, filled per parti
 prefix filter              per document in its row (no shuffle of entries); only the
                            entries that can pair leave it, as rows
 candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``;
+                           keys counted ≤ ``max_bucket``: each pair's shared keys
+                           counted by a group-by, kept at the smaller need
+                           (counted hits of :mod:`neardup.dedup.candidates`);
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
 exact verification        candidate pairs in groups of ``pairs_per_task``, each with
@@ -295,13 +298,15 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     cap = config.max_bucket
     if cap < 2:
         raise ConfigError(f"max_bucket={cap!r} must be at least 2")
-    score, frequent, fallback = _prefix(config)
+    score, frequent, fallback, least = _prefix(config)
+    # keys counted ≤ low (never saturated, never in a capped bucket) make pairs by counted
+    # hits when least > 0 (:mod:`neardup.dedup.candidates`); the others as before
+    low = min(cap, MAX_COUNT - 1) if score > 0.0 and least > 0.0 else 0
     shingles = fp.select("doc", F.explode("fps").alias("f"))
     if score > 0.0:
-        entries, counts, bits = _prefix_entries(fp, score, frequent, fallback)
+        entries, counts, bits = _prefix_entries(fp, (score, frequent, fallback, least, low))
         if config.template_df:
-            least = min(config.template_df, MAX_COUNT)
-            stage = B.frequent_stage(counts, bits, least)
+            stage = B.frequent_stage(counts, bits, min(config.template_df, MAX_COUNT))
             shingles = fp.select("doc", "fps").mapInArrow(stage, B.SHINGLE_SCHEMA).localCheckpoint()
     else:
         entries = fp.select(
@@ -317,7 +322,7 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     hot = hot.join(freq, "key").localCheckpoint()
     capped = freq.where(F.col("freq") > cap).agg(F.count("*"))
     small = (
-        entries.where(F.col("count") <= cap)
+        entries.where((F.col("count") <= cap) & (F.col("count") > low))
         .select("key", "doc", "in_prefix")
         .unionByName(hot.where(F.col("freq").between(2, cap)).select("key", "doc", "in_prefix"))
         .repartition("key")
@@ -333,20 +338,46 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
         .where(F.col("doc") != F.col("left"))
         .select("left", F.col("doc").alias("right"))
     )
-    return small.unionByName(big).distinct().localCheckpoint(), capped, shingles
+    pairs = small.unionByName(big)
+    if low:
+        pairs = pairs.unionByName(_counted_pairs(entries.where(F.col("count") <= low), cap))
+    return pairs.distinct().localCheckpoint(), capped, shingles
+
+
+def _counted_pairs(entries: DataFrame, cap: int) -> DataFrame:
+    """``left, right``: the pairs of documents sharing, among these entries (``doc, key,
+    in_prefix, need`` of keys held by ≤ ``cap`` documents), at least the smaller of their
+    two needs of keys in either one's hit prefix — the buckets' pairs, one per shared key,
+    counted by a group-by (:mod:`neardup.dedup.candidates`)."""
+    from pyspark.sql import functions as F
+
+    shared = (
+        entries.select("key", "doc", "in_prefix")
+        .repartition("key")
+        .sortWithinPartitions("key", "doc")
+        .mapInArrow(B.bucket_stage(cap), B.PAIR_SCHEMA)
+        .groupBy("left", "right")
+        .agg(F.count("*").alias("shared"))
+    )
+    need = entries.select("doc", "need").distinct()
+    return (
+        shared.join(need.select(F.col("doc").alias("left"), F.col("need").alias("need_l")), "left")
+        .join(need.select(F.col("doc").alias("right"), F.col("need").alias("need_r")), "right")
+        .where(F.col("shared") >= F.least("need_l", "need_r"))
+        .select("left", "right")
+    )
 
 
 CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
 KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships whole tables)
 
 
-def _prefix_entries(
-    fp: DataFrame, score: float, frequent: int, fallback: float
-) -> tuple[DataFrame, np.ndarray, int]:
-    """``doc, key, count, in_prefix`` of the entries that can make a pair, as
+def _prefix_entries(fp: DataFrame, rule: B.PrefixRule) -> tuple[DataFrame, np.ndarray, int]:
+    """``doc, key, count, in_prefix, need`` of the entries that can make a pair, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
-    estimate of :mod:`neardup.dedup.prefix`, the prefix per document, then only keys
-    counted more than once whose mark slot some prefix entry shares.
+    estimate of :mod:`neardup.dedup.prefix`, the prefix per document (``rule``; with
+    counted hits, each document's need), then only keys counted more than once whose mark
+    slot some prefix entry shares (``frequent``: the uncapped limit, 0 for none).
 
     The two tables (``2 × 2**bits`` bytes, at most 256 MiB, as the local engine's) are
     filled per partition by the local kernel, summed chunk by chunk (shuffle compression
@@ -357,9 +388,11 @@ def _prefix_entries(
     """
     from pyspark.sql import functions as F
 
+    score, frequent, fallback, least, low = rule
+    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
+    rule = (score, limit, fallback, least, low)
     entries = _value(fp.agg(F.sum(F.size("keys"))))
     bits = table_bits(entries)
-    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
     keys = fp.select("doc", "keys")
     # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
     few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
@@ -367,9 +400,9 @@ def _prefix_entries(
     stage = B.count_table_stage(bits, chunk)
     counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
     counts = counts.reshape(2, 1 << bits)
-    stage = B.mark_stage(counts, bits, score, limit, fallback, chunk)
+    stage = B.mark_stage(counts, bits, rule, chunk)
     marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
-    stage = B.pairing_stage(counts, marks, bits, score, limit, fallback)
+    stage = B.pairing_stage(counts, marks, bits, rule)
     return keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint(), counts, bits
 
 
