@@ -20,14 +20,23 @@ from rich.progress import (
 from rich.table import Table
 
 from neardup.cli.app import cli, console
-from neardup.cli.options import bad_options, check_writable, count, given, text_options
+from neardup.cli.options import (
+    bad_options,
+    check_writable,
+    count,
+    given,
+    id_field_option,
+    max_text_bytes_option,
+    stack,
+    text_field_option,
+    text_options,
+)
 from neardup.config import (
     MAX_UNITS,
     UNITS,
     TextConfig,
 )
 from neardup.configfile import write_config
-from neardup.corpus import DEFAULT_MAX_TEXT_BYTES
 from neardup.dedup import (
     DEFAULT_MEASURE,
     MEASURES,
@@ -129,22 +138,11 @@ _EVAL_OPTIONS = [
         "of exactly as dedup with the same settings would (candidates from the method's "
         "keys, verified exactly, dedup's clusters).",
     ),
-    click.option("--id-field", default="id", show_default=True, help="Id field of records."),
-    click.option("--text-field", default="text", show_default=True, help="Text field of records."),
-    click.option(
-        "--max-text-bytes",
-        type=count(1, 2**40),
-        default=DEFAULT_MAX_TEXT_BYTES,
-        show_default=True,
-        help="Longest text (UTF-8 bytes) a record may hold.",
-    ),
+    id_field_option,
+    text_field_option,
+    max_text_bytes_option("Longest text (UTF-8 bytes) a record may hold."),
 ]
-
-
-def _eval_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    for option in reversed(_EVAL_OPTIONS):
-        func = option(func)
-    return func
+_eval_options = stack(*_EVAL_OPTIONS)
 
 
 @cli.command(name="evaluate")

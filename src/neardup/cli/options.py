@@ -332,20 +332,35 @@ method_options = stack(
 )
 
 # How records are read: shared by every command taking corpus INPUTS.
+id_field_option = click.option(
+    "--id-field", default="id", show_default=True, help="Id field of records."
+)
+text_field_option = click.option(
+    "--text-field", default="text", show_default=True, help="Text field of records."
+)
+
+
+def max_text_bytes_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--max-text-bytes``: the longest text a record may hold (``help_text`` says so)."""
+    return click.option(
+        "--max-text-bytes",
+        type=count(1, 2**40),
+        default=DEFAULT_MAX_TEXT_BYTES,
+        show_default=True,
+        help=help_text,
+    )
+
+
 input_options = stack(
-    click.option("--id-field", default="id", show_default=True, help="Id field of records."),
-    click.option("--text-field", default="text", show_default=True, help="Text field of records."),
+    id_field_option,
+    text_field_option,
     click.option(
         "--skip-bad",
         is_flag=True,
         help="Skip malformed records (and count them) instead of stopping.",
     ),
-    click.option(
-        "--max-text-bytes",
-        type=count(1, 2**40),
-        default=DEFAULT_MAX_TEXT_BYTES,
-        show_default=True,
-        help="Longest text (UTF-8 bytes) a record may hold; longer ones are bad records.",
+    max_text_bytes_option(
+        "Longest text (UTF-8 bytes) a record may hold; longer ones are bad records."
     ),
 )
 
