@@ -269,24 +269,22 @@ def _spark_lines(directory):
     ]
 
 
-def test_cli_spark_engine_writes_what_the_local_engine_writes(spark, tmp_path):
+def _dedup_with_both_engines(path, tmp_path, *spark_args, format_="jsonl"):
+    """``neardup dedup`` of ``path`` into tmp_path/local and, on Spark, tmp_path/spark."""
     from clirun import run
+
+    common = ["dedup", str(path), "--format", format_]
+    local = run(*common, "--out", str(tmp_path / "local"))
+    assert local.exit_code == 0, local.output
+    remote = run(*common, "--out", str(tmp_path / "spark"), "--engine", "spark", *spark_args)
+    assert remote.exit_code == 0, remote.output
+
+
+def test_cli_spark_engine_writes_what_the_local_engine_writes(spark, tmp_path):
     from neardup.sample import sample_path
 
     with sample_path() as path:
-        local = run("dedup", str(path), "--out", str(tmp_path / "local"))
-        assert local.exit_code == 0, local.output
-        remote = run(
-            "dedup",
-            str(path),
-            "--out",
-            str(tmp_path / "spark"),
-            "--engine",
-            "spark",
-            "--master",
-            "local[2]",
-        )
-        assert remote.exit_code == 0, remote.output
+        _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
     for name in ("kept", "removed"):  # the same records, byte for byte
         wanted = (tmp_path / "local" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
         assert sorted(_spark_lines(tmp_path / "spark" / name)) == sorted(wanted)
@@ -348,27 +346,13 @@ def test_cli_spark_engine_reads_parquet_as_the_local_engine(spark, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from clirun import run
-
     docs = random_corpus(6, n=50)
     table = pa.table(
         {"id": [i for i, _ in docs], "text": [t for _, t in docs], "n": list(range(len(docs)))}
     )
     path = tmp_path / "docs.parquet"
     pq.write_table(table, path, row_group_size=7)
-    local = run("dedup", str(path), "--out", str(tmp_path / "local"), "--format", "parquet")
-    assert local.exit_code == 0, local.output
-    remote = run(
-        "dedup",
-        str(path),
-        "--out",
-        str(tmp_path / "spark"),
-        "--format",
-        "parquet",
-        "--engine",
-        "spark",
-    )
-    assert remote.exit_code == 0, remote.output
+    _dedup_with_both_engines(path, tmp_path, format_="parquet")
     for name in ("kept", "removed"):
         wanted = pq.read_table(tmp_path / "local" / f"{name}.parquet").to_pylist()
         got = pq.read_table(tmp_path / "spark" / name).to_pylist()
