@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 from _corpus import CORPUS
 
-from neardup.corpus import read_documents
 from neardup.dedup import DedupConfig, deduplicate
 from neardup.dedup.pipeline import Inputs
+from neardup.io.readers import read_documents
 
 SOURCE = CORPUS / "en-gutenberg-100k.jsonl.gz"
 

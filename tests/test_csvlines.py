@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from neardup.csvlines import csv_records
+from neardup.io.csvlines import csv_records
 
 
 def _records(text: str) -> list[tuple[int, object, int]]:

@@ -13,9 +13,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neardup.corpus import Document, read_documents
 from neardup.errors import InputError
-from neardup.jsonvalues import json_problem
+from neardup.io.jsonvalues import json_problem
+from neardup.io.readers import Document, read_documents
 from neardup.shingles import fingerprint_batch
 from neardup.text.canon import canonicalize_batch
 

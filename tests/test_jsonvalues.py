@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from neardup.jsonvalues import json_problem, may_hold_problem
+from neardup.io.jsonvalues import json_problem, may_hold_problem
 
 
 def test_problems_are_named_where_they_are():

@@ -31,7 +31,7 @@ from typing import Annotated, Any, Literal
 from neardup import __version__, apidocs, extras
 from neardup.collection import Collection, Result
 from neardup.errors import ConfigError, InputError, NearDupError
-from neardup.jsonvalues import json_problem
+from neardup.io.jsonvalues import json_problem
 from neardup.store.base import DuplicateIdError
 from neardup.store.url import open_store
 

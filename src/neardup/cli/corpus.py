@@ -37,12 +37,12 @@ from neardup.cli.options import (
 from neardup.config import (
     TextConfig,
 )
-from neardup.corpus import count_lines
 from neardup.dedup import (
     DedupConfig,
 )
 from neardup.dedup.cluster import KeepPolicy
 from neardup.dedup.pipeline import Inputs, run_dedup
+from neardup.io.readers import count_lines
 from neardup.sample import sample_documents, sample_path
 
 

@@ -27,8 +27,8 @@ from neardup.cli.options import (
 )
 from neardup.collection import Collection, Result
 from neardup.config import TextConfig
-from neardup.corpus import Document, read_documents
 from neardup.errors import InputError, NearDupError
+from neardup.io.readers import Document, read_documents
 from neardup.store.url import open_store
 
 DEFAULT_BATCH = 5000  # a commit writes every index page its batch touched: fewer, larger ones

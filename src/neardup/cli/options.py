@@ -26,11 +26,11 @@ from neardup.config import (
     TextConfig,
 )
 from neardup.configfile import merge_config, read_config
-from neardup.corpus import DEFAULT_MAX_TEXT_BYTES
 from neardup.dedup import DEFAULT_MEASURE, DEFAULT_METHOD, DEFAULT_THRESHOLD, MEASURES, DedupConfig
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
 from neardup.errors import ConfigError, InputError
+from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES
 from neardup.methods import METHOD_NAMES, parse_params
 from neardup.text.stopwords import load_stopword_file
 

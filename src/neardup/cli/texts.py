@@ -17,7 +17,7 @@ from neardup.config import (
     TextConfig,
 )
 from neardup.errors import InputError
-from neardup.io import read_text
+from neardup.io.text import read_text
 from neardup.measures import Overlap
 from neardup.methods import METHOD_NAMES, describe_methods, get_method, parse_params
 from neardup.passages import Passages

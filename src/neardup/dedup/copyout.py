@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import orjson
 
-from neardup.corpus import Document, input_kind, jsonl_line_blocks, read_documents
 from neardup.errors import InputError
 from neardup.extras import pyarrow
-from neardup.records import dumps
+from neardup.io.readers import Document, input_kind, jsonl_line_blocks, read_documents
+from neardup.io.writers import dumps
 
 DUPLICATE_OF = "_duplicate_of"
 _PARQUET_BATCH = 8192  # rows per Arrow batch read from a Parquet input

@@ -31,13 +31,13 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup.config import config_fingerprint
-from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.dedup.cluster import ClusterTable, cluster_table
 from neardup.dedup.copyout import Lines, Places, Rows, input_records
 from neardup.dedup.outdir import staged_output
 from neardup.errors import InputError
-from neardup.records import RecordWriter
+from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
+from neardup.io.writers import RecordWriter
 
 Format = Literal["jsonl", "parquet"]
 SHOWN_IDS = 20  # ids listed in summary.json for empty documents and bad records

@@ -22,13 +22,13 @@ import numpy as np
 import pyarrow as pa
 
 from neardup.config import config_fingerprint
-from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
 from neardup.dedup.copyout import with_duplicate_of
 from neardup.dedup.core import DedupConfig
 from neardup.dedup.pipeline import Inputs, guarantee, run_parameters
 from neardup.engines.spark import spark_dedup, with_index
 from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
+from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

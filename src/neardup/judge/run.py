@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from neardup.corpus import DEFAULT_MAX_TEXT_BYTES, read_documents
 from neardup.dedup import DedupConfig, Pairs, score_candidates
 from neardup.errors import ConfigError
+from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, read_documents
 from neardup.judge.evaluate import (
     Evaluation,
     Form,

@@ -1,7 +1,7 @@
 import pytest
 
 from neardup.errors import InputError
-from neardup.io import decode_text, read_text
+from neardup.io.text import decode_text, read_text
 
 
 def test_reads_utf8_and_strips_bom(tmp_path):

@@ -19,15 +19,15 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.corpus import (
+from neardup.errors import ConfigError, InputError, MissingDependencyError
+from neardup.io.readers import (
     BadRecord,
     Document,
     count_lines,
     jsonl_line_blocks,
     read_documents,
 )
-from neardup.errors import ConfigError, InputError, MissingDependencyError
-from neardup.records import RecordWriter
+from neardup.io.writers import RecordWriter
 
 RECORDS = [
     {"id": "a", "text": "Первый текст", "lang": "ru", "n": 1},
@@ -470,7 +470,7 @@ def test_count_lines(tmp_path):
 
 
 def test_count_lines_estimates_big_files(tmp_path, monkeypatch):
-    import neardup.corpus as corpus
+    import neardup.io.readers as corpus
 
     monkeypatch.setattr(corpus, "_COUNT_EXACT_BYTES", 10_000)
     path = write_bytes(
@@ -583,7 +583,7 @@ def test_parquet_write_read_round_trip(pairs):
 def test_jsonl_line_blocks_give_the_wanted_lines_as_stored(lines, picks, chunk):
     # the output copy's reader: lines split across chunks of any size, a BOM on line 1,
     # trailing whitespace off; the same lines as a plain split
-    from neardup import corpus
+    from neardup.io import readers as corpus
 
     data = ("\ufeff" + "\n".join(f"{line}  " for line in lines)).encode()
     wanted = sorted(picks.draw(st.sets(st.integers(1, len(lines)))) if lines else [])

@@ -20,7 +20,7 @@ or whitespace-only texts are *not* bad records here: they are yielded, and dedup
 on its own. An input that holds no record, and the files of a directory that are not read
 (other extensions), are handed to ``on_skip`` as :class:`Skipped` notices.
 
-Writing records back out is :mod:`neardup.records`.
+Writing records back out is :mod:`neardup.io.writers`.
 """
 
 from __future__ import annotations
@@ -40,11 +40,11 @@ from typing import IO, Any, Literal
 import numpy as np
 import orjson
 
-from neardup.csvlines import csv_records
 from neardup.errors import ConfigError, InputError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
-from neardup.io import decode_text
-from neardup.jsonvalues import json_problem, may_hold_problem
+from neardup.io.csvlines import csv_records
+from neardup.io.jsonvalues import json_problem, may_hold_problem
+from neardup.io.text import decode_text
 
 __all__ = [
     "DEFAULT_MAX_TEXT_BYTES",
