@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import functools
 import tempfile
 import time
 import warnings
@@ -21,6 +22,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+import numba
 import numpy as np
 
 from neardup._kernels.sample import shared_counts
@@ -53,8 +55,8 @@ from neardup.dedup.templates import (
 from neardup.errors import ConfigError
 from neardup.methods import get_method, method_classes
 from neardup.methods.base import Method, Signatures
-from neardup.prefetch import prefetch
 from neardup.shingles import FingerprintBatch, fingerprint_batch
+from neardup.workers import ordered_map
 
 Measure = Literal["resemblance", "containment"]
 MEASURES: tuple[str, ...] = get_args(Measure)
@@ -337,12 +339,18 @@ def score_candidates(
         spill = _Spill(Path(workspace.name), keep_counts=method.weighs_counts)
         ids: list[str] = []
         lengths: list[int] = []
-        for chunk in prefetch(_chunks(texts, config.batch_size)):  # read while fingerprinting
-            ids.extend(doc_id for doc_id, _ in chunk)
-            lengths.extend(len(text) for _, text in chunk)
-            spill.add(fingerprint_batch([text for _, text in chunk], config.text))
-            if progress is not None:
-                progress(len(chunk))
+        batches = ordered_map(  # batches fingerprinted on every core while the next are read
+            functools.partial(_fingerprint_chunk, config=config.text),
+            _chunks(texts, config.batch_size),
+            workers=numba.get_num_threads(),
+        )
+        with contextlib.closing(batches):
+            for chunk_ids, chunk_lengths, batch in batches:
+                ids.extend(chunk_ids)
+                lengths.extend(chunk_lengths)
+                spill.add(batch)
+                if progress is not None:
+                    progress(len(chunk_ids))
         timings["fingerprints"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
@@ -525,6 +533,14 @@ def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[
     it = iter(items)
     while chunk := list(islice(it, size)):
         yield chunk
+
+
+def _fingerprint_chunk(
+    chunk: list[tuple[str, str]], config: TextConfig
+) -> tuple[list[str], list[int], FingerprintBatch]:
+    """Ids, text lengths and fingerprints of one chunk of ``(id, text)`` items."""
+    texts = [text for _, text in chunk]
+    return [doc_id for doc_id, _ in chunk], list(map(len, texts)), fingerprint_batch(texts, config)
 
 
 def _sketch_all(
