@@ -2,7 +2,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.script import script_counts
+from neardup._kernels.script import char_counts, script_counts
 from neardup.text import script
 from neardup.text.canon import _split
 from neardup.text.script import lang_from_counts, langs_from_counts
@@ -92,3 +92,12 @@ def test_compiled_counts_equal_the_regex_definition(codes):
     cyrillic = sum(map(len, script._RUNS["ru"].findall(text)))
     latin = sum(map(len, script._LATIN_RUNS.findall(text)))
     assert counts(text).tolist() == [[han, cyrillic, latin]]
+
+
+@given(st.lists(st.text(max_size=20), max_size=6))
+def test_char_counts_are_the_lengths_of_the_decoded_texts(texts):
+    encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
+    lengths = np.array([len(e) for e in encoded], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    assert char_counts(buf, ends - lengths, ends).tolist() == [len(t) for t in texts]

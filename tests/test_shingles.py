@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.shingles import (
     fingerprint_batch,
+    fingerprint_utf8,
     fingerprints,
     is_han,
     iter_fingerprint_batches,
@@ -204,3 +205,25 @@ def test_the_compiled_han_mark_is_the_reference(seed, size):
     han = rng.random(size) < 0.5
     expected = _mark_han_reference(raw, han)
     assert mark_han(raw.copy(), han).tolist() == expected.tolist()
+
+
+_UTF8_ALPHABET = "ab é<>&[{'\n>\x00жД北京。，ﬁＡ\u00a0"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_UTF8_ALPHABET, max_size=40), min_size=1, max_size=8),
+    st.sampled_from([TextConfig(), TextConfig(shingle=ShingleConfig(unit="char", size=3))]),
+    st.integers(0, 3),
+)
+def test_fingerprints_of_utf8_equal_those_of_the_strings(texts, config, gap):
+    """Texts given as UTF-8 spans (with any bytes between them) fingerprint as the strings do."""
+    encoded = [t.encode() for t in texts]
+    filler = b"<\x00>"[:gap]
+    lengths = np.array([len(e) for e in encoded], dtype=np.int64)
+    starts = np.cumsum(lengths + gap) - lengths - gap
+    buf = np.frombuffer(b"".join(e + filler for e in encoded), dtype=np.uint8)
+    got = fingerprint_utf8(buf, starts, starts + lengths, config)
+    want = fingerprint_batch(texts, config)
+    for name in ("values", "offsets", "counts"):
+        assert getattr(got, name).tolist() == getattr(want, name).tolist()

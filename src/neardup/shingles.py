@@ -21,7 +21,7 @@ from neardup._kernels.shingle import HAN_MIX, HAN_SHIFT, HAN_TOP, shingle_spans,
 from neardup._kernels.shingle import mark_han as _mark_han
 from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans
-from neardup.text.canon import TokenBatch, canonicalize_batch
+from neardup.text.canon import TokenBatch, canonicalize_batch, canonicalize_utf8
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -100,6 +100,17 @@ def fingerprint_batch(texts: Sequence[str], config: TextConfig | None = None) ->
     config = config or TextConfig()
     with threads_for(sum(map(len, texts))):
         tokens = canonicalize_batch(texts, config.canon, config.shingle.unit)
+        return fingerprint_tokens(tokens, config.shingle)
+
+
+def fingerprint_utf8(
+    text: np.ndarray, starts: np.ndarray, ends: np.ndarray, config: TextConfig | None = None
+) -> FingerprintBatch:
+    """:func:`fingerprint_batch` of texts given as UTF-8, ``text[starts[d]:ends[d]]`` (an
+    Arrow string column, a file's bytes): no Python string is made of them."""
+    config = config or TextConfig()
+    with threads_for(int(ends[-1] - starts[0]) if starts.size else 0):
+        tokens = canonicalize_utf8(text, starts, ends, config.canon, config.shingle.unit)
         return fingerprint_tokens(tokens, config.shingle)
 
 

@@ -98,18 +98,34 @@ def canonicalize_batch(
     texts: Sequence[str], config: CanonConfig | None = None, unit: Unit = "word"
 ) -> TokenBatch:
     """Canonicalize many texts at once; see the module docstring for the steps."""
+    return canonicalize_utf8(*_split(texts), config, unit, originals=texts)
+
+
+def canonicalize_utf8(
+    text: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    config: CanonConfig | None = None,
+    unit: Unit = "word",
+    originals: Sequence[str] | None = None,
+) -> TokenBatch:
+    """:func:`canonicalize_batch` of texts given as UTF-8: ``text[starts[d]:ends[d]]`` (e.g.
+    an Arrow string column's buffer, whatever lies between the texts): no Python string is
+    made but of the few texts a Python step changes. ``originals``: the texts as strings,
+    when they exist already."""
     config = config or CanonConfig()
-    docs, (text, starts, ends), plain = _clean_batch(texts, config)
+    (text, starts, ends), plain = _clean_batch(text, starts, ends, config, originals)
     langs, han = _languages(text, starts, ends, config, plain)
     if config.segment and unit != "char":
         auto = config.lang == "auto"
         wanted = [
-            unit == "word" and (lang == "zh" or (auto and has))
-            for lang, has in zip(langs, han, strict=True)
+            d
+            for d, (lang, has) in enumerate(zip(langs, han, strict=True))
+            if unit == "word" and (lang == "zh" or (auto and has))
         ]
-        if any(wanted):
-            docs = [segment.segment_zh(d) if w else d for d, w in zip(docs, wanted, strict=True)]
-            text, starts, ends = _split(docs)
+        if wanted:
+            segmented = {d: segment.segment_zh(_decode(text, starts, ends, d)) for d in wanted}
+            text, starts, ends = _replace(text, starts, ends, segmented)
     spaced = np.array([unit != "char" or lang != "zh" for lang in langs], dtype=np.bool_)
     table = chars.word_table() if config.punctuation else chars.whitespace_table()
     split_han = unit == "auto"
@@ -122,47 +138,56 @@ def canonicalize_batch(
 
 
 def _clean_batch(
-    texts: Sequence[str], config: CanonConfig
-) -> tuple[list[str], tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
-    """Every text :func:`_clean`-ed, the UTF-8 of the cleaned batch (:func:`_split`), and
-    which texts are plain ASCII left as they were (no letter but Latin ones to count).
+    text: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    config: CanonConfig,
+    originals: Sequence[str] | None = None,
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """The UTF-8 of the batch with every text :func:`_clean`-ed, and which texts are plain
+    ASCII left as they were (no letter but Latin ones to count).
 
     The Python steps run only on the texts that the compiled pre-check flags (markup
     characters, characters NFKC changes): on the others they would change nothing.
     """
-    docs = list(texts)
-    text, starts, ends = _split(docs)
     stable = chars.nfkc_stable_table() if config.normalize else _NO_TABLE
     flags = cleaning_flags(
         text, starts, ends, stable, config.wiki, config.html, config.quotes, config.normalize
     )
     changed: dict[int, str] = {}
     for d in np.flatnonzero(flags & (MARKUP | NFKC)).tolist():
-        old = docs[d]
+        old = originals[d] if originals is not None else _decode(text, starts, ends, d)
         new = _clean(old, config) if flags[d] & MARKUP else unicodedata.normalize("NFKC", old)
         if new != old:
-            changed[d] = docs[d] = new
+            changed[d] = new
     if changed:
         text, starts, ends = _replace(text, starts, ends, changed)
-    return docs, (text, starts, ends), flags == 0
+    return (text, starts, ends), flags == 0
+
+
+def _decode(text: np.ndarray, starts: np.ndarray, ends: np.ndarray, d: int) -> str:
+    """Text ``d`` of a batch's UTF-8 as a string."""
+    return text[starts[d] : ends[d]].tobytes().decode("utf-8", "surrogatepass")
 
 
 def _replace(
     text: np.ndarray, starts: np.ndarray, ends: np.ndarray, changed: dict[int, str]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_split`'s output with the documents of ``changed`` replaced (the rest of the
-    bytes copied once, not encoded again)."""
+    """The batch's UTF-8 with the texts of ``changed`` replaced (the rest of the bytes copied
+    once, not encoded again, whatever lies between the texts)."""
     raw = memoryview(text)
-    lengths = ends - starts
+    growth = np.zeros(starts.size, dtype=np.int64)
     pieces: list[bytes | memoryview] = []
     at = 0
     for d in sorted(changed):
         new = changed[d].encode("utf-8", "surrogatepass")
         pieces += (raw[at : starts[d]], new)
-        lengths[d] = len(new)
+        growth[d] = len(new) - (ends[d] - starts[d])
         at = ends[d]
     pieces.append(raw[at:])
-    return np.frombuffer(b"".join(pieces), dtype=np.uint8), *_bounds(lengths)
+    before = np.cumsum(growth) - growth
+    new_starts = starts + before
+    return np.frombuffer(b"".join(pieces), dtype=np.uint8), new_starts, ends + before + growth
 
 
 def _clean(text: str, config: CanonConfig) -> str:
