@@ -170,7 +170,8 @@ def test_batch_cleaning_equals_cleaning_every_text(texts, config):
     spans = (np.cumsum(lengths) - lengths, np.cumsum(lengths))
     (text2, starts2, ends2), plain2 = _clean_batch(packed, *spans, config)
     raw2 = text2.tobytes()
-    assert [raw2[s:e].decode("utf-8", "surrogatepass") for s, e in zip(starts2, ends2)] == want
+    got = [raw2[s:e].decode("utf-8", "surrogatepass") for s, e in zip(starts2, ends2, strict=True)]
+    assert got == want
     assert plain2.tolist() == plain.tolist()
     assert all(t.isascii() and t == w for t, w, p in zip(texts, want, plain, strict=True) if p)
     stable = chars.nfkc_stable_table()

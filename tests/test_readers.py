@@ -126,7 +126,7 @@ BAD_LINES = [
     (b'{"id": 1, "text": "x" "y"}', r"not valid JSON \(Expecting ',' delimiter at column 23\)"),
     (b'["a"]', "not a JSON object but an array"),
     (b'{"id": 1}', "no field 'text'"),
-    (b'{"id": 1, "text": 5}', "field 'text' is a int, not a string"),
+    (b'{"id": 1, "text": 5}', "field 'text' is a number, not a string"),
     (b'{"id": 1, "text": null}', "field 'text' is null, not a string"),
     (b'{"id": [1], "text": "x"}', "id field 'id' is an array"),
     (b'{"id": 1, "text": "ok \xff\xfe"}', r"invalid UTF-8 at byte 22 \(invalid start byte\)"),

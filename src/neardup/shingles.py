@@ -46,6 +46,14 @@ class FingerprintBatch:
         """Number of distinct shingles of every document."""
         return np.diff(self.offsets)
 
+    def take(self, keep: np.ndarray) -> FingerprintBatch:
+        """The documents where ``keep`` (a mask) is true."""
+        sizes = self.sizes()
+        mask = np.repeat(keep, sizes)
+        offsets = np.zeros(int(keep.sum()) + 1, dtype=self.offsets.dtype)
+        np.cumsum(sizes[keep], out=offsets[1:])
+        return FingerprintBatch(self.values[mask], offsets, self.counts[mask])
+
 
 @dataclass(frozen=True, slots=True)
 class Shingle:

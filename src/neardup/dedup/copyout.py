@@ -49,6 +49,11 @@ class Places:
         self.inputs.append(self.current)
         self.lines.append(line)
 
+    def add_lines(self, index: int, lines: list[int]) -> None:
+        """Documents of input ``index`` at ``lines``, in order."""
+        self.inputs.extend([index] * len(lines))
+        self.lines.extend(lines)
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Copy:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
-import functools
 import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -53,9 +53,10 @@ from neardup.dedup.templates import (
     template_shingles,
 )
 from neardup.errors import ConfigError
+from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
 from neardup.methods import get_method, method_classes
 from neardup.methods.base import Method, Signatures
-from neardup.shingles import FingerprintBatch, fingerprint_batch
+from neardup.shingles import FingerprintBatch, fingerprint_batch, fingerprint_utf8
 from neardup.workers import ordered_map
 
 Measure = Literal["resemblance", "containment"]
@@ -294,7 +295,7 @@ class Scored:
 
 
 def deduplicate(
-    texts: Iterable[tuple[str, str]],
+    texts: Iterable[tuple[str, str]] | BatchSource,
     config: DedupConfig | None = None,
     *,
     field_values: Callable[[], np.ndarray] | None = None,
@@ -317,7 +318,7 @@ def deduplicate(
 
 
 def score_candidates(
-    texts: Iterable[tuple[str, str]],
+    texts: Iterable[tuple[str, str]] | BatchSource,
     config: DedupConfig,
     *,
     progress: Callable[[int], None] | None = None,
@@ -338,19 +339,27 @@ def score_candidates(
         stage("reading and fingerprinting")
         spill = _Spill(Path(workspace.name), keep_counts=method.weighs_counts)
         ids: list[str] = []
-        lengths: list[int] = []
-        batches = ordered_map(  # batches fingerprinted on every core while the next are read
-            functools.partial(_fingerprint_chunk, config=config.text),
-            _chunks(texts, config.batch_size),
+        lengths: list[np.ndarray] = [np.empty(0, dtype=np.int64)]
+        jobs: Iterator[Callable[[], TextBatch]]
+        settle = None
+        if isinstance(texts, BatchSource):
+            jobs, settle = texts.jobs(), texts.settle
+        else:
+            jobs = (partial(pairs_batch, chunk) for chunk in _chunks(texts, config.batch_size))
+        batches = ordered_map(  # batches read and fingerprinted on every core, in order
+            partial(_read_and_fingerprint, config=config.text),
+            jobs,
             workers=numba.get_num_threads(),
         )
         with contextlib.closing(batches):
-            for chunk_ids, chunk_lengths, batch in batches:
-                ids.extend(chunk_ids)
-                lengths.extend(chunk_lengths)
-                spill.add(batch)
-                if progress is not None:
-                    progress(len(chunk_ids))
+            for batch, chars, prints in batches:
+                if settle is not None and (keep := settle(batch)) is not None:
+                    batch, chars, prints = batch.take(keep), chars[keep], prints.take(keep)
+                ids.extend(batch.ids)
+                lengths.append(chars)
+                spill.add(prints)
+                if progress is not None and batch.ids:
+                    progress(len(batch.ids))
         timings["fingerprints"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
@@ -387,7 +396,7 @@ def score_candidates(
 
     return Scored(
         ids,
-        np.array(lengths, dtype=np.int64),
+        np.concatenate(lengths),
         np.diff(offsets),
         pairs,
         candidates.capped_buckets,
@@ -535,12 +544,15 @@ def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[
         yield chunk
 
 
-def _fingerprint_chunk(
-    chunk: list[tuple[str, str]], config: TextConfig
-) -> tuple[list[str], list[int], FingerprintBatch]:
-    """Ids, text lengths and fingerprints of one chunk of ``(id, text)`` items."""
-    texts = [text for _, text in chunk]
-    return [doc_id for doc_id, _ in chunk], list(map(len, texts)), fingerprint_batch(texts, config)
+def _read_and_fingerprint(
+    job: Callable[[], TextBatch], config: TextConfig
+) -> tuple[TextBatch, np.ndarray, FingerprintBatch]:
+    """Run a reading job: its batch, the characters of each text, its fingerprints (on a
+    worker thread)."""
+    batch = job()
+    if batch.utf8 is not None:
+        return batch, batch.char_lengths(), fingerprint_utf8(*batch.utf8, config)
+    return batch, batch.char_lengths(), fingerprint_batch(batch.texts or [], config)
 
 
 def _sketch_all(

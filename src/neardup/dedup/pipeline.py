@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +36,7 @@ from neardup.dedup.cluster import ClusterTable, cluster_table
 from neardup.dedup.copyout import Lines, Places, Rows, input_records
 from neardup.dedup.outdir import staged_output
 from neardup.errors import InputError
+from neardup.io.blocks import JsonlBatches, readable_in_blocks
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
 from neardup.io.writers import RecordWriter
 
@@ -69,6 +70,25 @@ class Inputs:
             max_text_bytes=self.max_text_bytes,
             on_skip=on_skip,
             on_input=on_input,
+        )
+
+    def blocks(
+        self,
+        on_bad: Callable[[BadRecord], None],
+        on_skip: Callable[[Skipped], None],
+        on_documents: Callable[[int, list[int]], None],
+    ) -> JsonlBatches:
+        """The documents as :meth:`read` gives them, as jobs parsing a block of JSONL lines
+        each (JSONL inputs only: see :func:`neardup.io.blocks.readable_in_blocks`)."""
+        return JsonlBatches(
+            list(self.paths),
+            id_field=self.id_field,
+            text_field=self.text_field,
+            skip_bad=self.skip_bad,
+            on_bad=on_bad,
+            max_text_bytes=self.max_text_bytes,
+            on_skip=on_skip,
+            on_documents=on_documents,
         )
 
 
@@ -113,8 +133,11 @@ def _run(
                 field_values.append(doc.record.get(field))
             yield doc.id, doc.text
 
+    documents: Iterable[tuple[str, str]] | JsonlBatches = texts()
+    if field is None and readable_in_blocks(inputs.paths):  # parsed on the worker threads
+        documents = inputs.blocks(bad.append, skipped.append, places.add_lines)
     result = deduplicate(
-        texts(),
+        documents,
         config,
         progress=progress,
         field_values=lambda: _field_values(field_values, field),

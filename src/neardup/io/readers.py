@@ -473,7 +473,14 @@ def _mib(size: int) -> str:
 
 
 def _type_name(value: Any) -> str:
-    names = {dict: "an object", list: "an array", bool: "a boolean", type(None): "null"}
+    names = {
+        dict: "an object",
+        list: "an array",
+        bool: "a boolean",
+        type(None): "null",
+        int: "a number",
+        float: "a number",
+    }
     return names.get(type(value), f"a {type(value).__name__}")
 
 

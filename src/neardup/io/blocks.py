@@ -1,0 +1,304 @@
+"""JSONL inputs read in blocks whose parsing runs on worker threads.
+
+The calling thread only cuts each file into blocks of whole lines (no step per line). A
+worker parses a block with Arrow's JSON reader (C++, without the GIL) straight into one
+UTF-8 buffer of texts, which the kernels fingerprint without a Python string being made of
+them. A block Arrow cannot take exactly as the line-by-line reader would (a bad record, a
+blank line, a float or missing id, a ``\\u`` surrogate escape, ``NaN``, a text over the size
+limit) is read line by line instead (:func:`neardup.io.readers._jsonl_item`), so both ways
+give the same documents and the same errors. Duplicate ids and bad records are settled in
+input order on the calling thread (:meth:`JsonlBatches.settle`).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from neardup._kernels import threads_for
+from neardup._kernels.jsonl import json_may_hold_problem, line_ends
+from neardup._kernels.script import char_counts
+from neardup.errors import InputError
+from neardup.io.readers import (
+    DEFAULT_MAX_TEXT_BYTES,
+    BadRecord,
+    Document,
+    Skipped,
+    _chunks,
+    _classify,
+    _jsonl_item,
+    _Options,
+    _place,
+    _read_error,
+    _read_errors,
+)
+
+BLOCK_BYTES_MAX = 16 * 2**20  # a block stops growing here even with fewer lines than asked
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TextBatch:
+    """Documents read together: ids, and the texts as strings or as UTF-8 spans of one
+    buffer (``text[starts[d]:ends[d]]``); the input (index) and lines they came from, the
+    bad records among those lines, and whether this ends its input."""
+
+    ids: list[str]
+    texts: list[str] | None = None
+    utf8: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    input: int = 0
+    lines: list[int] = field(default_factory=list)
+    bad: list[BadRecord] = field(default_factory=list)
+    ends_input: bool = False
+
+    def char_lengths(self) -> np.ndarray:
+        """Characters of each text (what ``len`` of the string gives)."""
+        if self.utf8 is not None:
+            with threads_for(0):  # on the calling thread
+                return char_counts(*self.utf8)
+        return np.fromiter(map(len, self.texts or []), dtype=np.int64, count=len(self.ids))
+
+    def take(self, keep: np.ndarray) -> TextBatch:
+        """The documents where ``keep`` (a mask) is true."""
+        picked = np.flatnonzero(keep).tolist()
+        texts = None if self.texts is None else [self.texts[i] for i in picked]
+        utf8 = None
+        if self.utf8 is not None:
+            text, starts, ends = self.utf8
+            utf8 = (text, starts[keep], ends[keep])
+        return replace(
+            self,
+            ids=[self.ids[i] for i in picked],
+            texts=texts,
+            utf8=utf8,
+            lines=[self.lines[i] for i in picked],
+        )
+
+
+@runtime_checkable
+class BatchSource(Protocol):
+    """Documents as reading jobs that can run on worker threads, and the in-order check of
+    each job's batch (e.g. :class:`JsonlBatches`)."""
+
+    def jobs(self) -> Iterator[Callable[[], TextBatch]]: ...
+
+    def settle(self, batch: TextBatch) -> np.ndarray | None: ...
+
+
+def pairs_batch(pairs: Sequence[tuple[str, str]]) -> TextBatch:
+    """A batch of ``(id, text)`` pairs given in memory."""
+    return TextBatch([doc_id for doc_id, _ in pairs], [text for _, text in pairs])
+
+
+class JsonlBatches:
+    """Every document of JSONL inputs, as jobs that read a block each (run on workers) and
+    :meth:`settle`, which checks their ids and bad records in input order.
+
+    Use :func:`readable_in_blocks` first: other kinds of input go through
+    :func:`neardup.io.readers.read_documents`. The callbacks are those of ``read_documents``;
+    ``on_documents`` gets each settled batch's input index and lines.
+    """
+
+    def __init__(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        id_field: str = "id",
+        text_field: str = "text",
+        skip_bad: bool = False,
+        on_bad: Callable[[BadRecord], None] | None = None,
+        max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES,
+        on_skip: Callable[[Skipped], None] | None = None,
+        on_input: Callable[[int], None] | None = None,
+        on_documents: Callable[[int, list[int]], None] | None = None,
+        lines_per_block: int = 2048,
+    ) -> None:
+        self._inputs = [_classify(Path(p)) for p in paths]
+        self._opts = _Options(id_field, text_field, max_text_bytes, len(self._inputs) > 1)
+        self._skip_bad = skip_bad
+        self._on_bad = on_bad
+        self._on_skip = on_skip
+        self._on_input = on_input
+        self._on_documents = on_documents
+        self._lines_per_block = lines_per_block
+        self._seen: dict[str, int] = {}  # id -> line * len(inputs) + input index
+        self._current = -1
+        self._records = 0
+
+    def jobs(self) -> Iterator[Callable[[], TextBatch]]:
+        """One job per block of every input, in order, and one closing each input."""
+        for index, inp in enumerate(self._inputs):
+            source, line = str(inp.path), 1
+            try:
+                with _chunks(inp) as chunks:
+                    for block, count in _line_blocks(chunks, self._lines_per_block):
+                        yield partial(parse_block, block, count, line, index, source, self._opts)
+                        line += count
+            except _read_errors(inp) as exc:
+                bad = BadRecord(source, line if line > 1 else 0, _read_error(exc))
+                yield partial(TextBatch, [], input=index, bad=[bad])
+            yield partial(TextBatch, [], input=index, ends_input=True)
+
+    def settle(self, batch: TextBatch) -> np.ndarray | None:
+        """Check a batch's ids against those seen before and report its bad records, in line
+        order (raising the first as InputError unless bad records are skipped); returns the
+        mask of the documents to keep (None: all)."""
+        if batch.input != self._current:
+            self._current, self._records = batch.input, 0
+            if self._on_input is not None:
+                self._on_input(batch.input)
+        self._records += len(batch.ids) + len(batch.bad)
+        if batch.ends_input and not self._records and self._on_skip is not None:
+            self._on_skip(Skipped(str(self._inputs[batch.input].path)))
+        keep = self._check(batch)
+        if self._on_documents is not None:
+            lines = batch.lines if keep is None else np.asarray(batch.lines)[keep].tolist()
+            self._on_documents(batch.input, lines)
+        return keep
+
+    def _check(self, batch: TextBatch) -> np.ndarray | None:
+        width = len(self._inputs)
+        source = str(self._inputs[batch.input].path)
+        problems: list[tuple[int, int, BadRecord]] = [(b.line, -1, b) for b in batch.bad]
+        for position, (doc_id, line) in enumerate(zip(batch.ids, batch.lines, strict=True)):
+            here = line * width + batch.input
+            first = self._seen.setdefault(doc_id, here)
+            if first != here:
+                place = _place(self._inputs, first, doc_id)
+                why = f"duplicate id {doc_id!r} (first at {place})"
+                problems.append((line, position, BadRecord(source, line, why)))
+        if not problems:
+            return None
+        problems.sort(key=lambda p: p[0])
+        keep = np.ones(len(batch.ids), dtype=np.bool_)
+        for _, position, bad in problems:
+            if not self._skip_bad:
+                raise InputError(str(bad))
+            if self._on_bad is not None:
+                self._on_bad(bad)
+            if position >= 0:
+                keep[position] = False
+        return keep
+
+
+def readable_in_blocks(paths: Sequence[str | Path]) -> bool:
+    """Whether every input is a JSONL file (plain or compressed) that Arrow can parse."""
+    try:
+        import pyarrow.json  # noqa: F401
+    except ImportError:
+        return False
+    try:
+        return all(_classify(Path(p)).kind == "jsonl" for p in paths)
+    except InputError:
+        return False  # read_documents says what is wrong
+
+
+def parse_block(
+    block: bytes, count: int, first_line: int, index: int, source: str, opts: _Options
+) -> TextBatch:
+    """The documents and bad records of a block of ``count`` whole JSONL lines starting at
+    line ``first_line``: parsed by Arrow when it reads every line exactly as the
+    line-by-line reader would, else line by line."""
+    fast = _parse_arrow(block, first_line, count, index, source, opts)
+    if fast is not None:
+        return fast
+    docs: list[Document] = []
+    bad: list[BadRecord] = []
+    for k, raw in enumerate(block.split(b"\n")[:count]):
+        if raw and not raw.isspace():
+            item = _jsonl_item(raw, source, first_line + k, opts)
+            (docs if isinstance(item, Document) else bad).append(item)  # type: ignore[arg-type]
+    return TextBatch(
+        [d.id for d in docs],
+        [d.text for d in docs],
+        input=index,
+        lines=[d.line for d in docs],
+        bad=bad,
+    )
+
+
+def _parse_arrow(
+    block: bytes, first_line: int, count: int, index: int, source: str, opts: _Options
+) -> TextBatch | None:
+    """The block's documents through Arrow, or None where it might differ from the
+    line-by-line reader (then nothing of it is used)."""
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    raw = np.frombuffer(block, dtype=np.uint8)
+    if json_may_hold_problem(raw) or (first_line > 1 and block.startswith(_BOM)):
+        return None
+    table = None
+    for id_type in (pa.string(), pa.int64()):  # ids as strings, or all integers
+        schema = pa.schema([(opts.id_field, id_type), (opts.text_field, pa.string())])
+        try:
+            table = pj.read_json(
+                io.BytesIO(block),
+                read_options=pj.ReadOptions(use_threads=False, block_size=len(block) + 1),
+                parse_options=pj.ParseOptions(
+                    explicit_schema=schema, unexpected_field_behavior="ignore"
+                ),
+            )
+            break
+        except (pa.ArrowException, UnicodeDecodeError):
+            continue
+    if table is None or table.num_rows != count:  # a bad or a blank line
+        return None
+    try:
+        table.validate(full=True)  # Arrow's JSON reader takes invalid UTF-8 as it is
+    except pa.ArrowInvalid:
+        return None
+    texts = table.column(opts.text_field).combine_chunks()
+    if texts.null_count:
+        return None
+    offsets = np.frombuffer(
+        texts.buffers()[1], dtype=np.int32, count=count + 1, offset=4 * texts.offset
+    )
+    starts, ends = offsets[:-1].astype(np.int64), offsets[1:].astype(np.int64)
+    if count and int((ends - starts).max()) > opts.max_text_bytes:
+        return None
+    data = texts.buffers()[2]
+    text = np.frombuffer(data, dtype=np.uint8) if data is not None else np.empty(0, np.uint8)
+    lines = list(range(first_line, first_line + count))
+    ids = table.column(opts.id_field).cast(pa.string()).to_pylist()
+    for k, doc_id in enumerate(ids):
+        if not doc_id:  # missing, null or "": the line, as the line-by-line reader names it
+            ids[k] = f"{source}:{lines[k]}" if opts.several else str(lines[k])
+    return TextBatch(ids, utf8=(text, starts, ends), input=index, lines=lines)
+
+
+def _line_blocks(chunks: Iterator[bytes], lines: int) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines (each with its b"\\n", but maybe the file's last) of about
+    ``lines`` lines, and how many lines each holds: the line-by-line reader's lines exactly,
+    also when reading fails (the whole lines read before are delivered, then it raises)."""
+    done: list[bytes | memoryview] = []  # whole lines not delivered yet
+    tail: list[bytes | memoryview] = []  # the start of a line whose end is not read yet
+    size = count = 0
+    try:
+        for chunk in chunks:
+            raw, view, at = np.frombuffer(chunk, dtype=np.uint8), memoryview(chunk), 0
+            while at < len(chunk):
+                end, found = line_ends(raw, at, lines - count)
+                if not found:
+                    tail.append(view[at:])
+                    break
+                done += (*tail, view[at:end])  # no copy but the block's join
+                tail = []
+                count += found
+                size += end - at
+                at = end
+                if count >= lines or size >= BLOCK_BYTES_MAX:
+                    yield b"".join(done), count
+                    done, size, count = [], 0, 0
+    except Exception:  # a read error: the whole lines before it first (never on close)
+        if done:
+            yield b"".join(done), count
+        raise
+    if done or tail:
+        yield b"".join(done + tail), count + (1 if tail else 0)

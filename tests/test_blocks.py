@@ -1,0 +1,159 @@
+"""io.blocks: JSONL read in blocks (Arrow where exact, else line by line) gives exactly what
+the line-by-line reader gives — documents, lines, bad records, errors, empty inputs."""
+
+import gzip
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from neardup.errors import InputError
+from neardup.io.blocks import JsonlBatches, TextBatch, readable_in_blocks
+from neardup.io.readers import read_documents
+
+
+def _via_blocks(paths, lines_per_block=3, **kwargs):
+    """Documents (id, text, input, line), bad records, skipped inputs and the batches."""
+    docs, bad, skipped, batches = [], [], [], []
+    reader = JsonlBatches(
+        paths,
+        on_bad=bad.append,
+        on_skip=skipped.append,
+        lines_per_block=lines_per_block,
+        **kwargs,
+    )
+    for job in reader.jobs():
+        batch = job()
+        batches.append(batch)
+        keep = reader.settle(batch)
+        if keep is not None:
+            batch = batch.take(keep)
+        inputs = [batch.input] * len(batch.ids)
+        docs += zip(batch.ids, _texts(batch), inputs, batch.lines, strict=True)
+    return docs, [str(b) for b in bad], [str(s) for s in skipped], batches
+
+
+def _texts(batch: TextBatch) -> list[str]:
+    if batch.utf8 is None:
+        return batch.texts or []
+    text, starts, ends = batch.utf8
+    return [text[s:e].tobytes().decode() for s, e in zip(starts, ends, strict=True)]
+
+
+def _via_lines(paths, **kwargs):
+    bad, skipped, docs = [], [], []
+    index = []
+    for doc in read_documents(
+        paths, on_bad=bad.append, on_skip=skipped.append, on_input=index.append, **kwargs
+    ):
+        docs.append((doc.id, doc.text, index[-1], doc.line))
+    return docs, [str(b) for b in bad], [str(s) for s in skipped]
+
+
+_GOOD = st.fixed_dictionaries(
+    {
+        "id": st.one_of(st.text(max_size=3), st.integers(-5, 10**12)),
+        "text": st.text(alphabet='ab é中\n"\\\x00', max_size=12),
+    },
+    optional={"meta": st.one_of(st.integers(), st.lists(st.integers(), max_size=2))},
+)
+_ODD_LINES = st.sampled_from(
+    [
+        "",
+        "   ",
+        "not json",
+        "[1, 2]",
+        '{"id": "n", "text": null}',
+        '{"id": "m"}',
+        '{"id": 1.5, "text": "float id"}',
+        '{"id": true, "text": "bool id"}',
+        '{"id": "s", "text": "lone \\ud800 surrogate"}',
+        '{"id": "p", "text": "pair \\ud83d\\ude00"}',
+        '{"id": "nan", "text": "x", "v": NaN}',
+        '{"id": "dup", "text": "x", "text": "y"}',
+        '{"id": "big", "text": "' + "w" * 40 + '"}',
+        '{"text": "no id at all"}',
+        '{"id": "", "text": "empty id"}',
+        '{"id": "r", "text": "crlf"}\r',
+        '\ufeff{"id": "bom", "text": "a bom"}',
+        '{"id": 123456789012345678901234567890, "text": "huge id"}',
+        b'{"id": "u8", "text": "caf\xe9"}',
+        b'{"id": "caf\xe9", "text": "bad id"}',
+    ]
+)
+_LINE = st.one_of(
+    _GOOD.map(json.dumps), _GOOD.map(lambda r: json.dumps(r, ensure_ascii=False)), _ODD_LINES
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.lists(_LINE, max_size=9), min_size=1, max_size=3),
+    st.integers(1, 4),
+    st.booleans(),
+)
+def test_blocks_read_what_the_line_reader_reads(tmp_path_factory, files, per_block, newline_end):
+    folder = tmp_path_factory.mktemp("jsonl")
+    paths = []
+    for k, lines in enumerate(files):
+        path = folder / f"in{k}.jsonl"
+        raw = [line if isinstance(line, bytes) else line.encode() for line in lines]
+        path.write_bytes(b"\n".join(raw) + (b"\n" if newline_end else b""))
+        paths.append(str(path))
+    options = {"skip_bad": True, "max_text_bytes": 30}
+    docs, bad, skipped, _ = _via_blocks(paths, per_block, **options)
+    assert (docs, bad, skipped) == _via_lines(paths, **options)
+    # without skipping: the same first error, or the same documents
+    outcomes = []
+    for read in (_via_lines, _via_blocks):
+        try:
+            outcomes.append(read(paths, max_text_bytes=30)[:3])
+        except InputError as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_clean_blocks_are_parsed_by_arrow_and_odd_ones_line_by_line(tmp_path):
+    path = tmp_path / "a.jsonl"
+    good = [json.dumps({"id": f"d{i}", "text": f"text {i} é"}) for i in range(6)]
+    path.write_text("\n".join([*good, "", *good[:0], '{"id": "x", "text": 5}']) + "\n")
+    _, bad, _, batches = _via_blocks([str(path)], lines_per_block=3, skip_bad=True)
+    filled = [b for b in batches if b.ids or b.bad]
+    assert [b.utf8 is not None for b in filled] == [True, True, False]
+    assert bad == [f"{path}:8: field 'text' is a number, not a string"]
+
+
+def test_a_truncated_gzip_keeps_the_lines_before_the_cut(tmp_path):
+    path = tmp_path / "cut.jsonl.gz"
+    lines = [json.dumps({"id": str(i), "text": f"document number {i} " * 40}) for i in range(400)]
+    whole = gzip.compress(("\n".join(lines) + "\n").encode())
+    path.write_bytes(whole[: len(whole) * 2 // 3])
+    docs, bad, _, _ = _via_blocks([str(path)], lines_per_block=50, skip_bad=True)
+    want_docs, want_bad, _ = _via_lines([str(path)], skip_bad=True)
+    assert docs == want_docs
+    assert len(docs) > 100
+    assert bad == want_bad
+    assert len(bad) == 1
+
+
+def test_duplicates_across_inputs_and_empty_inputs(tmp_path):
+    a, b, empty = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "e.jsonl"
+    a.write_text('{"id": "x", "text": "one"}\n{"id": "y", "text": "two"}\n')
+    b.write_text('{"id": "y", "text": "again"}\n{"text": "no id"}\n')
+    empty.write_text("\n\n")
+    paths = [str(a), str(empty), str(b)]
+    docs, bad, skipped, _ = _via_blocks(paths, skip_bad=True)
+    assert (docs, bad, skipped) == _via_lines(paths, skip_bad=True)
+    assert bad == [f"{b}:1: duplicate id 'y' (first at {a}:2)"]
+    assert skipped == [f"{empty}: no records (an empty input)"]
+    assert [d[0] for d in docs] == ["x", "y", f"{b}:2"]
+
+
+def test_only_jsonl_inputs_are_read_in_blocks(tmp_path):
+    (tmp_path / "a.jsonl").write_text("")
+    (tmp_path / "b.csv").write_text("")
+    assert readable_in_blocks([tmp_path / "a.jsonl"])
+    assert not readable_in_blocks([tmp_path / "a.jsonl", tmp_path / "b.csv"])
+    assert not readable_in_blocks([tmp_path])
