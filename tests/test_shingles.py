@@ -18,6 +18,7 @@ from neardup.shingles import (
     is_han,
     iter_fingerprint_batches,
     mark_han,
+    shingle_fingerprints,
     shingles,
 )
 
@@ -227,3 +228,33 @@ def test_fingerprints_of_utf8_equal_those_of_the_strings(texts, config, gap):
     want = fingerprint_batch(texts, config)
     for name in ("values", "offsets", "counts"):
         assert getattr(got, name).tolist() == getattr(want, name).tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_UTF8_ALPHABET, max_size=60), min_size=1, max_size=6),
+    st.sampled_from(
+        [
+            ShingleConfig(),
+            ShingleConfig(unit="char", size=3),
+            ShingleConfig(size=2, step=2),
+            ShingleConfig(hash="crc32", seed=7),
+        ]
+    ),
+)
+def test_the_one_pass_fingerprints_are_the_hashed_marked_spans(texts, shingle):
+    """fingerprint_tokens (spans hashed in one pass, never stored) = shingle_fingerprints
+    (spans stored, then hashed and Han-marked), before the per-document sets."""
+    from neardup._kernels.shingle import shingle_hashes
+    from neardup.hashing import kernel_hash
+    from neardup.text.canon import canonicalize_batch
+
+    tokens = canonicalize_batch(texts, CanonConfig(), shingle.unit)
+    want, _, _, want_offsets = shingle_fingerprints(tokens, shingle)
+    got, offsets = shingle_hashes(
+        tokens.buf, tokens.doc_offsets, tokens.tok_starts, tokens.tok_ends, tokens.tok_offsets,
+        tokens.by_char(shingle.unit), shingle.size, shingle.step, shingle.han_units,
+        *kernel_hash(shingle.hash, shingle.seed),
+    )  # fmt: skip
+    assert offsets.tolist() == want_offsets.tolist()
+    assert got.tolist() == want.tolist()

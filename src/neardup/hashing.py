@@ -55,6 +55,11 @@ def _seed(seed: object) -> np.uint64:
     return np.uint64(seed)
 
 
+def kernel_hash(algorithm: HashName, seed: int) -> tuple[int, np.uint64]:
+    """``(kind, seed)`` for the compiled kernels' ``hash_span``; ConfigError if either is bad."""
+    return _kind(algorithm), _seed(seed)
+
+
 def fingerprint(data: bytes | str, algorithm: HashName = "xxh3", seed: int = 0) -> int:
     """64-bit fingerprint of ``data`` (a ``str`` is hashed as its UTF-8 bytes).
 

@@ -17,10 +17,17 @@ from itertools import islice
 import numpy as np
 
 from neardup._kernels import threads_for
-from neardup._kernels.shingle import HAN_MIX, HAN_SHIFT, HAN_TOP, shingle_spans, unique_per_doc
+from neardup._kernels.shingle import (
+    HAN_MIX,
+    HAN_SHIFT,
+    HAN_TOP,
+    shingle_hashes,
+    shingle_spans,
+    unique_per_doc,
+)
 from neardup._kernels.shingle import mark_han as _mark_han
 from neardup.config import ShingleConfig, TextConfig
-from neardup.hashing import fingerprint_spans
+from neardup.hashing import fingerprint_spans, kernel_hash
 from neardup.text.canon import TokenBatch, canonicalize_batch, canonicalize_utf8
 
 
@@ -64,8 +71,20 @@ class Shingle:
 
 
 def fingerprint_tokens(tokens: TokenBatch, config: ShingleConfig) -> FingerprintBatch:
-    """Shingle and hash an already canonicalized batch."""
-    hashes, _, _, offsets = shingle_fingerprints(tokens, config)
+    """Shingle and hash an already canonicalized batch: :func:`shingle_fingerprints`' values
+    in one compiled pass that never stores the spans."""
+    hashes, offsets = shingle_hashes(
+        tokens.buf,
+        tokens.doc_offsets,
+        tokens.tok_starts,
+        tokens.tok_ends,
+        tokens.tok_offsets,
+        tokens.by_char(config.unit),
+        config.size,
+        config.step,
+        config.han_units,
+        *kernel_hash(config.hash, config.seed),
+    )
     return FingerprintBatch(*unique_per_doc(hashes, offsets, overwrite=True))
 
 

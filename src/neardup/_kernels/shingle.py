@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from neardup._kernels.hashes import _dispatch_valid
 from neardup._kernels.tokenize import BREAK, decode_utf8, is_han
 
 
@@ -40,6 +41,60 @@ def _char_starts(buf: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return out
 
 
+@njit(cache=True)
+def _doc_count(
+    buf: np.ndarray,
+    doc_offsets: np.ndarray,
+    tok_starts: np.ndarray,
+    tok_ends: np.ndarray,
+    tok_offsets: np.ndarray,
+    by_char: np.ndarray,
+    d: int,
+    shape: tuple[int, int, int],
+) -> int:
+    """How many shingles document d has (see :func:`shingle_spans`)."""
+    size, step, _ = shape
+    if by_char[d]:
+        units = 0
+        for i in range(doc_offsets[d], doc_offsets[d + 1]):
+            if (buf[i] & 0xC0) != 0x80:
+                units += 1
+        return _count(units, size, step)
+    no_spans = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, np.bool_))
+    t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, no_spans, -1)
+
+
+@njit(cache=True)
+def _doc_spans(
+    buf: np.ndarray,
+    doc_offsets: np.ndarray,
+    tok_starts: np.ndarray,
+    tok_ends: np.ndarray,
+    tok_offsets: np.ndarray,
+    by_char: np.ndarray,
+    d: int,
+    count: int,
+    shape: tuple[int, int, int],
+    spans: tuple[np.ndarray, np.ndarray, np.ndarray],
+    out: int,
+) -> None:
+    """Write document d's ``count`` shingle spans (starts, ends, Han flags) from ``out``."""
+    size, step, _ = shape
+    starts, ends, han = spans
+    if by_char[d]:
+        cs = _char_starts(buf, doc_offsets[d], doc_offsets[d + 1])
+        units = cs.size - 1
+        for k in range(count):
+            i = k * step
+            starts[out + k] = cs[i]
+            ends[out + k] = cs[min(i + size, units)]
+            han[out + k] = _all_han(buf, starts[out + k], ends[out + k])
+    else:
+        t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+        _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out)
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def shingle_spans(
     buf: np.ndarray,
@@ -60,20 +115,12 @@ def shingle_spans(
     ``offsets[d]:offsets[d+1]``; ``han``: the shingle is of Han characters alone.
     """
     n = doc_offsets.size - 1
-    counts = np.zeros(n, dtype=np.int64)
     shape = (size, step, han_size)
-    no_spans = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, np.bool_))
+    counts = np.zeros(n, dtype=np.int64)
     for d in prange(n):
-        if by_char[d]:
-            lo, hi = doc_offsets[d], doc_offsets[d + 1]
-            units = 0
-            for i in range(lo, hi):
-                if (buf[i] & 0xC0) != 0x80:
-                    units += 1
-            counts[d] = _count(units, size, step)
-        else:
-            t0, t1 = tok_offsets[d], tok_offsets[d + 1]
-            counts[d] = _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, no_spans, -1)
+        counts[d] = _doc_count(
+            buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, d, shape
+        )
     offsets = np.zeros(n + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(counts)
     starts = np.empty(offsets[n], dtype=np.int64)
@@ -81,19 +128,54 @@ def shingle_spans(
     han = np.zeros(offsets[n], dtype=np.bool_)
     spans = (starts, ends, han)
     for d in prange(n):
-        out = offsets[d]
-        if by_char[d]:
-            cs = _char_starts(buf, doc_offsets[d], doc_offsets[d + 1])
-            units = cs.size - 1
-            for k in range(counts[d]):
-                i = k * step
-                starts[out + k] = cs[i]
-                ends[out + k] = cs[min(i + size, units)]
-                han[out + k] = _all_han(buf, starts[out + k], ends[out + k])
-        else:
-            t0, t1 = tok_offsets[d], tok_offsets[d + 1]
-            _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out)
+        _doc_spans(
+            buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, d, counts[d], shape,
+            spans, offsets[d],
+        )  # fmt: skip
     return starts, ends, offsets, han
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def shingle_hashes(
+    buf: np.ndarray,
+    doc_offsets: np.ndarray,
+    tok_starts: np.ndarray,
+    tok_ends: np.ndarray,
+    tok_offsets: np.ndarray,
+    by_char: np.ndarray,
+    size: int,
+    step: int,
+    han_size: int,
+    kind: int,
+    seed: np.uint64,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(fingerprints, offsets)``: :func:`shingle_spans` hashed (``kind``, ``seed``: of
+    :func:`neardup._kernels.hashes.hash_span`, already checked) and Han-marked
+    (:func:`mark_han`) in one pass. A document's spans only pass through a small scratch
+    buffer: the batch's spans (16 bytes a shingle, fresh memory) are never stored."""
+    n = doc_offsets.size - 1
+    shape = (size, step, han_size)
+    counts = np.zeros(n, dtype=np.int64)
+    for d in prange(n):
+        counts[d] = _doc_count(
+            buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, d, shape
+        )
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(counts)
+    hashes = np.empty(offsets[n], dtype=np.uint64)
+    for d in prange(n):
+        m = counts[d]
+        spans = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.zeros(m, np.bool_))
+        _doc_spans(
+            buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, d, m, shape, spans, 0
+        )
+        starts, ends, han = spans
+        base = offsets[d]
+        for k in range(m):
+            hashes[base + k] = _han_marked(
+                _dispatch_valid(kind, buf, starts[k], ends[k], seed), han[k]
+            )
+    return hashes, offsets
 
 
 @njit(cache=True)
@@ -285,9 +367,16 @@ def mark_han(hashes: np.ndarray, han: np.ndarray) -> None:
     """Move ``hashes[i]`` into the Han region where ``han[i]``, out of it elsewhere (in place,
     one pass: most values are only read)."""
     for i in prange(hashes.size):
-        image = hashes[i] * HAN_MIX
-        inside = (image >> HAN_SHIFT) == HAN_TOP
-        if han[i] and not inside:
-            hashes[i] = (image | _HAN_REGION) * HAN_UNMIX
-        elif inside and not han[i]:
-            hashes[i] = (image & _OUT_OF_REGION) * HAN_UNMIX
+        hashes[i] = _han_marked(hashes[i], han[i])
+
+
+@njit(cache=True, inline="always")
+def _han_marked(value: np.uint64, han: bool) -> np.uint64:
+    """``value`` moved into the Han region if ``han``, out of it if not (see mark_han)."""
+    image = value * HAN_MIX
+    inside = (image >> HAN_SHIFT) == HAN_TOP
+    if han and not inside:
+        return (image | _HAN_REGION) * HAN_UNMIX
+    if inside and not han:
+        return (image & _OUT_OF_REGION) * HAN_UNMIX
+    return value
