@@ -166,8 +166,16 @@ class JsonlBatches:
         width = len(self._inputs)
         source = str(self._inputs[batch.input].path)
         problems: list[tuple[int, int, BadRecord]] = [(b.line, -1, b) for b in batch.bad]
+        places = [line * width + batch.input for line in batch.lines]
+        before = len(self._seen)
+        if self._seen.keys().isdisjoint(batch.ids):  # the usual case: one C-level update
+            self._seen.update(zip(batch.ids, places, strict=True))
+            if len(self._seen) - before == len(batch.ids) and not problems:
+                return None
+            for doc_id in batch.ids:  # a duplicate within, or bad records: all in line order
+                self._seen.pop(doc_id, None)
         for position, (doc_id, line) in enumerate(zip(batch.ids, batch.lines, strict=True)):
-            here = line * width + batch.input
+            here = places[position]
             first = self._seen.setdefault(doc_id, here)
             if first != here:
                 place = _place(self._inputs, first, doc_id)
