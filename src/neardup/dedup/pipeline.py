@@ -77,6 +77,7 @@ class Inputs:
         on_bad: Callable[[BadRecord], None],
         on_skip: Callable[[Skipped], None],
         on_documents: Callable[[int, list[int]], None],
+        lines_per_block: int,
     ) -> JsonlBatches:
         """The documents as :meth:`read` gives them, as jobs parsing a block of JSONL lines
         each (JSONL inputs only: see :func:`neardup.io.blocks.readable_in_blocks`)."""
@@ -89,6 +90,7 @@ class Inputs:
             max_text_bytes=self.max_text_bytes,
             on_skip=on_skip,
             on_documents=on_documents,
+            lines_per_block=lines_per_block,
         )
 
 
@@ -135,7 +137,7 @@ def _run(
 
     documents: Iterable[tuple[str, str]] | JsonlBatches = texts()
     if field is None and readable_in_blocks(inputs.paths):  # parsed on the worker threads
-        documents = inputs.blocks(bad.append, skipped.append, places.add_lines)
+        documents = inputs.blocks(bad.append, skipped.append, places.add_lines, config.batch_size)
     result = deduplicate(
         documents,
         config,
