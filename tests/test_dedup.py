@@ -1,12 +1,16 @@
 """Dedup end to end on texts written for the test: copies, rewrites, quotations, negatives."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup import DedupConfig, deduplicate
 from neardup.dedup.cluster import KeepPolicy
+from neardup.dedup.core import _KeyParts, _read_and_fingerprint, _sketch_all, _Spill
 from neardup.errors import ConfigError
+from neardup.io.blocks import pairs_batch
 from neardup.methods import METHOD_NAMES
 from neardup.sample import sample_documents
 from neardup.shingles import fingerprint_batch
@@ -195,3 +199,29 @@ def test_dedup_command_finds_lightly_edited_copies_at_threshold_0_8(tmp_path, me
     wanted = {frozenset((f"o{i}", f"c{i}")) for i in range(200)}
     assert pairs <= wanted  # verified exactly: nothing else
     assert len(pairs) >= 190
+
+
+@pytest.mark.parametrize("method", ["minhash", "simhash", "bottomn", "megashingle"])
+def test_keys_made_beside_the_fingerprints_equal_the_sketch_stage_keys(method, tmp_path):
+    """A verified run of a method without an IDF fit makes its keys on the worker threads,
+    beside each batch's fingerprints: the same keys, and the same weak-signature notes, as
+    sketching the spilled fingerprints afterwards."""
+    texts = [f"story {i % 7} about the river and the town number {i}" * 3 for i in range(40)]
+    docs = [(f"d{i}", text if i % 9 else "!!") for i, text in enumerate(texts)]
+    config = DedupConfig(method=method, threshold=0.8, measure="resemblance", batch_size=8)
+    built = config.build_method()
+    parts, spill = _KeyParts(), _Spill(tmp_path, keep_counts=built.weighs_counts)
+    for base in range(0, len(docs), 8):
+        job = partial(pairs_batch, docs[base : base + 8])
+        _, _, prints, keys, notes = _read_and_fingerprint(job, config.text, built)
+        parts.add(keys, base, notes)
+        spill.add(prints)
+    _, (docs_after, keys_after), notes_after = _sketch_all(built, spill, config)
+    docs_early, keys_early = parts.arrays()
+    whole = built.batch_keys(fingerprint_batch([text for _, text in docs], config.text))
+    want = sorted(zip(whole.docs.tolist(), whole.keys.tolist(), strict=True))
+    assert want
+    assert sorted(zip(docs_early.tolist(), keys_early.tolist(), strict=True)) == want
+    assert sorted(zip(docs_after.tolist(), keys_after.tolist(), strict=True)) == want
+    assert parts.weak() == notes_after
+    assert (method == "minhash") <= bool(notes_after)  # its note on the empty documents

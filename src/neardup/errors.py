@@ -12,9 +12,15 @@ can catch one type and print a clear message instead of a traceback::
 
     WeakSignatureWarning (a UserWarning): a signature was made but its answer is weak,
     e.g. a mod-m sample of a short text kept nothing, or SimHash of a text under ~500 chars.
+    Methods issue it by :func:`warn_weak`; :func:`weak_notes` collects those of one thread.
 """
 
 from __future__ import annotations
+
+import contextlib
+import threading
+import warnings
+from collections.abc import Iterator
 
 
 class NearDupError(Exception):
@@ -48,3 +54,29 @@ class SignatureError(NearDupError, ValueError):
 
 class WeakSignatureWarning(UserWarning):
     """A signature could be made, but the user should know its answer is weak."""
+
+
+_notes = threading.local()
+
+
+def warn_weak(message: str) -> None:
+    """A WeakSignatureWarning — or, inside :func:`weak_notes` on this thread, a note of it."""
+    notes: list[str] | None = getattr(_notes, "notes", None)
+    if notes is None:
+        warnings.warn(message, WeakSignatureWarning, stacklevel=4)
+    else:
+        notes.append(message)
+
+
+@contextlib.contextmanager
+def weak_notes() -> Iterator[list[str]]:
+    """Collect the weak-signature messages of this thread's block instead of warning.
+
+    ``warnings.catch_warnings`` changes process-wide state, so batches sketched on
+    several threads at once could lose or mix their warnings; this is per thread."""
+    previous = getattr(_notes, "notes", None)
+    _notes.notes = []
+    try:
+        yield _notes.notes
+    finally:
+        _notes.notes = previous

@@ -14,7 +14,6 @@ import ctypes
 import dataclasses
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -52,10 +51,10 @@ from neardup.dedup.templates import (
     group_representatives,
     template_shingles,
 )
-from neardup.errors import ConfigError
+from neardup.errors import ConfigError, weak_notes
 from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
 from neardup.methods import get_method, method_classes
-from neardup.methods.base import Method, Signatures
+from neardup.methods.base import Keys, Method, Signatures
 from neardup.shingles import FingerprintBatch, fingerprint_batch, fingerprint_utf8
 from neardup.workers import ordered_map
 
@@ -346,15 +345,22 @@ def score_candidates(
             jobs, settle = texts.jobs(), texts.settle
         else:
             jobs = (partial(pairs_batch, chunk) for chunk in _chunks(texts, config.batch_size))
+        needs_idf = hasattr(method, "fit") and getattr(method, "needs_idf", False)
+        full_index = config.method == "full" and config.verify  # keys = the fingerprints
+        # keys made on the workers, beside the fingerprints, when nothing else is needed
+        early = _KeyParts() if config.verify and not full_index and not needs_idf else None
         batches = ordered_map(  # batches read and fingerprinted on every core, in order
-            partial(_read_and_fingerprint, config=config.text),
+            partial(_read_and_fingerprint, config=config.text, method=early and method),
             jobs,
             workers=numba.get_num_threads(),
         )
         with contextlib.closing(batches):
-            for batch, chars, prints in batches:
+            for batch, chars, prints, keys, weak in batches:
                 if settle is not None and (keep := settle(batch)) is not None:
                     batch, chars, prints = batch.take(keep), chars[keep], prints.take(keep)
+                    keys = method.batch_keys(prints) if early is not None else None
+                if early is not None and keys is not None:
+                    early.add(keys, len(ids), weak)
                 ids.extend(batch.ids)
                 lengths.append(chars)
                 spill.add(prints)
@@ -364,14 +370,15 @@ def score_candidates(
 
         clock = time.perf_counter()
         stage("sketching")
-        if hasattr(method, "fit") and getattr(method, "needs_idf", False):
+        if needs_idf:
             method.fit(spill.batches(config.batch_size))  # type: ignore[attr-defined]
-        if config.method == "full" and config.verify:  # keys = the fingerprints: no copy
-            values, offsets = spill.finish()
+        if full_index:  # no copy of the fingerprints as keys
             signatures, keys, weak = None, None, []
+        elif early is not None:
+            signatures, keys, weak = None, early.arrays(), early.weak()
         else:
             signatures, keys, weak = _sketch_all(method, spill, config)
-            values, offsets = spill.finish()
+        values, offsets = spill.finish()
         timings["sketch"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
@@ -545,46 +552,72 @@ def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[
 
 
 def _read_and_fingerprint(
-    job: Callable[[], TextBatch], config: TextConfig
-) -> tuple[TextBatch, np.ndarray, FingerprintBatch]:
-    """Run a reading job: its batch, the characters of each text, its fingerprints (on a
-    worker thread)."""
+    job: Callable[[], TextBatch], config: TextConfig, method: Method | None = None
+) -> tuple[TextBatch, np.ndarray, FingerprintBatch, Keys | None, list[str]]:
+    """Run a reading job (on a worker thread): its batch, the characters of each text, its
+    fingerprints, and with ``method`` its keys and weak-signature notes."""
     batch = job()
     if batch.utf8 is not None:
-        return batch, batch.char_lengths(), fingerprint_utf8(*batch.utf8, config)
-    return batch, batch.char_lengths(), fingerprint_batch(batch.texts or [], config)
+        prints = fingerprint_utf8(*batch.utf8, config)
+    else:
+        prints = fingerprint_batch(batch.texts or [], config)
+    keys = None
+    with weak_notes() as weak:
+        if method is not None:
+            keys = method.batch_keys(prints)
+    return batch, batch.char_lengths(), prints, keys, weak
+
+
+class _KeyParts:
+    """Keys of consecutive batches (document numbers made global), and their weak notes."""
+
+    def __init__(self) -> None:
+        self.docs: list[np.ndarray] = []
+        self.keys: list[np.ndarray] = []
+        self.notes: dict[str, None] = {}
+
+    def add(self, keys: Keys, base: int, notes: list[str]) -> None:
+        """The keys of a batch whose first document is number ``base``."""
+        top = base + (int(keys.docs.max()) + 1 if keys.docs.size else 0)
+        doc_type = np.int32 if top < 2**31 else np.int64  # half the memory when they fit
+        self.docs.append((keys.docs + base).astype(doc_type))
+        self.keys.append(keys.keys)
+        self.notes.update(dict.fromkeys(notes))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(docs, keys)`` of every batch."""
+        if not self.docs:
+            return np.empty(0, np.int32), np.empty(0, np.uint64)
+        return np.concatenate(self.docs), np.concatenate(self.keys)
+
+    def weak(self) -> list[str]:
+        return list(self.notes)
 
 
 def _sketch_all(
     method: Method, spill: _Spill, config: DedupConfig
 ) -> tuple[Signatures | None, tuple[np.ndarray, np.ndarray], list[str]]:
     """Keys of every document (and signatures, when pairs are not verified exactly)."""
-    key_docs, key_values, kept_sigs, sig_offsets = [], [], [], [np.zeros(1, np.int64)]
-    weak: dict[str, None] = {}
+    parts = _KeyParts()
+    kept_sigs, sig_offsets = [], [np.zeros(1, np.int64)]
     base = 0
     for batch in spill.batches(config.batch_size):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with weak_notes() as notes:
             if config.verify:  # exact scores: the keys are all that is needed
                 keys = method.batch_keys(batch)
             else:
                 sigs = method.sketch(batch)
                 keys = method.keys(sigs)
-        weak.update((str(w.message), None) for w in caught)
-        doc_type = np.int32 if base + len(batch) < 2**31 else np.int64  # half the memory
-        key_docs.append((keys.docs + base).astype(doc_type))
-        key_values.append(keys.keys)
+        parts.add(keys, base, notes)
         if not config.verify:
             kept_sigs.append(sigs.values)
             sig_offsets.append(sigs.offsets[1:] + sig_offsets[-1][-1])
         base += len(batch)
-    docs = np.concatenate(key_docs) if key_docs else np.empty(0, np.int64)
-    values = np.concatenate(key_values) if key_values else np.empty(0, np.uint64)
     signatures = None
     if not config.verify:
         flat = np.concatenate(kept_sigs) if kept_sigs else np.empty(0, np.uint64)
         signatures = Signatures(flat, np.concatenate(sig_offsets), method.config_id)
-    return signatures, (docs, values), list(weak)
+    return signatures, parts.arrays(), parts.weak()
 
 
 def score_pairs(

@@ -39,14 +39,13 @@ representative collection and keep it (``IdfModel.to_bytes``) while signatures a
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from neardup._kernels.hashes import HASH_XXH3, hash_spans
-from neardup.errors import ConfigError, InputError, SignatureError, WeakSignatureWarning
+from neardup.errors import ConfigError, InputError, SignatureError, warn_weak
 from neardup.idf import IdfModel
 from neardup.methods.base import Estimate, IdfMethodBase, Keys, Signatures
 from neardup.shingles import FingerprintBatch
@@ -165,12 +164,10 @@ def _warn_empty(sigs: np.ndarray) -> None:
     """One WeakSignatureWarning for the batch if any document kept no feature."""
     empty = int(np.count_nonzero(sigs == 0))
     if empty:
-        warnings.warn(
+        warn_weak(
             f"{empty} of {sigs.size} documents have no feature in the I-Match IDF band: "
             f"their signature is 0 and matches nothing (too short, or only very common / "
-            f"very rare words)",
-            WeakSignatureWarning,
-            stacklevel=3,
+            f"very rare words)"
         )
 
 

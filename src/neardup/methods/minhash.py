@@ -52,7 +52,6 @@ the threshold is found only about half of the time) — is used when ``fp_weight
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -62,7 +61,7 @@ import numpy as np
 
 from neardup._kernels import threads_for
 from neardup._kernels.minhash import EMPTY, TAG_BAND, equal_fraction, minhash_matrix, run_hashes
-from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
+from neardup.errors import ConfigError, SignatureError, warn_weak
 from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.shingles import FingerprintBatch
 
@@ -122,11 +121,9 @@ def min_hashes(prints: FingerprintBatch, num_perm: int, seed: int, method: str) 
         matrix = minhash_matrix(values, offsets, a, b)
     empty = int(np.count_nonzero(np.diff(offsets) == 0))
     if empty:
-        warnings.warn(
+        warn_weak(
             f"{empty} of {len(offsets) - 1} documents have no shingles: their {method} "
-            f"signatures are all 0xFFFFFFFFFFFFFFFF and match nothing",
-            WeakSignatureWarning,
-            stacklevel=3,
+            f"signatures are all 0xFFFFFFFFFFFFFFFF and match nothing"
         )
     return matrix
 

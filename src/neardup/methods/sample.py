@@ -14,7 +14,6 @@ pair is one merge walk (compiled in :mod:`neardup._kernels.sample`).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -26,7 +25,7 @@ from neardup._kernels.sample import (
     count_shared,
     shared_counts,
 )
-from neardup.errors import ConfigError, WeakSignatureWarning
+from neardup.errors import ConfigError, warn_weak
 from neardup.measures import Overlap
 from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.shingles import FingerprintBatch
@@ -212,12 +211,10 @@ class ModM(_ExactOnSample):
         """One warning for the documents that had shingles but kept none of them."""
         lost = int(np.count_nonzero((kept == 0) & (sizes > 0)))
         if lost:
-            warnings.warn(
+            warn_weak(
                 f"mod-m sample (m={self.config.m}) kept no fingerprint of {lost} of "
                 f"{sizes.size} document(s) (texts too short); they score 0.0 against "
-                f"everything: use a smaller m, or the full or bottomn method",
-                WeakSignatureWarning,
-                stacklevel=3,
+                f"everything: use a smaller m, or the full or bottomn method"
             )
 
 

@@ -78,7 +78,6 @@ import functools
 import itertools
 import math
 import operator
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar, Literal, get_args
@@ -86,7 +85,7 @@ from typing import ClassVar, Literal, get_args
 import numpy as np
 
 from neardup._kernels.simhash import mix64_array, simhash_batch
-from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
+from neardup.errors import ConfigError, SignatureError, warn_weak
 from neardup.methods.base import Estimate, IdfMethodBase, Keys, Signatures
 from neardup.methods.minhash import (
     DEFAULT_RECALL,
@@ -445,12 +444,10 @@ def _warn_short(sizes: np.ndarray) -> None:
     """One WeakSignatureWarning for the batch if any document has few features."""
     short = int(np.count_nonzero(sizes < SHORT_FEATURES))
     if short:
-        warnings.warn(
+        warn_weak(
             f"{short} of {sizes.size} documents have fewer than {SHORT_FEATURES} distinct "
             f"shingles (roughly under 500 characters): SimHash is weak on short texts; "
-            f"prefer MinHash or the full comparison for them",
-            WeakSignatureWarning,
-            stacklevel=3,
+            f"prefer MinHash or the full comparison for them"
         )
 
 
