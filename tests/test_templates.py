@@ -54,8 +54,13 @@ def test_template_shingles_are_exactly_the_frequent_fingerprints(sets, min_df):
     st.integers(2, 8),
     st.data(),
     st.sampled_from(["exact", "filtered", "sorted"]),
+    st.booleans(),
 )
-def test_template_shingles_of_wanted_documents_are_counted_exactly(sets, min_df, data, path):
+def test_template_shingles_of_wanted_documents_are_counted_exactly(
+    sets, min_df, data, path, estimated
+):
+    """Exactly the frequent fingerprints of the wanted documents, by any path — with the
+    candidate stage's per-entry counts (any over-estimate, saturating at 255) too."""
     docs = [np.unique(np.array(s, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) for s in sets]
     values = np.concatenate(docs)
     offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
@@ -64,7 +69,15 @@ def test_template_shingles_of_wanted_documents_are_counted_exactly(sets, min_df,
         gathered = sum(docs[w].size for w in wanted)  # "filtered": too many, unless hot only
         limit = {"exact": 1 << 23, "filtered": gathered - 1, "sorted": 0}[path]
         patch.setattr(templates, "_MAX_EXACT_KEYS", limit)
-        found = template_shingles(values, offsets, np.arange(len(docs)), min_df, wanted)
+        entry_count = None
+        if estimated:  # never below the true count
+            held = np.unique(values, return_inverse=True, return_counts=True)[1:]
+            noise = data.draw(st.lists(st.integers(0, 300), min_size=values.size))
+            over = held[1][held[0]] + np.array(noise[: values.size], dtype=np.int64)
+            entry_count = np.minimum(over, 255).astype(np.uint8)
+        found = template_shingles(
+            values, offsets, np.arange(len(docs)), min_df, wanted, entry_count
+        )
     unique, counts = np.unique(values, return_counts=True)
     frequent = unique[bar(unique, counts, min_df)]
     mine = np.unique(np.concatenate([docs[w] for w in wanted])) if wanted.size else unique[:0]

@@ -56,14 +56,15 @@ def hot_values(
     bits: int,
     min_count: int,
 ) -> np.ndarray:
-    """Every fingerprint of ``docs`` (with repeats) whose slot count reached ``min_count``."""
-    shift = np.uint64(64 - bits)
+    """Every fingerprint of ``docs`` (with repeats) whose count reached ``min_count``: its
+    slot's count in a sketch of ``2**bits`` slots, or with ``bits`` = 0 its entry's count
+    (``counts`` aligned with ``values``, e.g. the candidate stage's estimates)."""
     per_doc = np.zeros(docs.size + 1, dtype=np.int64)
     for i in prange(docs.size):
         d = docs[i]
         n = 0
         for k in range(offsets[d], offsets[d + 1]):
-            n += counts[_slot(values[k], shift)] >= min_count
+            n += _hot(values, counts, bits, k, min_count)
         per_doc[i + 1] = n
     starts = np.cumsum(per_doc)
     out = np.empty(starts[-1], dtype=np.uint64)
@@ -71,10 +72,18 @@ def hot_values(
         d = docs[i]
         m = starts[i]
         for k in range(offsets[d], offsets[d + 1]):
-            if counts[_slot(values[k], shift)] >= min_count:
+            if _hot(values, counts, bits, k, min_count):
                 out[m] = values[k]
                 m += 1
     return out
+
+
+@njit(cache=True, inline="always")
+def _hot(values: np.ndarray, counts: np.ndarray, bits: int, k: int, min_count: int) -> bool:
+    """Entry ``k``'s count (its slot's with ``bits`` > 0, its own with 0) reaches the bar."""
+    if bits == 0:
+        return counts[k] >= min_count
+    return counts[_slot(values[k], np.uint64(64 - bits))] >= min_count
 
 
 @njit(cache=True, inline="always")
@@ -222,17 +231,23 @@ def holder_counts(
     bits: int,
     bitmap: np.ndarray,
     chunks: int,
+    entry_count: np.ndarray,
+    least: int,
 ) -> np.ndarray:
     """Exactly how many of ``docs`` hold each of ``keys`` (looked up in ``table`` behind the
-    bit filter ``bitmap``)."""
+    bit filter ``bitmap``). ``entry_count`` (aligned with ``values``, or empty): an entry
+    counted below ``least`` there is none of the keys and is not looked up."""
     shift = np.uint64(64 - bits)
     mask = np.int64((1 << bits) - 1)
+    filtered = entry_count.size > 0
     partial = np.zeros((chunks, keys.size), dtype=np.int32)
     for c in prange(chunks):
         counts = partial[c]
         for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
             d = docs[i]
             for k in range(offsets[d], offsets[d + 1]):
+                if filtered and entry_count[k] < least:
+                    continue
                 at = _lookup(values[k], keys, table, shift, mask, bitmap)
                 if at >= 0:
                     counts[at] += 1

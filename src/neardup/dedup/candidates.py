@@ -68,11 +68,14 @@ DEFAULT_HITS = 4  # measured on 100 k English documents: 2 → 250 k pairs, 3 �
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Candidates:
-    """Distinct candidate pairs ``left[i] < right[i]`` and how many buckets were capped."""
+    """Distinct candidate pairs ``left[i] < right[i]`` and how many buckets were capped;
+    with the prefix filter of keys laid out by document, each key entry's estimated count of
+    holders (never below the true count: the template stage reuses it)."""
 
     left: np.ndarray
     right: np.ndarray
     capped_buckets: int
+    counts: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.left.size
@@ -116,6 +119,7 @@ def candidate_pairs(
         docs, keys = docs[by_doc], keys[by_doc]
     starts = _run_starts(docs)
     found = _prefix_pairs(starts, keys, prefix_score, frequent, fallback, least, hits, max_bucket)
+    found = Candidates(found.left, found.right, found.capped_buckets)  # counts: of sorted keys
     run_doc = docs[starts[:-1]]  # runs → document ids (increasing)
     return Candidates(run_doc[found.left], run_doc[found.right], found.capped_buckets)
 
@@ -208,13 +212,12 @@ def _prefix_pairs(
         keep = pairing_entries(keys, flags, count, bits)
     high = np.flatnonzero(keep & (count > cap))
     keep &= count <= cap  # never in a capped bucket: counted hits
-    del count
     counted = _counted_pairs(starts, keys, flags, keep, need)
     del keep
     runs = np.searchsorted(starts, high, side="right") - 1
     capped = _shared_key_pairs(runs, keys[high], flags[high], max_bucket)
     codes = np.concatenate((counted, pair_codes(capped.left, capped.right)))
-    return Candidates(*split_pair_codes(unique(codes)), capped.capped_buckets)
+    return Candidates(*split_pair_codes(unique(codes)), capped.capped_buckets, count)
 
 
 def _counted_pairs(

@@ -617,7 +617,9 @@ def score_pairs(
             near = np.flatnonzero(needs_content_score(config, c_lr, c_rl))
             if known is None:
                 holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
-                template = _template_of(values, offsets, left[near], right[near], holders, config)
+                template = _template_of(
+                    values, offsets, left[near], right[near], holders, config, candidates.counts
+                )
             content = content_counts(
                 values, offsets, left[near], right[near], shared[near], template
             )
@@ -662,13 +664,14 @@ def _template_of(
     right: np.ndarray,
     holders: np.ndarray,
     config: DedupConfig,
+    counts: np.ndarray | None = None,
 ) -> np.ndarray:
     """The template shingles (held by ``template_df`` of ``holders``) among the pairs'
-    documents."""
+    documents (``counts``: the candidate stage's estimate per entry, if it made one)."""
     if not left.size:
         return np.empty(0, dtype=np.uint64)
     wanted = unique(np.concatenate((left, right)))
-    return template_shingles(values, offsets, holders, config.template_df, wanted)
+    return template_shingles(values, offsets, holders, config.template_df, wanted, counts)
 
 
 def _estimates(
