@@ -55,35 +55,61 @@ def hot_values(
     counts: np.ndarray,
     bits: int,
     min_count: int,
+    part: int = 0,
+    parts: int = 1,
 ) -> np.ndarray:
     """Every fingerprint of ``docs`` (with repeats) whose count reached ``min_count``: its
     slot's count in a sketch of ``2**bits`` slots, or with ``bits`` = 0 its entry's count
-    (``counts`` aligned with ``values``, e.g. the candidate stage's estimates)."""
-    per_doc = np.zeros(docs.size + 1, dtype=np.int64)
-    for i in prange(docs.size):
-        d = docs[i]
-        n = 0
-        for k in range(offsets[d], offsets[d + 1]):
-            n += _hot(values, counts, bits, k, min_count)
-        per_doc[i + 1] = n
-    starts = np.cumsum(per_doc)
+    (``counts`` aligned with ``values``, e.g. the candidate stage's estimates); of those,
+    the ones of hash partition ``part`` of ``parts``."""
+    starts = np.cumsum(hot_per_doc(values, offsets, docs, counts, bits, min_count, part, parts))
     out = np.empty(starts[-1], dtype=np.uint64)
     for i in prange(docs.size):
         d = docs[i]
         m = starts[i]
         for k in range(offsets[d], offsets[d + 1]):
-            if _hot(values, counts, bits, k, min_count):
+            if _hot(values, counts, bits, k, min_count, part, parts):
                 out[m] = values[k]
                 m += 1
     return out
 
 
+@njit(cache=True, parallel=True)
+def hot_per_doc(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    counts: np.ndarray,
+    bits: int,
+    min_count: int,
+    part: int = 0,
+    parts: int = 1,
+) -> np.ndarray:
+    """How many fingerprints :func:`hot_values` takes of each document (after a 0)."""
+    per_doc = np.zeros(docs.size + 1, dtype=np.int64)
+    for i in prange(docs.size):
+        d = docs[i]
+        n = 0
+        for k in range(offsets[d], offsets[d + 1]):
+            n += _hot(values, counts, bits, k, min_count, part, parts)
+        per_doc[i + 1] = n
+    return per_doc
+
+
 @njit(cache=True, inline="always")
-def _hot(values: np.ndarray, counts: np.ndarray, bits: int, k: int, min_count: int) -> bool:
-    """Entry ``k``'s count (its slot's with ``bits`` > 0, its own with 0) reaches the bar."""
+def _hot(
+    values: np.ndarray, counts: np.ndarray, bits: int, k: int, min_count: int, part: int, parts: int
+) -> bool:
+    """Entry ``k``'s count (its slot's with ``bits`` > 0, its own with 0) reaches the bar,
+    and its fingerprint is in hash partition ``part`` of ``parts``."""
     if bits == 0:
-        return counts[k] >= min_count
-    return counts[_slot(values[k], np.uint64(64 - bits))] >= min_count
+        hot = counts[k] >= min_count
+    else:
+        hot = counts[_slot(values[k], np.uint64(64 - bits))] >= min_count
+    return hot and (parts == 1 or ((values[k] * _MIX_PART) >> np.uint64(40)) % parts == part)
+
+
+_MIX_PART = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
 @njit(cache=True, inline="always")

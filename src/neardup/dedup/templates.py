@@ -49,6 +49,7 @@ MIN_CONTENT = 15  # a content score is measured against at least this many shing
 HAN_DF = 4  # a Han shingle is template when held by this many times ``min_df`` groups
 _MIN_BITS, _MAX_BITS = 12, 26  # count-sketch slots: 4 Ki … 64 Mi (128 MiB of uint16)
 _MAX_EXACT_KEYS = 1 << 23  # fingerprints counted exactly in a hash table (~200 MiB at most)
+_MAX_PARTS = 64  # passes over the holders' fingerprints, one a hash partition
 
 
 def group_representatives(
@@ -82,11 +83,12 @@ def template_shingles(
 
     With ``wanted`` (documents), only their fingerprints are looked at, each counted
     exactly in a hash table over one pass; when they are many, only those a count sketch of
-    all documents puts at ``min_df`` or more (the rest cannot be template). Without (or when
-    even those are too many), the sketch's hot fingerprints of all documents are counted by
-    a sort. ``counts`` (one per entry of ``values``, never below how many documents hold
-    it, e.g. the candidate stage's estimates) replaces the sketch, and the exact count
-    looks up only the entries it puts at ``min_df`` or more.
+    all documents puts at ``min_df`` or more (the rest cannot be template), in hash
+    partitions of at most ``_MAX_EXACT_KEYS`` (a pass each: memory stays small). Without,
+    the sketch's hot fingerprints of all documents are counted by a sort. ``counts`` (one
+    per entry of ``values``, never below how many documents hold it, e.g. the candidate
+    stage's estimates) replaces the sketch, and the exact count looks up only the entries
+    it puts at ``min_df`` or more.
     """
     docs = np.ascontiguousarray(docs, dtype=np.int64)
     total = int((offsets[docs + 1] - offsets[docs]).sum()) if docs.size else 0
@@ -95,19 +97,19 @@ def template_shingles(
     hot = _Hot(values, offsets, docs, total, min_df, counts)
     if wanted is not None:
         wanted = np.ascontiguousarray(wanted, np.int64)
-        if counts is not None or hot.wanted_total(wanted) > _MAX_EXACT_KEYS:
-            # only what the counts put at min_df can be (not gathered all: 1 GB at 1 M)
-            mine = hot.values_of(wanted)
-        else:
+        if counts is None and hot.wanted_total(wanted) <= _MAX_EXACT_KEYS:
             mine = _k.gather(values, offsets, wanted)
-        if mine.size == 0:
-            return mine
-        if mine.size <= _MAX_EXACT_KEYS:
-            return _counted_exactly(values, offsets, docs, mine, min_df, counts)
-        keys = distinct_fingerprints(values, offsets, wanted)
+            return _counted_exactly(values, offsets, docs, mine, min_df)
+        # only what the counts put at min_df can be (not gathered all: 1 GB at 1 M), counted
+        # exactly in hash partitions of at most _MAX_EXACT_KEYS entries each
+        found = [
+            _counted_exactly(values, offsets, docs, hot.values_of(wanted, p, n), min_df, counts)
+            for n in [hot.parts(wanted)]
+            for p in range(n)
+        ]
+        return np.sort(np.concatenate(found))
     distinct, held = unique_counts(hot.values_of(docs))
-    found = distinct[reaches_template(distinct, held, min_df)]
-    return found if wanted is None else found[np.isin(found, keys, assume_unique=True)]
+    return distinct[reaches_template(distinct, held, min_df)]
 
 
 class _Hot:
@@ -130,14 +132,26 @@ class _Hot:
     def wanted_total(self, wanted: np.ndarray) -> int:
         return int((self.offsets[wanted + 1] - self.offsets[wanted]).sum())
 
-    def values_of(self, docs: np.ndarray) -> np.ndarray:
-        """Every hot fingerprint of ``docs``, with repeats."""
+    def _sketch(self) -> None:
         if self.counts is None:
             self.bits = _sketch_bits(self.total)
             self.counts = _k.slot_counts(
                 self.values, self.offsets, self.docs, self.bits, numba.get_num_threads()
             )
-        return _k.hot_values(self.values, self.offsets, docs, self.counts, self.bits, self.least)
+
+    def parts(self, docs: np.ndarray) -> int:
+        """Hash partitions that put at most ``_MAX_EXACT_KEYS`` hot entries of ``docs`` in
+        each (at most ``_MAX_PARTS``)."""
+        self._sketch()
+        args = (self.values, self.offsets, docs, self.counts, self.bits, self.least)
+        hot = int(_k.hot_per_doc(*args).sum())
+        return int(np.clip(-(-hot // max(_MAX_EXACT_KEYS, 1)), 1, _MAX_PARTS))
+
+    def values_of(self, docs: np.ndarray, part: int = 0, parts: int = 1) -> np.ndarray:
+        """Every hot fingerprint of ``docs`` in hash partition ``part``, with repeats."""
+        self._sketch()
+        args = (self.values, self.offsets, docs, self.counts, self.bits, self.least)
+        return _k.hot_values(*args, part, parts)
 
 
 def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndarray:
