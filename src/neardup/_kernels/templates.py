@@ -112,20 +112,19 @@ def _hot(
 _MIX_PART = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
-@njit(cache=True, inline="always")
-def _member(sorted_set: np.ndarray, value: np.uint64) -> bool:
-    i = np.searchsorted(sorted_set, value)
-    return i < sorted_set.size and sorted_set[i] == value
-
-
 def member_counts(
     values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, sorted_set: np.ndarray
 ) -> np.ndarray:
     """|S_d ∩ T| for every document ``d`` of ``docs``; ``T`` a sorted array of distinct
     values (looked up in a hash table behind a bit filter: most fingerprints miss both)."""
+    return _member_counts(values, offsets, docs, _index(sorted_set))
+
+
+def _index(sorted_set: np.ndarray) -> tuple:
+    """``(keys, table, bits, filter)`` of a set of values, for :func:`_lookup`."""
     bits = max(int(sorted_set.size).bit_length() + 1, 4)
     keys, table = distinct_table(sorted_set, bits)
-    return _member_counts(values, offsets, docs, (keys, table, bits, key_filter(keys)))
+    return keys, table, bits, key_filter(keys)
 
 
 @njit(cache=True, parallel=True)
@@ -145,7 +144,6 @@ def _member_counts(
     return out
 
 
-@njit(cache=True, parallel=True)
 def shared_member_counts(
     values: np.ndarray,
     offsets: np.ndarray,
@@ -153,7 +151,18 @@ def shared_member_counts(
     right: np.ndarray,
     sorted_set: np.ndarray,
 ) -> np.ndarray:
-    """|S_left[i] ∩ S_right[i] ∩ T| for every pair (one merge walk each)."""
+    """|S_left[i] ∩ S_right[i] ∩ T| for every pair (one merge walk each; shared values
+    looked up as in :func:`member_counts`)."""
+    return _shared_member_counts(values, offsets, left, right, _index(sorted_set))
+
+
+@njit(cache=True, parallel=True)
+def _shared_member_counts(
+    values: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray, index: tuple
+) -> np.ndarray:
+    keys, table, bits, bitmap = index
+    shift = np.uint64(64 - bits)
+    mask = np.int64((1 << bits) - 1)
     out = np.zeros(left.size, dtype=np.int64)
     for k in prange(left.size):
         p, q = left[k], right[k]
@@ -164,7 +173,7 @@ def shared_member_counts(
             x = values[i]
             y = values[j]
             if x == y:
-                n += _member(sorted_set, x)
+                n += _lookup(x, keys, table, shift, mask, bitmap) >= 0
             i += x <= y
             j += y <= x
         out[k] = n
