@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.arrays import split_pair_codes
-from neardup.dedup.candidates import _counted_pairs, candidate_pairs
+from neardup.dedup.candidates import _counted_pairs, candidate_pairs, entry_words
 from neardup.errors import ConfigError
 
 
@@ -146,7 +146,7 @@ def test_counted_pairs_equal_a_brute_force_count(sets, data):
             pair = (min(run[t], run[u]), max(run[t], run[u]))
             shared[pair] = shared.get(pair, 0) + 1
     expected = {p for p, n in shared.items() if n >= min(need[p[0]], need[p[1]])}
-    codes = _counted_pairs(starts, keys, flags, low, need)
+    codes = _counted_pairs(entry_words(starts, keys, flags, low), need)
     assert set(zip(*(c.tolist() for c in split_pair_codes(codes)), strict=True)) == expected
     assert codes.size == len(expected)
 
@@ -164,8 +164,9 @@ def test_counted_pairs_split_into_parts_never_split_a_key():
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = _counted_pairs(starts, keys, flags, low, need)
+        one = _counted_pairs(entry_words(starts, keys, flags, low), need)
     finally:
         numba.set_num_threads(threads)
-    assert threads == 1 or np.array_equal(one, _counted_pairs(starts, keys, flags, low, need))
+    many = _counted_pairs(entry_words(starts, keys, flags, low), need)
+    assert threads == 1 or np.array_equal(one, many)
     assert one.size > 0

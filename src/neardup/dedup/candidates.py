@@ -49,7 +49,13 @@ import numpy as np
 from numba import njit, prange
 
 from neardup._kernels import threads_for
-from neardup.arrays import pair_codes, split_pair_codes, unique, unique_counts
+from neardup.arrays import (
+    pair_codes,
+    release_mapped_pages,
+    sorted_counts,
+    split_pair_codes,
+    unique,
+)
 from neardup.dedup.prefix import (
     MAX_COUNT,
     entry_counts,
@@ -211,20 +217,36 @@ def _prefix_pairs(
             need = np.ones(starts.size - 1, dtype=np.int32)
         keep = pairing_entries(keys, flags, count, bits)
     high = np.flatnonzero(keep & (count > cap))
-    keep &= count <= cap  # never in a capped bucket: counted hits
-    counted = _counted_pairs(starts, keys, flags, keep, need)
-    del keep
     runs = np.searchsorted(starts, high, side="right") - 1
     capped = _shared_key_pairs(runs, keys[high], flags[high], max_bucket)
+    del high, runs
+    keep &= count <= cap  # never in a capped bucket: counted hits
+    words = entry_words(starts, keys, flags, keep)
+    del keep, flags
+    release_mapped_pages(keys)  # read again from the page cache when verifying
+    counted = _counted_pairs(words, need)
     codes = np.concatenate((counted, pair_codes(capped.left, capped.right)))
     return Candidates(*split_pair_codes(unique(codes)), capped.capped_buckets, count)
 
 
-def _counted_pairs(
-    starts: np.ndarray, keys: np.ndarray, flags: np.ndarray, low: np.ndarray, need: np.ndarray
+def entry_words(
+    starts: np.ndarray, keys: np.ndarray, flags: np.ndarray, low: np.ndarray
 ) -> np.ndarray:
-    """Pair codes of the runs sharing, among the ``low`` entries, at least the smaller of
-    their two needs of keys in either one's hit prefix.
+    """One word per ``low`` entry (:func:`_counted_pairs`): the high bits of its mixed key,
+    its run, its flag."""
+    words = np.empty(int(np.count_nonzero(low)), dtype=np.uint64)
+    _entry_words(starts, keys, flags, low, _run_bits(starts.size - 1), words)
+    return words
+
+
+def _run_bits(runs: int) -> int:
+    return max(int(runs).bit_length(), 1)
+
+
+def _counted_pairs(words: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """Pair codes of the runs sharing, among the entries of ``words`` (:func:`entry_words`,
+    sorted here in place), at least the smaller of their two ``need`` of keys in either
+    one's hit prefix.
 
     The entries are sorted as one word each (a plain sort, several times faster than an
     argsort) — the high bits of the key mixed, the run, the flag —: keys that agree in
@@ -233,9 +255,7 @@ def _counted_pairs(
     counters (never below the true count), so only the few that can reach their need are
     written out and counted exactly. Both passes run on key-aligned parts of the words in
     parallel (a table each, added before the second pass)."""
-    run_bits = max(int(starts.size - 1).bit_length(), 1)
-    words = np.empty(int(np.count_nonzero(low)), dtype=np.uint64)
-    _entry_words(starts, keys, flags, low, run_bits, words)
+    run_bits = _run_bits(need.size)
     words.sort()
     bits = int(np.clip(words.size.bit_length() + 1, 16, 26))
     parts = _key_parts(words, run_bits, numba.get_num_threads() if words.size > 1 << 16 else 1)
@@ -244,8 +264,11 @@ def _counted_pairs(
     table = _saturating_sum(counters)
     del counters
     chunks = _hit_codes(words, run_bits, need, table, parts)
-    codes, shared = unique_counts(np.concatenate(chunks) if chunks else np.empty(0, np.uint64))
-    del words
+    del table
+    codes = np.concatenate(chunks) if chunks else np.empty(0, np.uint64)
+    del chunks
+    codes.sort()  # in place: the largest array here
+    codes, shared = sorted_counts(codes)
     left, right = split_pair_codes(codes)
     return codes[shared >= np.minimum(need[left], need[right])]
 
