@@ -55,20 +55,17 @@ def hot_values(
     counts: np.ndarray,
     bits: int,
     min_count: int,
-    part: int = 0,
-    parts: int = 1,
 ) -> np.ndarray:
     """Every fingerprint of ``docs`` (with repeats) whose count reached ``min_count``: its
     slot's count in a sketch of ``2**bits`` slots, or with ``bits`` = 0 its entry's count
-    (``counts`` aligned with ``values``, e.g. the candidate stage's estimates); of those,
-    the ones of hash partition ``part`` of ``parts``."""
-    starts = np.cumsum(hot_per_doc(values, offsets, docs, counts, bits, min_count, part, parts))
+    (``counts`` aligned with ``values``, e.g. the candidate stage's estimates)."""
+    starts = np.cumsum(hot_per_doc(values, offsets, docs, counts, bits, min_count))
     out = np.empty(starts[-1], dtype=np.uint64)
     for i in prange(docs.size):
         d = docs[i]
         m = starts[i]
         for k in range(offsets[d], offsets[d + 1]):
-            if _hot(values, counts, bits, k, min_count, part, parts):
+            if _hot(values, counts, bits, k, min_count):
                 out[m] = values[k]
                 m += 1
     return out
@@ -82,8 +79,6 @@ def hot_per_doc(
     counts: np.ndarray,
     bits: int,
     min_count: int,
-    part: int = 0,
-    parts: int = 1,
 ) -> np.ndarray:
     """How many fingerprints :func:`hot_values` takes of each document (after a 0)."""
     per_doc = np.zeros(docs.size + 1, dtype=np.int64)
@@ -91,25 +86,53 @@ def hot_per_doc(
         d = docs[i]
         n = 0
         for k in range(offsets[d], offsets[d + 1]):
-            n += _hot(values, counts, bits, k, min_count, part, parts)
+            n += _hot(values, counts, bits, k, min_count)
         per_doc[i + 1] = n
     return per_doc
 
 
 @njit(cache=True, inline="always")
-def _hot(
-    values: np.ndarray, counts: np.ndarray, bits: int, k: int, min_count: int, part: int, parts: int
-) -> bool:
-    """Entry ``k``'s count (its slot's with ``bits`` > 0, its own with 0) reaches the bar,
-    and its fingerprint is in hash partition ``part`` of ``parts``."""
+def _hot(values: np.ndarray, counts: np.ndarray, bits: int, k: int, min_count: int) -> bool:
+    """Entry ``k``'s count (its slot's with ``bits`` > 0, its own with 0) reaches the bar."""
     if bits == 0:
-        hot = counts[k] >= min_count
-    else:
-        hot = counts[_slot(values[k], np.uint64(64 - bits))] >= min_count
-    return hot and (parts == 1 or ((values[k] * _MIX_PART) >> np.uint64(40)) % parts == part)
+        return counts[k] >= min_count
+    return counts[_slot(values[k], np.uint64(64 - bits))] >= min_count
 
 
-_MIX_PART = np.uint64(0xC2B2AE3D27D4EB4F)
+@njit(cache=True)
+def hot_table(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    counts: np.ndarray,
+    bits: int,
+    min_count: int,
+    table_bits: int,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(keys, table, complete)``: the distinct fingerprints of ``docs`` that
+    :func:`hot_values` takes, in an open-addressing table of ``2**table_bits`` slots (as
+    :func:`distinct_table`) built in one pass, without the repeats; ``complete`` is False
+    when they were more than half the slots (call again with a larger table)."""
+    table = np.full(1 << table_bits, -1, dtype=np.int32)
+    keys = np.empty(1 << (table_bits - 1), dtype=np.uint64)
+    shift = np.uint64(64 - table_bits)
+    mask = np.int64((1 << table_bits) - 1)
+    n = 0
+    for d in docs:
+        for k in range(offsets[d], offsets[d + 1]):
+            if not _hot(values, counts, bits, k, min_count):
+                continue
+            v = values[k]
+            s = np.int64(_slot(v, shift))
+            while table[s] >= 0 and keys[table[s]] != v:
+                s = (s + 1) & mask
+            if table[s] < 0:
+                if n == keys.size:
+                    return keys[:n], table, False
+                table[s] = n
+                keys[n] = v
+                n += 1
+    return keys[:n], table, True
 
 
 def member_counts(

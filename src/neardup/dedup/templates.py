@@ -49,7 +49,6 @@ MIN_CONTENT = 15  # a content score is measured against at least this many shing
 HAN_DF = 4  # a Han shingle is template when held by this many times ``min_df`` groups
 _MIN_BITS, _MAX_BITS = 12, 26  # count-sketch slots: 4 Ki … 64 Mi (128 MiB of uint16)
 _MAX_EXACT_KEYS = 1 << 23  # fingerprints counted exactly in a hash table (~200 MiB at most)
-_MAX_PARTS = 64  # passes over the holders' fingerprints, one a hash partition
 
 
 def group_representatives(
@@ -83,8 +82,8 @@ def template_shingles(
 
     With ``wanted`` (documents), only their fingerprints are looked at, each counted
     exactly in a hash table over one pass; when they are many, only those a count sketch of
-    all documents puts at ``min_df`` or more (the rest cannot be template), in hash
-    partitions of at most ``_MAX_EXACT_KEYS`` (a pass each: memory stays small). Without,
+    all documents puts at ``min_df`` or more (the rest cannot be template), gathered
+    without repeats into a hash table in one pass. Without,
     the sketch's hot fingerprints of all documents are counted by a sort. ``counts`` (one
     per entry of ``values``, never below how many documents hold it, e.g. the candidate
     stage's estimates) replaces the sketch, and the exact count looks up only the entries
@@ -100,14 +99,10 @@ def template_shingles(
         if counts is None and hot.wanted_total(wanted) <= _MAX_EXACT_KEYS:
             mine = _k.gather(values, offsets, wanted)
             return _counted_exactly(values, offsets, docs, mine, min_df)
-        # only what the counts put at min_df can be (not gathered all: 1 GB at 1 M), counted
-        # exactly in hash partitions of at most _MAX_EXACT_KEYS entries each
-        found = [
-            _counted_exactly(values, offsets, docs, hot.values_of(wanted, p, n), min_df, counts)
-            for n in [hot.parts(wanted)]
-            for p in range(n)
-        ]
-        return np.sort(np.concatenate(found))
+        # only what the counts put at min_df can be (not gathered all: 1 GB at 1 M), and in a
+        # table of the distinct ones (not gathered with their repeats: 100 M+ at 1 M)
+        keys, table = hot.table_of(wanted)
+        return _counted_exactly(values, offsets, docs, keys, min_df, counts, table)
     distinct, held = unique_counts(hot.values_of(docs))
     return distinct[reaches_template(distinct, held, min_df)]
 
@@ -139,19 +134,22 @@ class _Hot:
                 self.values, self.offsets, self.docs, self.bits, numba.get_num_threads()
             )
 
-    def parts(self, docs: np.ndarray) -> int:
-        """Hash partitions that put at most ``_MAX_EXACT_KEYS`` hot entries of ``docs`` in
-        each (at most ``_MAX_PARTS``)."""
+    def table_of(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct hot fingerprints of ``docs`` and their hash table (one pass)."""
         self._sketch()
         args = (self.values, self.offsets, docs, self.counts, self.bits, self.least)
         hot = int(_k.hot_per_doc(*args).sum())
-        return int(np.clip(-(-hot // max(_MAX_EXACT_KEYS, 1)), 1, _MAX_PARTS))
+        bits = max(int(hot).bit_length() - 2, _MIN_BITS)  # most hot keys repeat; grown if not
+        while True:
+            keys, table, complete = _k.hot_table(*args, bits)
+            if complete:
+                return keys, table
+            bits += 2
 
-    def values_of(self, docs: np.ndarray, part: int = 0, parts: int = 1) -> np.ndarray:
-        """Every hot fingerprint of ``docs`` in hash partition ``part``, with repeats."""
+    def values_of(self, docs: np.ndarray) -> np.ndarray:
+        """Every hot fingerprint of ``docs``, with repeats."""
         self._sketch()
-        args = (self.values, self.offsets, docs, self.counts, self.bits, self.least)
-        return _k.hot_values(*args, part, parts)
+        return _k.hot_values(self.values, self.offsets, docs, self.counts, self.bits, self.least)
 
 
 def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndarray:
@@ -175,14 +173,18 @@ def _counted_exactly(
     mine: np.ndarray,
     min_df: int,
     counts: np.ndarray | None = None,
+    table: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The fingerprints of ``mine`` (with repeats) held by ≥ ``min_df`` of ``docs``: a hash
-    table of them and one pass over the documents (skipping entries ``counts`` puts below
-    ``min_df``)."""
+    """The fingerprints of ``mine`` (with repeats; or distinct, in their hash ``table``)
+    held by ≥ ``min_df`` of ``docs``: one pass over the documents (skipping entries
+    ``counts`` puts below ``min_df``)."""
     if mine.size == 0:
         return mine
-    bits = max(int(np.ceil(np.log2(mine.size))) + 1, _MIN_BITS)
-    keys, table = _k.distinct_table(mine, bits)
+    if table is None:
+        keys, table = _k.distinct_table(mine, max(int(np.ceil(np.log2(mine.size))) + 1, _MIN_BITS))
+    else:
+        keys = mine
+    bits = int(table.size).bit_length() - 1
     bitmap = _k.key_filter(keys)
     entry_count = np.empty(0, np.uint8) if counts is None else counts
     held = _k.holder_counts(
