@@ -59,7 +59,14 @@ def hot_values(
     """Every fingerprint of ``docs`` (with repeats) whose count reached ``min_count``: its
     slot's count in a sketch of ``2**bits`` slots, or with ``bits`` = 0 its entry's count
     (``counts`` aligned with ``values``, e.g. the candidate stage's estimates)."""
-    starts = np.cumsum(hot_per_doc(values, offsets, docs, counts, bits, min_count))
+    per_doc = np.zeros(docs.size + 1, dtype=np.int64)
+    for i in prange(docs.size):
+        d = docs[i]
+        n = 0
+        for k in range(offsets[d], offsets[d + 1]):
+            n += _hot(values, counts, bits, k, min_count)
+        per_doc[i + 1] = n
+    starts = np.cumsum(per_doc)
     out = np.empty(starts[-1], dtype=np.uint64)
     for i in prange(docs.size):
         d = docs[i]
@@ -69,26 +76,6 @@ def hot_values(
                 out[m] = values[k]
                 m += 1
     return out
-
-
-@njit(cache=True, parallel=True)
-def hot_per_doc(
-    values: np.ndarray,
-    offsets: np.ndarray,
-    docs: np.ndarray,
-    counts: np.ndarray,
-    bits: int,
-    min_count: int,
-) -> np.ndarray:
-    """How many fingerprints :func:`hot_values` takes of each document (after a 0)."""
-    per_doc = np.zeros(docs.size + 1, dtype=np.int64)
-    for i in prange(docs.size):
-        d = docs[i]
-        n = 0
-        for k in range(offsets[d], offsets[d + 1]):
-            n += _hot(values, counts, bits, k, min_count)
-        per_doc[i + 1] = n
-    return per_doc
 
 
 @njit(cache=True, inline="always")

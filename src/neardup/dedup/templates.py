@@ -138,8 +138,7 @@ class _Hot:
         """The distinct hot fingerprints of ``docs`` and their hash table (one pass)."""
         self._sketch()
         args = (self.values, self.offsets, docs, self.counts, self.bits, self.least)
-        hot = int(_k.hot_per_doc(*args).sum())
-        bits = max(int(hot).bit_length() - 2, _MIN_BITS)  # most hot keys repeat; grown if not
+        bits = max(self.wanted_total(docs).bit_length() - 4, _MIN_BITS)  # grown when full
         while True:
             keys, table, complete = _k.hot_table(*args, bits)
             if complete:
