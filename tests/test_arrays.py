@@ -1,11 +1,13 @@
 """The sort-based distinct values equal NumPy's."""
 
+from pathlib import Path
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from neardup.arrays import unique, unique_counts
+from neardup.arrays import release_mapped_pages, unique, unique_counts
 
 values = st.one_of(
     arrays(np.uint64, st.integers(0, 200), elements=st.integers(0, 2**64 - 1)),
@@ -40,3 +42,22 @@ def test_pair_codes_round_trip_and_sort_by_left_then_right():
     assert list(zip(left[order].tolist(), right[order].tolist(), strict=True)) == sorted(
         zip(left.tolist(), right.tolist(), strict=True)
     )
+
+
+def test_released_pages_of_a_mapped_file_leave_its_values_and_resident_memory(tmp_path):
+    """Pages of a memory-mapped file (viewed through slices) leave the process's resident
+    memory and read back unchanged; an array in memory is left alone."""
+    path = tmp_path / "values.u64"
+    np.arange(1 << 21, dtype=np.uint64).tofile(path)  # 16 MiB
+    mapped = np.ascontiguousarray(np.memmap(path, dtype=np.uint64, mode="r")[10:])
+
+    def resident_file_kb() -> int:
+        status = Path("/proc/self/status").read_text()
+        return int(status.split("RssFile:")[1].split()[0])
+
+    assert int(mapped.sum()) == int(np.arange(10, 1 << 21, dtype=np.uint64).sum())
+    before = resident_file_kb()
+    release_mapped_pages(mapped)
+    assert resident_file_kb() < before - 8_000
+    assert int(mapped[-1]) == (1 << 21) - 1
+    release_mapped_pages(np.arange(3))  # not mapped: nothing happens

@@ -1,11 +1,13 @@
 import itertools
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup.candidates import candidate_pairs
+from neardup.arrays import split_pair_codes
+from neardup.dedup.candidates import _counted_pairs, candidate_pairs, entry_words
 from neardup.errors import ConfigError
 
 
@@ -120,3 +122,51 @@ def test_counted_hits_drop_pairs_sharing_too_few_keys():
     keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
     assert pairs_of(candidate_pairs(docs, keys, 50, 0.5)) == {(0, 1), (0, 2)}
     assert pairs_of(candidate_pairs(docs, keys, 50, 0.5, least=0.5, hits=3)) == {(0, 2)}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 40), min_size=1, max_size=15), min_size=1, max_size=30),
+    st.data(),
+)
+def test_counted_pairs_equal_a_brute_force_count(sets, data):
+    """Runs sharing (among low entries) at least the smaller of their needs of keys flagged
+    on either side are the counted pairs, as a count over every pair of entries finds them
+    (the kernel: a sort, counter tables per part, survivors counted exactly)."""
+    keys = np.concatenate([np.array(sorted(s), dtype=np.uint64) for s in sets])
+    starts = np.r_[0, np.cumsum([len(s) for s in sets])].astype(np.int64)
+    flags = np.array(data.draw(st.lists(st.booleans(), min_size=keys.size, max_size=keys.size)))
+    low = np.array(data.draw(st.lists(st.booleans(), min_size=keys.size, max_size=keys.size)))
+    need = np.array(data.draw(st.lists(st.integers(1, 4), min_size=len(sets), max_size=len(sets))))
+    need = need.astype(np.int32)
+    run = np.repeat(np.arange(len(sets)), np.diff(starts))
+    shared: dict[tuple[int, int], int] = {}
+    for t, u in itertools.combinations(range(keys.size), 2):
+        if keys[t] == keys[u] and run[t] != run[u] and low[t] and low[u] and flags[t] | flags[u]:
+            pair = (min(run[t], run[u]), max(run[t], run[u]))
+            shared[pair] = shared.get(pair, 0) + 1
+    expected = {p for p, n in shared.items() if n >= min(need[p[0]], need[p[1]])}
+    codes = _counted_pairs(entry_words(starts, keys, flags, low), need)
+    assert set(zip(*(c.tolist() for c in split_pair_codes(codes)), strict=True)) == expected
+    assert codes.size == len(expected)
+
+
+def test_counted_pairs_split_into_parts_never_split_a_key():
+    """With several parts (threads), every key's entries are in one part: the same pairs as
+    one part finds (keys of 0…199 held by 60 runs each; a part bound falls inside keys)."""
+    rng = np.random.default_rng(5)
+    sets = [np.sort(rng.choice(200, 40, replace=False)).astype(np.uint64) for _ in range(300)]
+    keys = np.concatenate(sets)
+    starts = np.r_[0, np.cumsum([s.size for s in sets])].astype(np.int64)
+    flags = rng.random(keys.size) < 0.5
+    low = np.ones(keys.size, dtype=np.bool_)
+    need = rng.integers(1, 5, len(sets)).astype(np.int32)
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = _counted_pairs(entry_words(starts, keys, flags, low), need)
+    finally:
+        numba.set_num_threads(threads)
+    many = _counted_pairs(entry_words(starts, keys, flags, low), need)
+    assert threads == 1 or np.array_equal(one, many)
+    assert one.size > 0

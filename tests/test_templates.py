@@ -54,8 +54,13 @@ def test_template_shingles_are_exactly_the_frequent_fingerprints(sets, min_df):
     st.integers(2, 8),
     st.data(),
     st.sampled_from(["exact", "filtered", "sorted"]),
+    st.booleans(),
 )
-def test_template_shingles_of_wanted_documents_are_counted_exactly(sets, min_df, data, path):
+def test_template_shingles_of_wanted_documents_are_counted_exactly(
+    sets, min_df, data, path, estimated
+):
+    """Exactly the frequent fingerprints of the wanted documents, by any path — with the
+    candidate stage's per-entry counts (any over-estimate, saturating at 255) too."""
     docs = [np.unique(np.array(s, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) for s in sets]
     values = np.concatenate(docs)
     offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
@@ -64,7 +69,16 @@ def test_template_shingles_of_wanted_documents_are_counted_exactly(sets, min_df,
         gathered = sum(docs[w].size for w in wanted)  # "filtered": too many, unless hot only
         limit = {"exact": 1 << 23, "filtered": gathered - 1, "sorted": 0}[path]
         patch.setattr(templates, "_MAX_EXACT_KEYS", limit)
-        found = template_shingles(values, offsets, np.arange(len(docs)), min_df, wanted)
+        patch.setattr(templates, "_MIN_BITS", 2 if path == "sorted" else 12)  # tables grow
+        entry_count = None
+        if estimated:  # never below the true count
+            held = np.unique(values, return_inverse=True, return_counts=True)[1:]
+            noise = data.draw(st.lists(st.integers(0, 300), min_size=values.size))
+            over = held[1][held[0]] + np.array(noise[: values.size], dtype=np.int64)
+            entry_count = np.minimum(over, 255).astype(np.uint8)
+        found = template_shingles(
+            values, offsets, np.arange(len(docs)), min_df, wanted, entry_count
+        )
     unique, counts = np.unique(values, return_counts=True)
     frequent = unique[bar(unique, counts, min_df)]
     mine = np.unique(np.concatenate([docs[w] for w in wanted])) if wanted.size else unique[:0]
@@ -245,3 +259,17 @@ def test_han_shingles_need_han_df_times_the_holders_to_be_template():
     keys = np.array([five[0], five[1], 6, five[1]], dtype=np.uint64)
     held = np.array([10, 10, 9, 10 * templates.HAN_DF])
     assert templates.reaches_template(keys, held, 10).tolist() == [True, False, False, True]
+
+
+def test_han_fingerprints_spread_over_the_slots_of_template_tables():
+    """Han fingerprints share the top bits of their image under the Han mark's multiplier;
+    the template kernels' slots must not (a hash table of them went quadratic)."""
+    from neardup._kernels import templates as kernels
+    from neardup.shingles import is_han, mark_han
+
+    rng = np.random.default_rng(3)
+    hashes = rng.integers(0, 2**63, 20_000, dtype=np.int64).astype(np.uint64)
+    han = mark_han(hashes, np.ones(hashes.size, dtype=np.bool_))
+    assert is_han(han).all()
+    slots = np.unique((han * kernels._MIX) >> np.uint64(64 - 16))  # as _slot takes them
+    assert slots.size > 10_000  # of 65 536: ~16 000 expected for random slots

@@ -7,6 +7,8 @@ fingerprints and pair codes; these helpers give the same results (sorted) by sor
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 
@@ -24,7 +26,12 @@ def unique(values: np.ndarray) -> np.ndarray:
 def unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct values and how often each occurs (as ``np.unique(…,
     return_counts=True)``)."""
-    ordered = np.sort(np.ravel(values))
+    return sorted_counts(np.sort(np.ravel(values)))
+
+
+def sorted_counts(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`unique_counts` of an array already sorted (sorted in place by the caller: no
+    copy of a large array)."""
     starts = _starts(ordered)
     return ordered[starts], np.diff(np.r_[starts, ordered.size]).astype(np.int64)
 
@@ -42,3 +49,15 @@ def split_pair_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (codes >> np.uint64(32)).astype(np.int64), (codes & np.uint64(0xFFFFFFFF)).astype(
         np.int64
     )
+
+
+def release_mapped_pages(values: np.ndarray) -> None:
+    """Drop the pages of a read-only memory-mapped file that ``values`` views from this
+    process's resident memory (they stay in the page cache; a later read maps them again):
+    a pass over the fingerprints of a million documents otherwise keeps gigabytes of them
+    counted in the peak. Arrays not backed by a file are left alone."""
+    base = values
+    while base is not None and not isinstance(base, mmap.mmap):
+        base = getattr(base, "base", None)
+    if base is not None and hasattr(mmap, "MADV_DONTNEED"):
+        base.madvise(mmap.MADV_DONTNEED)

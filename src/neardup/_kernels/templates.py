@@ -12,7 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: spreads crc32 and xxh3 alike
+# spreads crc32 and xxh3 alike; not the Han mark's multiplier (neardup.shingles.mark_han), under
+# which every Han fingerprint's image starts with the same 12 bits: with it they all fell in
+# 1/4096 of a table's slots (a hash table's probes went quadratic on a third of the corpus)
+_MIX = np.uint64(0xBF58476D1CE4E5B9)
 _SATURATED = 65535
 
 
@@ -56,14 +59,15 @@ def hot_values(
     bits: int,
     min_count: int,
 ) -> np.ndarray:
-    """Every fingerprint of ``docs`` (with repeats) whose slot count reached ``min_count``."""
-    shift = np.uint64(64 - bits)
+    """Every fingerprint of ``docs`` (with repeats) whose count reached ``min_count``: its
+    slot's count in a sketch of ``2**bits`` slots, or with ``bits`` = 0 its entry's count
+    (``counts`` aligned with ``values``, e.g. the candidate stage's estimates)."""
     per_doc = np.zeros(docs.size + 1, dtype=np.int64)
     for i in prange(docs.size):
         d = docs[i]
         n = 0
         for k in range(offsets[d], offsets[d + 1]):
-            n += counts[_slot(values[k], shift)] >= min_count
+            n += _hot(values, counts, bits, k, min_count)
         per_doc[i + 1] = n
     starts = np.cumsum(per_doc)
     out = np.empty(starts[-1], dtype=np.uint64)
@@ -71,16 +75,54 @@ def hot_values(
         d = docs[i]
         m = starts[i]
         for k in range(offsets[d], offsets[d + 1]):
-            if counts[_slot(values[k], shift)] >= min_count:
+            if _hot(values, counts, bits, k, min_count):
                 out[m] = values[k]
                 m += 1
     return out
 
 
 @njit(cache=True, inline="always")
-def _member(sorted_set: np.ndarray, value: np.uint64) -> bool:
-    i = np.searchsorted(sorted_set, value)
-    return i < sorted_set.size and sorted_set[i] == value
+def _hot(values: np.ndarray, counts: np.ndarray, bits: int, k: int, min_count: int) -> bool:
+    """Entry ``k``'s count (its slot's with ``bits`` > 0, its own with 0) reaches the bar."""
+    if bits == 0:
+        return counts[k] >= min_count
+    return counts[_slot(values[k], np.uint64(64 - bits))] >= min_count
+
+
+@njit(cache=True)
+def hot_table(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    counts: np.ndarray,
+    bits: int,
+    min_count: int,
+    table_bits: int,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(keys, table, complete)``: the distinct fingerprints of ``docs`` that
+    :func:`hot_values` takes, in an open-addressing table of ``2**table_bits`` slots (as
+    :func:`distinct_table`) built in one pass, without the repeats; ``complete`` is False
+    when they were more than half the slots (call again with a larger table)."""
+    table = np.full(1 << table_bits, -1, dtype=np.int32)
+    keys = np.empty(1 << (table_bits - 1), dtype=np.uint64)
+    shift = np.uint64(64 - table_bits)
+    mask = np.int64((1 << table_bits) - 1)
+    n = 0
+    for d in docs:
+        for k in range(offsets[d], offsets[d + 1]):
+            if not _hot(values, counts, bits, k, min_count):
+                continue
+            v = values[k]
+            s = np.int64(_slot(v, shift))
+            while table[s] >= 0 and keys[table[s]] != v:
+                s = (s + 1) & mask
+            if table[s] < 0:
+                if n == keys.size:
+                    return keys[:n], table, False
+                table[s] = n
+                keys[n] = v
+                n += 1
+    return keys[:n], table, True
 
 
 def member_counts(
@@ -88,9 +130,14 @@ def member_counts(
 ) -> np.ndarray:
     """|S_d ∩ T| for every document ``d`` of ``docs``; ``T`` a sorted array of distinct
     values (looked up in a hash table behind a bit filter: most fingerprints miss both)."""
+    return _member_counts(values, offsets, docs, _index(sorted_set))
+
+
+def _index(sorted_set: np.ndarray) -> tuple:
+    """``(keys, table, bits, filter)`` of a set of values, for :func:`_lookup`."""
     bits = max(int(sorted_set.size).bit_length() + 1, 4)
     keys, table = distinct_table(sorted_set, bits)
-    return _member_counts(values, offsets, docs, (keys, table, bits, key_filter(keys)))
+    return keys, table, bits, key_filter(keys)
 
 
 @njit(cache=True, parallel=True)
@@ -110,7 +157,6 @@ def _member_counts(
     return out
 
 
-@njit(cache=True, parallel=True)
 def shared_member_counts(
     values: np.ndarray,
     offsets: np.ndarray,
@@ -118,7 +164,18 @@ def shared_member_counts(
     right: np.ndarray,
     sorted_set: np.ndarray,
 ) -> np.ndarray:
-    """|S_left[i] ∩ S_right[i] ∩ T| for every pair (one merge walk each)."""
+    """|S_left[i] ∩ S_right[i] ∩ T| for every pair (one merge walk each; shared values
+    looked up as in :func:`member_counts`)."""
+    return _shared_member_counts(values, offsets, left, right, _index(sorted_set))
+
+
+@njit(cache=True, parallel=True)
+def _shared_member_counts(
+    values: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray, index: tuple
+) -> np.ndarray:
+    keys, table, bits, bitmap = index
+    shift = np.uint64(64 - bits)
+    mask = np.int64((1 << bits) - 1)
     out = np.zeros(left.size, dtype=np.int64)
     for k in prange(left.size):
         p, q = left[k], right[k]
@@ -129,7 +186,7 @@ def shared_member_counts(
             x = values[i]
             y = values[j]
             if x == y:
-                n += _member(sorted_set, x)
+                n += _lookup(x, keys, table, shift, mask, bitmap) >= 0
             i += x <= y
             j += y <= x
         out[k] = n
@@ -222,17 +279,23 @@ def holder_counts(
     bits: int,
     bitmap: np.ndarray,
     chunks: int,
+    entry_count: np.ndarray,
+    least: int,
 ) -> np.ndarray:
     """Exactly how many of ``docs`` hold each of ``keys`` (looked up in ``table`` behind the
-    bit filter ``bitmap``)."""
+    bit filter ``bitmap``). ``entry_count`` (aligned with ``values``, or empty): an entry
+    counted below ``least`` there is none of the keys and is not looked up."""
     shift = np.uint64(64 - bits)
     mask = np.int64((1 << bits) - 1)
+    filtered = entry_count.size > 0
     partial = np.zeros((chunks, keys.size), dtype=np.int32)
     for c in prange(chunks):
         counts = partial[c]
         for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
             d = docs[i]
             for k in range(offsets[d], offsets[d + 1]):
+                if filtered and entry_count[k] < least:
+                    continue
                 at = _lookup(values[k], keys, table, shift, mask, bitmap)
                 if at >= 0:
                     counts[at] += 1

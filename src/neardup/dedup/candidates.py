@@ -44,11 +44,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from neardup._kernels import threads_for
-from neardup.arrays import pair_codes, split_pair_codes, unique, unique_counts
+from neardup.arrays import (
+    pair_codes,
+    release_mapped_pages,
+    sorted_counts,
+    split_pair_codes,
+    unique,
+)
 from neardup.dedup.prefix import (
     MAX_COUNT,
     entry_counts,
@@ -67,11 +74,14 @@ DEFAULT_HITS = 4  # measured on 100 k English documents: 2 → 250 k pairs, 3 �
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Candidates:
-    """Distinct candidate pairs ``left[i] < right[i]`` and how many buckets were capped."""
+    """Distinct candidate pairs ``left[i] < right[i]`` and how many buckets were capped;
+    with the prefix filter of keys laid out by document, each key entry's estimated count of
+    holders (never below the true count: the template stage reuses it)."""
 
     left: np.ndarray
     right: np.ndarray
     capped_buckets: int
+    counts: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.left.size
@@ -115,6 +125,7 @@ def candidate_pairs(
         docs, keys = docs[by_doc], keys[by_doc]
     starts = _run_starts(docs)
     found = _prefix_pairs(starts, keys, prefix_score, frequent, fallback, least, hits, max_bucket)
+    found = Candidates(found.left, found.right, found.capped_buckets)  # counts: of sorted keys
     run_doc = docs[starts[:-1]]  # runs → document ids (increasing)
     return Candidates(run_doc[found.left], run_doc[found.right], found.capped_buckets)
 
@@ -206,46 +217,74 @@ def _prefix_pairs(
             need = np.ones(starts.size - 1, dtype=np.int32)
         keep = pairing_entries(keys, flags, count, bits)
     high = np.flatnonzero(keep & (count > cap))
-    keep &= count <= cap  # never in a capped bucket: counted hits
-    del count
-    counted = _counted_pairs(starts, keys, flags, keep, need)
-    del keep
     runs = np.searchsorted(starts, high, side="right") - 1
     capped = _shared_key_pairs(runs, keys[high], flags[high], max_bucket)
+    del high, runs
+    keep &= count <= cap  # never in a capped bucket: counted hits
+    words = entry_words(starts, keys, flags, keep)
+    del keep, flags
+    release_mapped_pages(keys)  # read again from the page cache when verifying
+    counted = _counted_pairs(words, need)
     codes = np.concatenate((counted, pair_codes(capped.left, capped.right)))
-    return Candidates(*split_pair_codes(unique(codes)), capped.capped_buckets)
+    return Candidates(*split_pair_codes(unique(codes)), capped.capped_buckets, count)
 
 
-def _counted_pairs(
-    starts: np.ndarray, keys: np.ndarray, flags: np.ndarray, low: np.ndarray, need: np.ndarray
+def entry_words(
+    starts: np.ndarray, keys: np.ndarray, flags: np.ndarray, low: np.ndarray
 ) -> np.ndarray:
-    """Pair codes of the runs sharing, among the ``low`` entries, at least the smaller of
-    their two needs of keys in either one's hit prefix.
+    """One word per ``low`` entry (:func:`_counted_pairs`): the high bits of its mixed key,
+    its run, its flag."""
+    words = np.empty(int(np.count_nonzero(low)), dtype=np.uint64)
+    _entry_words(starts, keys, flags, low, _run_bits(starts.size - 1), words)
+    return words
+
+
+def _run_bits(runs: int) -> int:
+    return max(int(runs).bit_length(), 1)
+
+
+def _counted_pairs(words: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """Pair codes of the runs sharing, among the entries of ``words`` (:func:`entry_words`,
+    sorted here in place), at least the smaller of their two ``need`` of keys in either
+    one's hit prefix.
 
     The entries are sorted as one word each (a plain sort, several times faster than an
     argsort) — the high bits of the key mixed, the run, the flag —: keys that agree in
     those bits only make a larger count, never a smaller one (a few more candidates at
     most, which verification drops). Pairs are counted first in a table of saturating
     counters (never below the true count), so only the few that can reach their need are
-    written out and counted exactly."""
-    run_bits = max(int(starts.size - 1).bit_length(), 1)
-    words = _entry_words(starts, keys, flags, low, run_bits)
+    written out and counted exactly. Both passes run on key-aligned parts of the words in
+    parallel (a table each, added before the second pass)."""
+    run_bits = _run_bits(need.size)
     words.sort()
-    table_size = int(np.clip(words.size.bit_length() + 1, 16, 26))
-    codes, shared = unique_counts(_hit_codes(words, run_bits, need, table_size))
-    del words
+    bits = int(np.clip(words.size.bit_length() + 1, 16, 26))
+    parts = _key_parts(words, run_bits, numba.get_num_threads() if words.size > 1 << 16 else 1)
+    counters = np.zeros((parts.size - 1, 1 << bits), dtype=np.uint8)  # NumPy: no fault storm
+    _count_hits(words, run_bits, parts, counters)
+    table = _saturating_sum(counters)
+    del counters
+    chunks = _hit_codes(words, run_bits, need, table, parts)
+    del table
+    codes = np.concatenate(chunks) if chunks else np.empty(0, np.uint64)
+    del chunks
+    codes.sort()  # in place: the largest array here
+    codes, shared = sorted_counts(codes)
     left, right = split_pair_codes(codes)
     return codes[shared >= np.minimum(need[left], need[right])]
 
 
 @njit(cache=True)
 def _entry_words(
-    starts: np.ndarray, keys: np.ndarray, flags: np.ndarray, low: np.ndarray, run_bits: int
-) -> np.ndarray:
-    """One word per ``low`` entry: the high bits of its mixed key, its run, its flag
-    (:func:`_counted_pairs`)."""
+    starts: np.ndarray,
+    keys: np.ndarray,
+    flags: np.ndarray,
+    low: np.ndarray,
+    run_bits: int,
+    words: np.ndarray,
+) -> None:
+    """One word per ``low`` entry, into ``words``: the high bits of its mixed key, its run,
+    its flag (:func:`_counted_pairs`)."""
     shift = np.uint64(run_bits + 1)
-    words = np.empty(np.count_nonzero(low), dtype=np.uint64)
     k = 0
     for d in range(starts.size - 1):
         for t in range(starts[d], starts[d + 1]):
@@ -253,48 +292,123 @@ def _entry_words(
                 word = ((keys[t] * _MIX) >> shift) << shift
                 words[k] = word | (np.uint64(d) << np.uint64(1)) | np.uint64(flags[t])
                 k += 1
-    return words
 
 
 @njit(cache=True)
-def _hit_codes(words: np.ndarray, run_bits: int, need: np.ndarray, bits: int) -> np.ndarray:
-    """A pair code (smaller run first) for every two entries of a key (sorted words) of
-    different runs, one of them flagged, whose pair a table of ``2**bits`` saturating
-    counters counts at least the smaller of the two runs' ``need``."""
+def _key_parts(words: np.ndarray, run_bits: int, parts: int) -> np.ndarray:
+    """``parts + 1`` bounds splitting the sorted words into parts of about equal size that
+    never split a key."""
+    key_mask = ~np.uint64((1 << (run_bits + 1)) - 1)
+    bounds = np.empty(parts + 1, dtype=np.int64)
+    bounds[0] = 0
+    for p in range(1, parts + 1):
+        b = max(words.size * p // parts, bounds[p - 1])
+        while 0 < b < words.size and (words[b] & key_mask) == (words[b - 1] & key_mask):
+            b += 1
+        bounds[p] = b
+    return bounds
+
+
+@njit(cache=True, inline="always")
+def _key_end(words: np.ndarray, key_mask: np.uint64, i: int, n: int) -> int:
+    j = i + 1
+    while j < n and (words[j] & key_mask) == (words[i] & key_mask):
+        j += 1
+    return j
+
+
+@njit(cache=True, inline="always")
+def _pair_code(wa: np.uint64, wb: np.uint64, run_mask: np.uint64) -> np.uint64:
+    """The pair code (smaller run first) of two entries' words; 0 when they cannot pair
+    (same run, or neither in its hit prefix): never the code of a pair, whose runs differ."""
+    ra = (wa >> np.uint64(1)) & run_mask
+    rb = (wb >> np.uint64(1)) & run_mask
+    if ra == rb or not ((wa | wb) & np.uint64(1)):
+        return np.uint64(0)
+    return (min(ra, rb) << np.uint64(32)) | max(ra, rb)
+
+
+@njit(cache=True, parallel=True)
+def _count_hits(words: np.ndarray, run_bits: int, parts: np.ndarray, counters: np.ndarray) -> None:
+    """Count every pair of entries of a key (:func:`_pair_code`) in part ``p``'s table of
+    saturating counters ``counters[p]``."""
     key_mask = ~np.uint64((1 << (run_bits + 1)) - 1)
     run_mask = np.uint64((1 << run_bits) - 1)
-    shift = np.uint64(64 - bits)
-    counters = np.zeros(1 << bits, dtype=np.uint8)
-    n = words.size
-    total = 0
-    codes = np.empty(0, dtype=np.uint64)
-    for step in range(3):  # count in the table, count the survivors, write them
-        if step == 2:
-            codes = np.empty(total, dtype=np.uint64)
-        k = 0
-        i = 0
+    shift = np.uint64(64 - int(np.log2(counters.shape[1])))
+    for p in prange(parts.size - 1):
+        table = counters[p]
+        i, n = parts[p], parts[p + 1]
         while i < n:
-            j = i + 1
-            while j < n and (words[j] & key_mask) == (words[i] & key_mask):
-                j += 1
+            j = _key_end(words, key_mask, i, n)
             for a in range(i, j):
                 for b in range(a + 1, j):
-                    ra = (words[a] >> np.uint64(1)) & run_mask
-                    rb = (words[b] >> np.uint64(1)) & run_mask
-                    if ra == rb or not (words[a] & np.uint64(1) or words[b] & np.uint64(1)):
-                        continue
-                    code = (min(ra, rb) << np.uint64(32)) | max(ra, rb)
-                    slot = (code * _MIX) >> shift
-                    if step == 0:
-                        if counters[slot] < 255:
-                            counters[slot] += 1
-                    elif counters[slot] >= min(need[ra], need[rb]):
-                        if step == 2:
-                            codes[k] = code
-                        k += 1
+                    code = _pair_code(words[a], words[b], run_mask)
+                    if code:
+                        slot = (code * _MIX) >> shift
+                        if table[slot] < 255:
+                            table[slot] += 1
             i = j
-        total = k
-    return codes
+
+
+@njit(cache=True, parallel=True)
+def _saturating_sum(counters: np.ndarray) -> np.ndarray:
+    """The parts' counter tables added, saturating at 255."""
+    if counters.shape[0] == 1:
+        return counters[0]
+    total = np.empty(counters.shape[1], dtype=np.uint8)
+    for s in prange(counters.shape[1]):
+        t = 0
+        for p in range(counters.shape[0]):
+            t += counters[p, s]
+        total[s] = min(t, 255)
+    return total
+
+
+@njit(cache=True, parallel=True)
+def _hit_codes(
+    words: np.ndarray, run_bits: int, need: np.ndarray, table: np.ndarray, parts: np.ndarray
+) -> list:
+    """Per part, the pair codes (with repeats) that the counter ``table`` counts at least
+    the smaller of the two runs' ``need``."""
+    out = [np.empty(0, dtype=np.uint64) for _ in range(parts.size - 1)]
+    for p in prange(parts.size - 1):
+        out[p] = _part_codes(words, run_bits, need, table, parts[p], parts[p + 1])
+    return out
+
+
+@njit(cache=True)
+def _part_codes(
+    words: np.ndarray, run_bits: int, need: np.ndarray, table: np.ndarray, i: int, n: int
+) -> np.ndarray:
+    """:func:`_hit_codes` of the words ``i:n`` (into a buffer grown by doubling)."""
+    key_mask = ~np.uint64((1 << (run_bits + 1)) - 1)
+    run_mask = np.uint64((1 << run_bits) - 1)
+    shift = np.uint64(64 - int(np.log2(table.size)))
+    codes = np.empty(1024, dtype=np.uint64)
+    k = 0
+    while i < n:
+        j = _key_end(words, key_mask, i, n)
+        for a in range(i, j):
+            for b in range(a + 1, j):
+                code = _pair_code(words[a], words[b], run_mask)
+                if not code:
+                    continue
+                slot = (code * _MIX) >> shift
+                ra, rb = code >> np.uint64(32), code & np.uint64(0xFFFFFFFF)
+                if table[slot] >= min(need[ra], need[rb]):
+                    if k == codes.size:
+                        codes = _grown(codes)
+                    codes[k] = code
+                    k += 1
+        i = j
+    return codes[:k]
+
+
+@njit(cache=True)
+def _grown(codes: np.ndarray) -> np.ndarray:
+    grown = np.empty(2 * codes.size, dtype=codes.dtype)
+    grown[: codes.size] = codes
+    return grown
 
 
 def bucket_pairs(

@@ -278,6 +278,12 @@ class Scored:
     # close()): decide() asks it for the pairs that reach a group's final keeper
     verify: Callable[[np.ndarray, np.ndarray], Pairs] | None = None
     workspace: tempfile.TemporaryDirectory[str] | None = None
+    candidates: int | None = None  # candidate pairs found (``pairs`` may hold only some)
+
+    @property
+    def candidate_count(self) -> int:
+        """Candidate pairs found, scored or dropped as unable to be kept."""
+        return len(self.pairs) if self.candidates is None else self.candidates
 
     def close(self) -> None:
         """Release the fingerprints kept for :attr:`verify`."""
@@ -309,7 +315,9 @@ def deduplicate(
     with the name of each stage as it starts (for a progress display).
     """
     config = config or DedupConfig()
-    with score_candidates(texts, config, progress=progress, workdir=workdir, stage=stage) as scored:
+    with score_candidates(
+        texts, config, progress=progress, workdir=workdir, stage=stage, keep_all=False
+    ) as scored:
         if stage is not None:
             stage("clustering")
         values = field_values() if config.keep.kind == "field" and field_values else None
@@ -323,11 +331,14 @@ def score_candidates(
     progress: Callable[[int], None] | None = None,
     workdir: str | Path | None = None,
     stage: Callable[[str], None] | None = None,
+    keep_all: bool = True,
 ) -> Scored:
     """Fingerprints, signatures, keys, candidate pairs and their scores (no threshold yet).
 
     The fingerprints stay in a temporary directory for :attr:`Scored.verify` until
-    :meth:`Scored.close` (or the end of a ``with`` block).
+    :meth:`Scored.close` (or the end of a ``with`` block). ``keep_all=False``: verified
+    exactly, only the candidates that can be kept at this config's threshold are scored
+    and kept (:func:`keepable`; a run at one threshold needs no others).
     """
     method = config.build_method()
     stage = stage or (lambda _: None)
@@ -391,6 +402,9 @@ def score_candidates(
 
         clock = time.perf_counter()
         stage(f"verifying {len(candidates):,} candidate pairs")
+        found = len(candidates)
+        if not keep_all and signatures is None:
+            candidates = keepable(candidates, values, offsets, config)
         pairs, template = score_pairs(candidates, values, offsets, method, signatures, config)
         timings["verify"] = time.perf_counter() - clock
     except BaseException:
@@ -412,6 +426,36 @@ def score_candidates(
         timings,
         verify,
         workspace,
+        found,
+    )
+
+
+_CHUNK_PAIRS = 1 << 22  # candidate pairs counted at a time (a few arrays of 32 MiB)
+
+
+def keepable(
+    candidates: Candidates, values: np.ndarray, offsets: np.ndarray, config: DedupConfig
+) -> Candidates:
+    """The candidates whose plain containment reaches ``least_keepable`` in one direction
+    (the others are below the threshold in any measure, with or without templates, and
+    group no near copies: :func:`needs_content_score`), counted in chunks so that the
+    measures of all candidates are never in memory at once."""
+    left, right, least = candidates.left, candidates.right, config.least_keepable
+    kept_left, kept_right = [], []
+    for start in range(0, left.size, _CHUNK_PAIRS):
+        lo, hi = left[start : start + _CHUNK_PAIRS], right[start : start + _CHUNK_PAIRS]
+        shared = shared_counts(values, offsets, lo, hi)
+        smaller = np.minimum(offsets[lo + 1] - offsets[lo], offsets[hi + 1] - offsets[hi])
+        with np.errstate(divide="ignore", invalid="ignore"):  # the larger containment
+            keep = (shared > 0) & (shared / smaller >= least)
+        kept_left.append(lo[keep])
+        kept_right.append(hi[keep])
+    empty = np.empty(0, dtype=np.int64)
+    return Candidates(
+        np.concatenate(kept_left) if kept_left else empty,
+        np.concatenate(kept_right) if kept_right else empty,
+        candidates.capped_buckets,
+        candidates.counts,
     )
 
 
@@ -440,7 +484,7 @@ def decide(
         labels=labels,
         keepers=keepers,
         keep_of=keep_of,
-        candidates=len(scored.pairs),
+        candidates=scored.candidate_count,
         capped_buckets=scored.capped_buckets,
         template_shingles=scored.template_shingles,
         declined=declined_pairs(pairs, keep_of, guard),
@@ -650,7 +694,9 @@ def score_pairs(
             near = np.flatnonzero(needs_content_score(config, c_lr, c_rl))
             if known is None:
                 holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
-                template = _template_of(values, offsets, left[near], right[near], holders, config)
+                template = _template_of(
+                    values, offsets, left[near], right[near], holders, config, candidates.counts
+                )
             content = content_counts(
                 values, offsets, left[near], right[near], shared[near], template
             )
@@ -695,13 +741,14 @@ def _template_of(
     right: np.ndarray,
     holders: np.ndarray,
     config: DedupConfig,
+    counts: np.ndarray | None = None,
 ) -> np.ndarray:
     """The template shingles (held by ``template_df`` of ``holders``) among the pairs'
-    documents."""
+    documents (``counts``: the candidate stage's estimate per entry, if it made one)."""
     if not left.size:
         return np.empty(0, dtype=np.uint64)
     wanted = unique(np.concatenate((left, right)))
-    return template_shingles(values, offsets, holders, config.template_df, wanted)
+    return template_shingles(values, offsets, holders, config.template_df, wanted, counts)
 
 
 def _estimates(

@@ -36,19 +36,25 @@ def _slot(key: np.uint64, mix: np.uint64, bits: int) -> int:
     return int((key * mix) >> np.uint64(64 - bits))
 
 
-@njit(cache=True)
 def key_counts(keys: np.ndarray, bits: int) -> np.ndarray:
     """Saturating counts of the keys per hashed slot, in two tables with different hashes
-    (rows of the result): the smaller of a key's two counts is ≥ its true count."""
+    (rows of the result): the smaller of a key's two counts is ≥ its true count. The two
+    tables are filled in parallel (no shared slot); NumPy allocates them (large zeroed pages
+    come cheaper from NumPy than from a compiled kernel's first touches)."""
     counts = np.zeros((2, 1 << bits), dtype=np.uint8)
-    for k in keys:
-        s = _slot(k, _MIX_COUNT, bits)
-        if counts[0, s] < MAX_COUNT:
-            counts[0, s] += 1
-        s = _slot(k, _MIX_COUNT2, bits)
-        if counts[1, s] < MAX_COUNT:
-            counts[1, s] += 1
+    _fill_counts(np.ascontiguousarray(keys, dtype=np.uint64), bits, counts)
     return counts
+
+
+@njit(cache=True, parallel=True)
+def _fill_counts(keys: np.ndarray, bits: int, counts: np.ndarray) -> None:
+    for row in prange(2):
+        mix = _MIX_COUNT if row == 0 else _MIX_COUNT2
+        table = counts[row]
+        for k in keys:
+            s = _slot(k, mix, bits)
+            if table[s] < MAX_COUNT:
+                table[s] += 1
 
 
 @njit(cache=True, inline="always")
@@ -58,13 +64,17 @@ def _count(counts: np.ndarray, key: np.uint64, bits: int) -> int:
     return min(a, b)
 
 
-@njit(cache=True, parallel=True)
 def entry_counts(keys: np.ndarray, counts: np.ndarray, bits: int) -> np.ndarray:
     """Each entry's estimated count (the smaller of its two table counts), one random pass."""
     out = np.empty(keys.size, dtype=np.uint8)
+    _entry_counts(keys, counts, bits, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _entry_counts(keys: np.ndarray, counts: np.ndarray, bits: int, out: np.ndarray) -> None:
     for t in prange(keys.size):
         out[t] = _count(counts, keys[t], bits)
-    return out
 
 
 def slots(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -182,7 +192,6 @@ def _flag_first(
             flags[t] = True
 
 
-@njit(cache=True)
 def pairing_entries(
     keys: np.ndarray, flags: np.ndarray, count: np.ndarray, bits: int
 ) -> np.ndarray:
@@ -190,12 +199,29 @@ def pairing_entries(
     entry's estimate) and is in the prefix of some document (a hashed mark; a key not marked
     is in no prefix). All entries of a key are kept or none, so buckets keep their sizes."""
     marks = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)  # one bit a slot
+    _mark(keys, flags, bits, marks)
+    keep = np.empty(keys.size, dtype=np.bool_)
+    _marked(keys, count, bits, marks, keep)
+    return keep
+
+
+@njit(cache=True)
+def _mark(keys: np.ndarray, flags: np.ndarray, bits: int, marks: np.ndarray) -> None:
+    """Set the mark bit of every flagged entry's key (one thread: bits of a byte)."""
     for t in range(keys.size):
         if flags[t]:
             s = _slot(keys[t], _MIX_MARK, bits)
             marks[s >> 3] |= np.uint8(1 << (s & 7))
-    keep = np.zeros(keys.size, dtype=np.bool_)
-    for t in range(keys.size):
-        s = _slot(keys[t], _MIX_MARK, bits)
-        keep[t] = (marks[s >> 3] >> (s & 7)) & 1 and count[t] > 1
-    return keep
+
+
+@njit(cache=True, parallel=True)
+def _marked(
+    keys: np.ndarray, count: np.ndarray, bits: int, marks: np.ndarray, keep: np.ndarray
+) -> None:
+    """Per entry: counted more than once and its key marked (the mark looked up only then)."""
+    for t in prange(keys.size):
+        ok = False
+        if count[t] > 1:
+            s = _slot(keys[t], _MIX_MARK, bits)
+            ok = (marks[s >> 3] >> (s & 7)) & 1 == 1
+        keep[t] = ok

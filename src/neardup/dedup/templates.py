@@ -76,39 +76,79 @@ def template_shingles(
     docs: np.ndarray,
     min_df: int,
     wanted: np.ndarray | None = None,
+    counts: np.ndarray | None = None,
 ) -> np.ndarray:
     """Sorted fingerprints held by at least ``min_df`` of ``docs`` (each doc a sorted set).
 
     With ``wanted`` (documents), only their fingerprints are looked at, each counted
     exactly in a hash table over one pass; when they are many, only those a count sketch of
-    all documents puts at ``min_df`` or more (the rest cannot be template). Without (or when
-    even those are too many), the sketch's hot fingerprints of all documents are counted by
-    a sort.
+    all documents puts at ``min_df`` or more (the rest cannot be template), gathered
+    without repeats into a hash table in one pass. Without,
+    the sketch's hot fingerprints of all documents are counted by a sort. ``counts`` (one
+    per entry of ``values``, never below how many documents hold it, e.g. the candidate
+    stage's estimates) replaces the sketch, and the exact count looks up only the entries
+    it puts at ``min_df`` or more.
     """
     docs = np.ascontiguousarray(docs, dtype=np.int64)
     total = int((offsets[docs + 1] - offsets[docs]).sum()) if docs.size else 0
     if min_df < 2 or total == 0:
         return np.empty(0, dtype=np.uint64)
+    hot = _Hot(values, offsets, docs, total, min_df, counts)
     if wanted is not None:
         wanted = np.ascontiguousarray(wanted, np.int64)
-        if int((offsets[wanted + 1] - offsets[wanted]).sum()) > _MAX_EXACT_KEYS:
-            # only what a count sketch puts at min_df can be (not gathered all: 1 GB at 1 M)
-            bits = _sketch_bits(total)
-            counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
-            mine = _k.hot_values(values, offsets, wanted, counts, bits, min(min_df, 65535))
-        else:
+        if counts is None and hot.wanted_total(wanted) <= _MAX_EXACT_KEYS:
             mine = _k.gather(values, offsets, wanted)
-        if mine.size == 0:
-            return mine
-        if mine.size <= _MAX_EXACT_KEYS:
             return _counted_exactly(values, offsets, docs, mine, min_df)
-        keys = distinct_fingerprints(values, offsets, wanted)
-    bits = _sketch_bits(total)
-    counts = _k.slot_counts(values, offsets, docs, bits, numba.get_num_threads())
-    hot = _k.hot_values(values, offsets, docs, counts, bits, min(min_df, 65535))
-    distinct, held = unique_counts(hot)
-    found = distinct[reaches_template(distinct, held, min_df)]
-    return found if wanted is None else found[np.isin(found, keys, assume_unique=True)]
+        # only what the counts put at min_df can be (not gathered all: 1 GB at 1 M), and in a
+        # table of the distinct ones (not gathered with their repeats: 100 M+ at 1 M)
+        keys, table = hot.table_of(wanted)
+        return _counted_exactly(values, offsets, docs, keys, min_df, counts, table)
+    distinct, held = unique_counts(hot.values_of(docs))
+    return distinct[reaches_template(distinct, held, min_df)]
+
+
+class _Hot:
+    """The fingerprints that may be held by ``min_df`` documents: by the given per-entry
+    ``counts``, or by a count sketch of ``docs`` (made on first use, once)."""
+
+    def __init__(
+        self,
+        values: np.ndarray,
+        offsets: np.ndarray,
+        docs: np.ndarray,
+        total: int,
+        min_df: int,
+        counts: np.ndarray | None,
+    ) -> None:
+        self.values, self.offsets, self.docs, self.total = values, offsets, docs, total
+        self.counts, self.bits = counts, 0
+        self.least = min(min_df, 255 if counts is not None else 65535)  # counters saturate
+
+    def wanted_total(self, wanted: np.ndarray) -> int:
+        return int((self.offsets[wanted + 1] - self.offsets[wanted]).sum())
+
+    def _sketch(self) -> None:
+        if self.counts is None:
+            self.bits = _sketch_bits(self.total)
+            self.counts = _k.slot_counts(
+                self.values, self.offsets, self.docs, self.bits, numba.get_num_threads()
+            )
+
+    def table_of(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct hot fingerprints of ``docs`` and their hash table (one pass)."""
+        self._sketch()
+        args = (self.values, self.offsets, docs, self.counts, self.bits, self.least)
+        bits = max(self.wanted_total(docs).bit_length() - 4, _MIN_BITS)  # grown when full
+        while True:
+            keys, table, complete = _k.hot_table(*args, bits)
+            if complete:
+                return keys, table
+            bits += 2
+
+    def values_of(self, docs: np.ndarray) -> np.ndarray:
+        """Every hot fingerprint of ``docs``, with repeats."""
+        self._sketch()
+        return _k.hot_values(self.values, self.offsets, docs, self.counts, self.bits, self.least)
 
 
 def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndarray:
@@ -126,17 +166,37 @@ def _sketch_bits(total: int) -> int:
 
 
 def _counted_exactly(
-    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, mine: np.ndarray, min_df: int
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    mine: np.ndarray,
+    min_df: int,
+    counts: np.ndarray | None = None,
+    table: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The fingerprints of ``mine`` (with repeats) held by ≥ ``min_df`` of ``docs``: a hash
-    table of them and one pass over the documents."""
+    """The fingerprints of ``mine`` (with repeats; or distinct, in their hash ``table``)
+    held by ≥ ``min_df`` of ``docs``: one pass over the documents (skipping entries
+    ``counts`` puts below ``min_df``)."""
     if mine.size == 0:
         return mine
-    bits = max(int(np.ceil(np.log2(mine.size))) + 1, _MIN_BITS)
-    keys, table = _k.distinct_table(mine, bits)
+    if table is None:
+        keys, table = _k.distinct_table(mine, max(int(np.ceil(np.log2(mine.size))) + 1, _MIN_BITS))
+    else:
+        keys = mine
+    bits = int(table.size).bit_length() - 1
     bitmap = _k.key_filter(keys)
+    entry_count = np.empty(0, np.uint8) if counts is None else counts
     held = _k.holder_counts(
-        values, offsets, docs, keys, table, bits, bitmap, numba.get_num_threads()
+        values,
+        offsets,
+        docs,
+        keys,
+        table,
+        bits,
+        bitmap,
+        numba.get_num_threads(),
+        entry_count,
+        min(min_df, 255),
     )
     return np.sort(keys[reaches_template(keys, held, min_df)])
 
