@@ -110,3 +110,19 @@ def test_hit_prefix_and_need(counts, least, hits, cap):
         first = set(order[: m - overlap + k])
         assert {t for t in range(lo, hi) if flags[t]} == first
         assert need[d] == max(k - sum(count[t] > cap for t in first), 1)
+
+
+def test_han_fingerprints_spread_over_the_slots_of_the_count_and_mark_tables():
+    """Han fingerprints share the top bits of their image under the Han mark's multiplier;
+    the count and mark tables' slots must not (at 1M documents Han keys crowded one table
+    into 1 in 4,096 of its slots and saturated it: 3.6× the candidate pairs)."""
+    from neardup.dedup import prefix
+    from neardup.shingles import is_han, mark_han
+
+    rng = np.random.default_rng(3)
+    hashes = rng.integers(0, 2**63, 20_000, dtype=np.int64).astype(np.uint64)
+    han = mark_han(hashes, np.ones(hashes.size, dtype=np.bool_))
+    assert is_han(han).all()
+    for mix in (prefix._MIX_COUNT, prefix._MIX_COUNT2, prefix._MIX_MARK):
+        slots = np.unique((han * mix) >> np.uint64(64 - 16))
+        assert slots.size > 10_000  # of 65 536: ~16 000 expected for random slots

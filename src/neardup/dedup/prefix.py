@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-_MIX_COUNT = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: keys may be small integers
+_MIX_COUNT = np.uint64(0x94D049BB133111EB)  # odd multipliers: keys may be small integers;
+# none is the Han mark's (HAN_MIX), whose region puts every Han fingerprint in 1 in 4096 slots
 _MIX_COUNT2 = np.uint64(0xD6E8FEB86659FD93)
 _MIX_MARK = np.uint64(0xC2B2AE3D27D4EB4F)
 MAX_COUNT = 255  # counters saturate here; a larger `frequent` is taken as this (more keys)
