@@ -248,12 +248,11 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
     ``chunk`` bytes; ``counts``: the two count tables."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        marks = np.zeros(max((1 << bits) // 8, chunk), dtype=np.uint8)
+        seen = np.zeros(max(1 << bits, 8 * chunk), dtype=bool)  # a byte a slot, packed once
         for batch in batches:
             _, _, _, mark, flags, _ = _prefixes(batch, counts, bits, rule)
-            slot = mark[flags]
-            np.bitwise_or.at(marks, slot >> 3, np.left_shift(1, slot & 7).astype(np.uint8))
-        yield _chunks(marks, chunk)
+            seen[mark[flags]] = True
+        yield _chunks(np.packbits(seen, bitorder="little"), chunk)
 
     return run
 
