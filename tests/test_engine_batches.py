@@ -11,7 +11,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup.candidates import DEFAULT_HITS
+from neardup.dedup.candidates import DEFAULT_HITS, bucket_pairs
 from neardup.dedup.cluster import KeepPolicy, connected_components, preference_rank
 from neardup.dedup.core import DedupConfig, Pairs, keep_decisions
 from neardup.dedup.prefix import (
@@ -22,7 +22,9 @@ from neardup.dedup.prefix import (
     pairing_entries,
     slots,
 )
+from neardup.engines import batches
 from neardup.engines.batches import (
+    bucket_stage,
     count_table_stage,
     flat_lists,
     grouped,
@@ -53,6 +55,34 @@ def test_lists_round_trip_through_arrow_as_int64():
     back, back_offsets = flat_lists(column.slice(1))
     assert back.tolist() == [7]
     assert back_offsets.tolist() == [0, 0, 1]
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7), st.booleans()), max_size=60),
+    st.integers(1, 40),
+    st.integers(2, 9),
+)
+def test_bucket_stage_gives_each_pair_once_with_its_bucket_count(entries, size, cap):
+    entries = sorted({(k, d): (k, d, f) for k, d, f in entries}.values())  # a key once a doc
+    keys = np.array([k for k, _, _ in entries], np.int64)
+    docs = np.array([d for _, d, _ in entries], np.int64) * 2**40  # any int64 document numbers
+    flags = np.array([f for _, _, f in entries], bool)
+    left, right, _ = bucket_pairs(keys, docs, cap, flags)
+    expected: dict[tuple[int, int], int] = {}
+    for pair in zip(left.tolist(), right.tolist(), strict=True):
+        expected[pair] = expected.get(pair, 0) + 1
+    table = pa.RecordBatch.from_pydict({"key": keys, "doc": docs, "in_prefix": flags})
+    pieces = [table.slice(i, size) for i in range(0, len(entries), size)]
+    batches._PAIRS_HELD, held = 3, batches._PAIRS_HELD  # sum what is held again and again
+    try:
+        out = list(bucket_stage(cap)(iter(pieces)))
+    finally:
+        batches._PAIRS_HELD = held
+    got = {c: [v for b in out for v in b.column(c).to_pylist()] for c in ("left", "right", "n")}
+    pairs = list(zip(got["left"], got["right"], strict=True))
+    assert pairs == sorted(expected)  # each pair once
+    assert dict(zip(pairs, got["n"], strict=True)) == expected
 
 
 @st.composite

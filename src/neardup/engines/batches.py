@@ -50,7 +50,7 @@ Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
 CHUNK_SCHEMA = "chunk long, data binary"
-ENTRY_SCHEMA = "doc long, key long, count long, in_prefix boolean, need long"
+ENTRY_SCHEMA = "doc long, need long, key array<long>, count array<long>, in_prefix array<boolean>"
 HOT_SCHEMA = "doc long, fps array<long>"
 BUCKET_SCHEMA = "left long, right long, n long"
 MEASURE_SCHEMA = (
@@ -249,24 +249,27 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
 
 
 def pairing_stage(counts: np.ndarray, marks: np.ndarray, bits: int, rule: PrefixRule) -> Stage:
-    """``doc, keys`` → ``doc, key, count, in_prefix, need`` of the entries that can make a
-    pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once, mark set in
-    the bit table ``marks`` of every document's prefix entries), with their document's need
-    of counted hits (:func:`_prefixes`)."""
+    """``doc, keys`` → ``doc, need, key, count, in_prefix``: each document's entries that
+    can make a pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once,
+    mark set in the bit table ``marks`` of every document's prefix entries) as lists, with
+    the document's need of counted hits (:func:`_prefixes`). A row per document: Spark
+    stores far fewer rows, and explodes them where it groups entries by key."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             keys, offsets, count, mark, flags, need = _prefixes(batch, counts, bits, rule)
             keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool)
             keep &= count > 1
-            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            kept = np.r_[0, np.cumsum(keep)][offsets]
             yield _batch(
                 {
-                    "doc": docs[keep],
-                    "key": keys[keep].view(np.int64),
-                    "count": count[keep],
-                    "in_prefix": flags[keep],
-                    "need": np.repeat(need.astype(np.int64), np.diff(offsets))[keep],
+                    "doc": batch.column("doc"),
+                    "need": need.astype(np.int64),
+                    "key": list_array(keys[keep], kept),
+                    "count": list_array(count[keep], kept),
+                    "in_prefix": pa.ListArray.from_arrays(
+                        pa.array(kept.astype(np.int32)), pa.array(flags[keep])
+                    ),
                 }
             )
 

@@ -422,7 +422,12 @@ def _prefix_entries(fp: DataFrame, rule: B.PrefixRule) -> tuple[DataFrame, np.nd
     stage = B.mark_stage(counts, bits, rule, chunk)
     marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
     stage = B.pairing_stage(counts, marks, bits, rule)
-    return keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint(), counts, bits
+    per_doc = keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint()
+    entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
+    entries = per_doc.select("doc", "need", entry).select(
+        "doc", "e.key", "e.count", "e.in_prefix", "need"
+    )
+    return entries, counts, bits
 
 
 def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndarray:
