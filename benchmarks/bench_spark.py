@@ -57,11 +57,14 @@ def corpus_slice(docs: int) -> Path:
     return path
 
 
-def run_local(path: Path, config: DedupConfig) -> tuple[float, float, dict[str, str], int]:
-    """Seconds, CPU seconds, removed ids → their keepers' ids, candidate pairs."""
-    started, cpu = time.perf_counter(), time.process_time()
+def run_local(
+    path: Path, config: DedupConfig, jvm: int | None = None
+) -> tuple[float, float, dict[str, str], int]:
+    """Seconds, CPU seconds (this process and its workers, not the ``jvm``), removed ids →
+    their keepers' ids, candidate pairs."""
+    started, cpu = time.perf_counter(), _cpu_seconds(os.getpid(), jvm)
     result = deduplicate(((d.id, d.text) for d in read_documents([path])), config)
-    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    seconds, cpu = time.perf_counter() - started, _cpu_seconds(os.getpid(), jvm) - cpu
     ids = result.ids
     removed = {ids[i]: ids[result.keep_of[i]] for i in np.flatnonzero(result.removed)}
     return seconds, cpu, removed, result.candidates
@@ -74,14 +77,20 @@ def _rest(spark, endpoint: str) -> list[dict]:
         return json.load(response)
 
 
-def _cpu_seconds(spark) -> float:
-    """CPU seconds used so far by the Spark JVM and its Python workers (local mode: all the
-    engine's work; on a loaded machine a steadier measure than wall time)."""
+def _cpu_seconds(root: int, skip: int | None = None) -> float:
+    """CPU seconds used so far by process ``root`` and its descendants (all but ``skip``'s
+    subtree): the local engine's worker processes, or the Spark JVM and its Python workers
+    (local mode: all the engine's work). On a loaded machine steadier than wall time."""
     import psutil
 
-    jvm = psutil.Process(spark.sparkContext._gateway.proc.pid)
+    top = psutil.Process(root)
+    gone = (
+        {skip} | {p.pid for p in psutil.Process(skip).children(recursive=True)} if skip else set()
+    )
     total = 0.0
-    for proc in [jvm, *jvm.children(recursive=True)]:
+    for proc in [top, *top.children(recursive=True)]:
+        if proc.pid in gone:
+            continue
         with contextlib.suppress(psutil.NoSuchProcess):
             t = proc.cpu_times()
             total += t.user + t.system + t.children_user + t.children_system
@@ -93,7 +102,8 @@ def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
     from neardup.engines.spark_files import read_inputs
 
     before = {s["stageId"] for s in _rest(spark, "stages")}
-    started, cpu = time.perf_counter(), _cpu_seconds(spark)
+    jvm = spark.sparkContext._gateway.proc.pid
+    started, cpu = time.perf_counter(), _cpu_seconds(jvm)
     docs, _ = read_inputs(spark, Inputs((str(path),)), "jsonl")
     result = spark_dedup(
         docs.repartition(partitions), config, id_col="_id", text_col="_text", order="_row"
@@ -103,7 +113,7 @@ def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
         r["_id"]: r["_duplicate_of"]
         for r in result.removed.select("_id", "_duplicate_of").collect()
     }
-    seconds, cpu = time.perf_counter() - started, _cpu_seconds(spark) - cpu
+    seconds, cpu = time.perf_counter() - started, _cpu_seconds(jvm) - cpu
     stages = [s for s in _rest(spark, "stages?status=complete") if s["stageId"] not in before]
     shuffle = sum(s.get("shuffleWriteBytes", 0) for s in stages)
     peak = max(
@@ -181,7 +191,9 @@ def main() -> None:
 
     run_local(corpus_slice(200), config)  # warm-up: numba caches
     load = os.getloadavg()[0]  # the machine's load (1 min) before and after the runs
-    local_seconds, local_cpu, local_removed, local_candidates = run_local(path, config)
+    local_seconds, local_cpu, local_removed, local_candidates = run_local(
+        path, config, spark.sparkContext._gateway.proc.pid
+    )
     times = StageTimes()
     logger = logging.getLogger("neardup.spark")
     logger.setLevel(logging.INFO)

@@ -15,15 +15,18 @@ prefix order               the local count-min and mark tables, filled per parti
                            by the local kernel, merged chunk by chunk, shipped with
                            the stages that read them (≤ 256 MiB, the local bound)
 prefix filter              per document in its row (no shuffle of entries); only the
-                           entries that can pair leave it, as rows
-candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``;
+                           entries that can pair leave it, as lists (a row a document)
+candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``, each
+                           task's pairs distinct (with their bucket counts);
                            keys counted ≤ ``max_bucket``: each pair's shared keys
                            counted by a group-by, kept at the smaller need
                            (counted hits of :mod:`neardup.dedup.candidates`);
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
 exact verification        candidate pairs in groups of ``pairs_per_task``, each with
-                           the fingerprint sets of its documents, once
+                           the fingerprint sets of its documents, once (fingerprints are
+                           hash-partitioned by document and cached: a join to them
+                           shuffles only its other side)
 templates                  near-copy groups (large-star / small-star), holder counts of
                            the scored documents' shingles by a group-by (only those
                            the count tables put at ``template_df`` or more)
