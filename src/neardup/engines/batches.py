@@ -294,46 +294,29 @@ def frequent_stage(counts: np.ndarray, bits: int, least: int) -> Stage:
 
 def bucket_stage(max_bucket: int) -> Stage:
     """``key, doc, in_prefix`` sorted by key then document → ``left, right, n``: the
-    candidate pairs of the partition's buckets, each once, with how many of its buckets
-    pair it (so Spark dedups and counts a few rows, not one per bucket and pair)."""
+    candidate pairs of each batch's buckets, each once, with how many of those buckets pair
+    it (so Spark dedups and counts fewer rows than one per bucket and pair)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        size = 0
         for table in grouped(batches, "key"):
             keys, docs = _ints(table, "key"), _ints(table, "doc")
             flags = np.asarray(table.column("in_prefix").to_numpy(zero_copy_only=False))
             left, right, _ = bucket_pairs(keys, docs, max_bucket, flags)
-            held.append((left, right, np.ones(left.size, np.int64)))
-            size += left.size
-            if size > _PAIRS_HELD:  # bound the task's memory: sum what it holds so far
-                held = [_summed(held)]
-                size = held[0][0].size
-        left, right, n = _summed(held)
-        for start in range(0, left.size, _PAIRS_HELD):
-            end = start + _PAIRS_HELD
-            yield _batch({"left": left[start:end], "right": right[start:end], "n": n[start:end]})
+            left, right, n = _summed(left, right)
+            yield _batch({"left": left, "right": right, "n": n})
 
     return run
 
 
-_PAIRS_HELD = 1 << 24  # pairs a bucket task holds before summing them
-
-
-def _summed(
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(left, right, n)`` pieces as one, each pair once with its ``n`` summed (document
-    numbers are any int64s: no packing into one word)."""
-    left, right, n = (
-        np.concatenate([p[i] for p in parts] or [np.empty(0, np.int64)]) for i in range(3)
-    )
+def _summed(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each pair once, with how often it occurs (document numbers are any int64s: no
+    packing into one word)."""
     order = np.lexsort((right, left))
-    left, right, n = left[order], right[order], n[order]
+    left, right = left[order], right[order]
     if not left.size:
-        return left, right, n
+        return left, right, np.zeros(0, np.int64)
     starts = np.flatnonzero(np.r_[True, (left[1:] != left[:-1]) | (right[1:] != right[:-1])])
-    return left[starts], right[starts], np.add.reduceat(n, starts)
+    return left[starts], right[starts], np.diff(np.r_[starts, left.size]).astype(np.int64)
 
 
 PairsOf = Callable[[pa.Table, np.ndarray, np.ndarray], pa.RecordBatch]
@@ -421,19 +404,25 @@ def template_stage(config: DedupConfig) -> Stage:
     return run
 
 
+def _gather(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The values of ``rows`` of a ragged array, one after the other."""
+    lengths = offsets[rows + 1] - offsets[rows]
+    shift = offsets[rows] - np.r_[0, np.cumsum(lengths)[:-1]]
+    return values[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))]
+
+
 def content_stage(config: DedupConfig) -> SetsStage:
     """``fps`` and ``tmpl`` (template shingles) of a group's documents → for its pairs
     (``left, right, shared``): directional scores on content shingles
     (:func:`neardup.dedup.templates.content_counts`, :func:`directional_scores`). The
-    group's template shingles together serve every pair: a pair's shingles meet them only
-    in its own documents' template shingles."""
+    template shingles of a chunk's documents serve its pairs (one lookup table a chunk)."""
 
     def of_sets(sets: dict[str, tuple[np.ndarray, np.ndarray]]) -> PairsOf:
         values, offsets = sets["fps"]
         sizes = np.diff(offsets)
-        template = unique(sets["tmpl"][0])
 
         def of_pairs(chunk: pa.Table, left: np.ndarray, right: np.ndarray) -> pa.RecordBatch:
+            template = unique(_gather(*sets["tmpl"], unique(np.concatenate((left, right)))))
             shared = _ints(chunk, "shared")
             content = content_counts(values, offsets, left, right, shared, template)
             s_lr, s_rl = directional_scores(
