@@ -10,7 +10,9 @@ On the first ``--docs`` documents (default: all 100k) of
   is started and warmed up on 200 documents first (JVM start, Python workers, numba cache
   loads are not counted).
 
-Reported: seconds and documents per second of each, the ratio spark/local, the shuffle bytes
+Reported: seconds and documents per second of each, the ratio spark/local, the CPU seconds of
+each (the local process's; the Spark JVM's and its Python workers': steadier than wall time on
+a loaded machine) and the machine's load around the runs, the shuffle bytes
 written per document (sum of ``shuffleWriteBytes`` over the timed run's stages, from the
 Spark UI's REST API) and the peak JVM heap of the driver/executor (``peakMemoryMetrics``;
 local mode runs both in one JVM). The results of the two engines are checked to be equal
@@ -22,6 +24,7 @@ local mode runs both in one JVM). The results of the two engines are checked to 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import logging
@@ -54,14 +57,17 @@ def corpus_slice(docs: int) -> Path:
     return path
 
 
-def run_local(path: Path, config: DedupConfig) -> tuple[float, dict[str, str], int]:
-    """Seconds, removed ids → their keepers' ids, candidate pairs."""
-    started = time.perf_counter()
+def run_local(
+    path: Path, config: DedupConfig, jvm: int | None = None
+) -> tuple[float, float, dict[str, str], int]:
+    """Seconds, CPU seconds (this process and its workers, not the ``jvm``), removed ids →
+    their keepers' ids, candidate pairs."""
+    started, cpu = time.perf_counter(), _cpu_seconds(os.getpid(), jvm)
     result = deduplicate(((d.id, d.text) for d in read_documents([path])), config)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _cpu_seconds(os.getpid(), jvm) - cpu
     ids = result.ids
     removed = {ids[i]: ids[result.keep_of[i]] for i in np.flatnonzero(result.removed)}
-    return seconds, removed, result.candidates
+    return seconds, cpu, removed, result.candidates
 
 
 def _rest(spark, endpoint: str) -> list[dict]:
@@ -71,12 +77,33 @@ def _rest(spark, endpoint: str) -> list[dict]:
         return json.load(response)
 
 
+def _cpu_seconds(root: int, skip: int | None = None) -> float:
+    """CPU seconds used so far by process ``root`` and its descendants (all but ``skip``'s
+    subtree): the local engine's worker processes, or the Spark JVM and its Python workers
+    (local mode: all the engine's work). On a loaded machine steadier than wall time."""
+    import psutil
+
+    top = psutil.Process(root)
+    gone = (
+        {skip} | {p.pid for p in psutil.Process(skip).children(recursive=True)} if skip else set()
+    )
+    total = 0.0
+    for proc in [top, *top.children(recursive=True)]:
+        if proc.pid in gone:
+            continue
+        with contextlib.suppress(psutil.NoSuchProcess):
+            t = proc.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
 def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
     from neardup.engines.spark import spark_dedup
     from neardup.engines.spark_files import read_inputs
 
     before = {s["stageId"] for s in _rest(spark, "stages")}
-    started = time.perf_counter()
+    jvm = spark.sparkContext._gateway.proc.pid
+    started, cpu = time.perf_counter(), _cpu_seconds(jvm)
     docs, _ = read_inputs(spark, Inputs((str(path),)), "jsonl")
     result = spark_dedup(
         docs.repartition(partitions), config, id_col="_id", text_col="_text", order="_row"
@@ -86,7 +113,7 @@ def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
         r["_id"]: r["_duplicate_of"]
         for r in result.removed.select("_id", "_duplicate_of").collect()
     }
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _cpu_seconds(jvm) - cpu
     stages = [s for s in _rest(spark, "stages?status=complete") if s["stageId"] not in before]
     shuffle = sum(s.get("shuffleWriteBytes", 0) for s in stages)
     peak = max(
@@ -95,6 +122,7 @@ def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
     )
     return {
         "seconds": seconds,
+        "cpu": cpu,
         "removed": removed,
         "summary": summary,
         "shuffle": shuffle,
@@ -162,7 +190,10 @@ def main() -> None:
     run_spark(corpus_slice(200), config, 2, spark)  # warm-up: JVM, workers, numba caches
 
     run_local(corpus_slice(200), config)  # warm-up: numba caches
-    local_seconds, local_removed, local_candidates = run_local(path, config)
+    load = os.getloadavg()[0]  # the machine's load (1 min) before and after the runs
+    local_seconds, local_cpu, local_removed, local_candidates = run_local(
+        path, config, spark.sparkContext._gateway.proc.pid
+    )
     times = StageTimes()
     logger = logging.getLogger("neardup.spark")
     logger.setLevel(logging.INFO)
@@ -180,6 +211,10 @@ def main() -> None:
         "spark_s": round(remote["seconds"], 1),
         "spark_docs_per_s": round(n / remote["seconds"]),
         "spark_over_local": round(remote["seconds"] / local_seconds, 1),
+        "local_cpu_s": round(local_cpu, 1),
+        "spark_cpu_s": round(remote["cpu"], 1),
+        "spark_cpu_over_local": round(remote["cpu"] / local_cpu, 1),
+        "load_1min_before_after": [round(load, 1), round(os.getloadavg()[0], 1)],
         "shuffle_bytes_per_doc": round(remote["shuffle"] / n),
         "peak_jvm_heap_mb": round(remote["peak_heap"] / 2**20),
         "removed": len(local_removed),

@@ -11,7 +11,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup.candidates import DEFAULT_HITS
+from neardup.dedup.candidates import DEFAULT_HITS, bucket_pairs
 from neardup.dedup.cluster import KeepPolicy, connected_components, preference_rank
 from neardup.dedup.core import DedupConfig, Pairs, keep_decisions
 from neardup.dedup.prefix import (
@@ -23,6 +23,7 @@ from neardup.dedup.prefix import (
     slots,
 )
 from neardup.engines.batches import (
+    bucket_stage,
     count_table_stage,
     flat_lists,
     grouped,
@@ -53,6 +54,32 @@ def test_lists_round_trip_through_arrow_as_int64():
     back, back_offsets = flat_lists(column.slice(1))
     assert back.tolist() == [7]
     assert back_offsets.tolist() == [0, 0, 1]
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7), st.booleans()), max_size=60),
+    st.integers(1, 40),
+    st.integers(2, 9),
+)
+def test_bucket_stage_gives_each_pair_once_a_batch_with_its_bucket_count(entries, size, cap):
+    entries = sorted({(k, d): (k, d, f) for k, d, f in entries}.values())  # a key once a doc
+    keys = np.array([k for k, _, _ in entries], np.int64)
+    docs = np.array([d for _, d, _ in entries], np.int64) * 2**40  # any int64 document numbers
+    flags = np.array([f for _, _, f in entries], bool)
+    left, right, _ = bucket_pairs(keys, docs, cap, flags)
+    expected: dict[tuple[int, int], int] = {}
+    for pair in zip(left.tolist(), right.tolist(), strict=True):
+        expected[pair] = expected.get(pair, 0) + 1
+    table = pa.RecordBatch.from_pydict({"key": keys, "doc": docs, "in_prefix": flags})
+    pieces = [table.slice(i, size) for i in range(0, len(entries), size)]
+    summed: dict[tuple[int, int], int] = {}
+    for batch in bucket_stage(cap)(iter(pieces)):
+        pairs = list(zip(batch["left"].to_pylist(), batch["right"].to_pylist(), strict=True))
+        assert len(set(pairs)) == len(pairs)  # each pair once a batch
+        for pair, n in zip(pairs, batch["n"].to_pylist(), strict=True):
+            summed[pair] = summed.get(pair, 0) + n
+    assert summed == expected
 
 
 @st.composite

@@ -50,9 +50,9 @@ Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
 CHUNK_SCHEMA = "chunk long, data binary"
-ENTRY_SCHEMA = "doc long, key long, count long, in_prefix boolean, need long"
-SHINGLE_SCHEMA = "doc long, f long"
-PAIR_SCHEMA = "left long, right long"
+ENTRY_SCHEMA = "doc long, need long, key array<long>, count array<long>, in_prefix array<boolean>"
+HOT_SCHEMA = "doc long, fps array<long>"
+BUCKET_SCHEMA = "left long, right long, n long"
 MEASURE_SCHEMA = (
     "left long, right long, shared long, resemblance double, c_lr double, c_rl double, "
     "s_lr double, s_rl double, rescore boolean, near_copy boolean"
@@ -95,15 +95,6 @@ def _floats(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
 
 def _batch(columns: dict[str, np.ndarray | pa.Array]) -> pa.RecordBatch:
     return pa.RecordBatch.from_pydict(columns)
-
-
-def _concat(
-    left: tuple[np.ndarray, np.ndarray], right: tuple[np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Two ragged arrays of k documents each as one of 2k (left's documents first)."""
-    values = np.concatenate((left[0], right[0]))
-    offsets = np.concatenate((left[1], right[1][1:] + left[1][-1]))
-    return values, offsets
 
 
 def grouped(batches: Iterator[pa.RecordBatch], column: str) -> Iterator[pa.Table]:
@@ -248,35 +239,37 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
     ``chunk`` bytes; ``counts``: the two count tables."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        marks = np.zeros(max((1 << bits) // 8, chunk), dtype=np.uint8)
+        seen = np.zeros(max(1 << bits, 8 * chunk), dtype=bool)  # a byte a slot, packed once
         for batch in batches:
             _, _, _, mark, flags, _ = _prefixes(batch, counts, bits, rule)
-            slot = mark[flags]
-            np.bitwise_or.at(marks, slot >> 3, np.left_shift(1, slot & 7).astype(np.uint8))
-        yield _chunks(marks, chunk)
+            seen[mark[flags]] = True
+        yield _chunks(np.packbits(seen, bitorder="little"), chunk)
 
     return run
 
 
 def pairing_stage(counts: np.ndarray, marks: np.ndarray, bits: int, rule: PrefixRule) -> Stage:
-    """``doc, keys`` → ``doc, key, count, in_prefix, need`` of the entries that can make a
-    pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once, mark set in
-    the bit table ``marks`` of every document's prefix entries), with their document's need
-    of counted hits (:func:`_prefixes`)."""
+    """``doc, keys`` → ``doc, need, key, count, in_prefix``: each document's entries that
+    can make a pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once,
+    mark set in the bit table ``marks`` of every document's prefix entries) as lists, with
+    the document's need of counted hits (:func:`_prefixes`). A row per document: Spark
+    stores far fewer rows, and explodes them where it groups entries by key."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             keys, offsets, count, mark, flags, need = _prefixes(batch, counts, bits, rule)
             keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool)
             keep &= count > 1
-            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            kept = np.r_[0, np.cumsum(keep)][offsets]
             yield _batch(
                 {
-                    "doc": docs[keep],
-                    "key": keys[keep].view(np.int64),
-                    "count": count[keep],
-                    "in_prefix": flags[keep],
-                    "need": np.repeat(need.astype(np.int64), np.diff(offsets))[keep],
+                    "doc": batch.column("doc"),
+                    "need": need.astype(np.int64),
+                    "key": list_array(keys[keep], kept),
+                    "count": list_array(count[keep], kept),
+                    "in_prefix": pa.ListArray.from_arrays(
+                        pa.array(kept.astype(np.int32)), pa.array(flags[keep])
+                    ),
                 }
             )
 
@@ -284,41 +277,64 @@ def pairing_stage(counts: np.ndarray, marks: np.ndarray, bits: int, rule: Prefix
 
 
 def frequent_stage(counts: np.ndarray, bits: int, least: int) -> Stage:
-    """``doc, fps`` → ``doc, f``: the fingerprints the count tables (of the fingerprints)
-    count at ``least`` or more — the others are held by fewer documents."""
+    """``doc, fps`` → ``doc, fps``: each document's fingerprints that the count tables (of
+    the fingerprints) count at ``least`` or more — the others are held by fewer documents.
+    A row per document (not per fingerprint): far fewer rows for Spark to store."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             fps, offsets = flat_lists(batch.column("fps"))
             s0, s1, _ = slots(fps, bits)
             hot = np.minimum(counts[0, s0], counts[1, s1]) >= least
-            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
-            yield _batch({"doc": docs[hot], "f": fps[hot].view(np.int64)})
+            kept = np.r_[0, np.cumsum(hot)][offsets]
+            yield _batch({"doc": batch.column("doc"), "fps": list_array(fps[hot], kept)})
 
     return run
 
 
 def bucket_stage(max_bucket: int) -> Stage:
-    """``key, doc, in_prefix`` sorted by key then document → candidate ``left, right``."""
+    """``key, doc, in_prefix`` sorted by key then document → ``left, right, n``: the
+    candidate pairs of each batch's buckets, each once, with how many of those buckets pair
+    it (so Spark dedups and counts fewer rows than one per bucket and pair)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for table in grouped(batches, "key"):
             keys, docs = _ints(table, "key"), _ints(table, "doc")
             flags = np.asarray(table.column("in_prefix").to_numpy(zero_copy_only=False))
             left, right, _ = bucket_pairs(keys, docs, max_bucket, flags)
-            yield _batch({"left": left, "right": right})
+            left, right, n = _summed(left, right)
+            yield _batch({"left": left, "right": right, "n": n})
 
     return run
 
 
-def with_sets_stage(inner: Stage, sets: list[str], pair_columns: list[str], rows: int) -> Stage:
-    """Rows of groups (sorted by ``part``): documents (``kind`` 0: ``left`` the document and
-    its ``sets`` columns) and pairs (``kind`` 1: ``left``, ``right`` and ``pair_columns``)
-    → ``inner`` over batches of ≤ ``rows`` pairs with each set column for both sides
-    (``{set}_l``, ``{set}_r``).
+def _summed(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each pair once, with how often it occurs (document numbers are any int64s: no
+    packing into one word)."""
+    order = np.lexsort((right, left))
+    left, right = left[order], right[order]
+    if not left.size:
+        return left, right, np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, (left[1:] != left[:-1]) | (right[1:] != right[:-1])])
+    return left[starts], right[starts], np.diff(np.r_[starts, left.size]).astype(np.int64)
 
-    So a document's sets travel once to each group that needs them, not once per pair: the
-    pairs are copied out of the group's documents here, a batch at a time."""
+
+PairsOf = Callable[[pa.Table, np.ndarray, np.ndarray], pa.RecordBatch]
+"""A chunk of a group's pairs (``left``, ``right`` and their columns), each pair's left and
+right row in the group's sets → a batch of results."""
+SetsStage = Callable[[dict[str, tuple[np.ndarray, np.ndarray]]], PairsOf]
+"""A group's documents' set columns (each as ``(values as uint64, offsets)``) → what it
+does with the group's pairs."""
+
+
+def with_sets_stage(inner: SetsStage, sets: list[str], rows: int) -> Stage:
+    """Rows of groups (sorted by ``part``): documents (``kind`` 0: ``left`` the document and
+    its ``sets`` columns) and pairs (``kind`` 1: ``left``, ``right`` and their columns)
+    → ``inner`` over chunks of ≤ ``rows`` pairs, given the group's sets once and each
+    pair's two rows in them.
+
+    So a document's sets travel once to each group that needs them, not once per pair, and
+    are not copied per pair here either: the kernels index the group's sets."""
 
     def batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
         kind = _ints(table, "kind")
@@ -327,43 +343,38 @@ def with_sets_stage(inner: Stage, sets: list[str], pair_columns: list[str], rows
         ids = _ints(docs, "left")
         order = np.argsort(ids, kind="stable")
         ids = ids[order]
+        of_pairs = inner({name: flat_lists(docs.column(name)) for name in sets})
         for start in range(0, pairs.num_rows, rows):
             chunk = pairs.slice(start, rows)
             left = order[np.searchsorted(ids, _ints(chunk, "left"))]
             right = order[np.searchsorted(ids, _ints(chunk, "right"))]
-            columns = {name: chunk.column(name) for name in ("left", "right", *pair_columns)}
-            for name in sets:
-                columns[f"{name}_l"] = docs.column(name).take(pa.array(left))
-                columns[f"{name}_r"] = docs.column(name).take(pa.array(right))
-            yield from pa.table(columns).to_batches()
+            yield of_pairs(chunk, left, right)
 
     def run(groups: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for table in grouped(groups, "part"):
-            yield from inner(batches(table))
+            yield from batches(table)
 
     return run
 
 
-def measure_stage(config: DedupConfig) -> Stage:
-    """``left, right, fps_l, fps_r`` → exact shared count, resemblance, containments and
-    the run's plain scores both ways (:func:`neardup.dedup.core.pair_measures`); whether the
-    pair is rescored on content and whether it is a pair of near copies (template step)."""
+def measure_stage(config: DedupConfig) -> SetsStage:
+    """``fps`` of a group's documents → for its pairs (``left, right``): exact shared count,
+    resemblance, containments and the run's plain scores both ways
+    (:func:`neardup.dedup.core.pair_measures`); whether the pair is rescored on content and
+    whether it is a pair of near copies (template step)."""
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            k = batch.num_rows
-            values, offsets = _concat(
-                flat_lists(batch.column("fps_l")), flat_lists(batch.column("fps_r"))
-            )
-            inside = np.arange(k, dtype=np.int64)
-            shared = shared_counts(values, offsets, inside, inside + k)
-            sizes = np.diff(offsets)
-            resemblance, c_lr, c_rl = pair_measures(shared, sizes[:k], sizes[k:])
+    def of_sets(sets: dict[str, tuple[np.ndarray, np.ndarray]]) -> PairsOf:
+        values, offsets = sets["fps"]
+        sizes = np.diff(offsets)
+
+        def of_pairs(chunk: pa.Table, left: np.ndarray, right: np.ndarray) -> pa.RecordBatch:
+            shared = shared_counts(values, offsets, left, right)
+            resemblance, c_lr, c_rl = pair_measures(shared, sizes[left], sizes[right])
             s_lr, s_rl = plain_scores(config.measure, resemblance, c_lr, c_rl)
-            yield _batch(
+            return _batch(
                 {
-                    "left": batch.column("left"),
-                    "right": batch.column("right"),
+                    "left": _ints(chunk, "left"),
+                    "right": _ints(chunk, "right"),
                     "shared": shared,
                     "resemblance": resemblance,
                     "c_lr": c_lr,
@@ -375,7 +386,9 @@ def measure_stage(config: DedupConfig) -> Stage:
                 }
             )
 
-    return run
+        return of_pairs
+
+    return of_sets
 
 
 def template_stage(config: DedupConfig) -> Stage:
@@ -391,37 +404,42 @@ def template_stage(config: DedupConfig) -> Stage:
     return run
 
 
-def content_stage(config: DedupConfig) -> Stage:
-    """``left, right, shared, fps_l, fps_r, tmpl_l, tmpl_r`` (``tmpl``: the document's
-    template shingles) → directional scores on content shingles
-    (:func:`neardup.dedup.templates.content_counts`, :func:`directional_scores`)."""
+def _gather(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The values of ``rows`` of a ragged array, one after the other."""
+    lengths = offsets[rows + 1] - offsets[rows]
+    shift = offsets[rows] - np.r_[0, np.cumsum(lengths)[:-1]]
+    return values[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))]
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            k = batch.num_rows
-            values, offsets = _concat(
-                flat_lists(batch.column("fps_l")), flat_lists(batch.column("fps_r"))
+
+def content_stage(config: DedupConfig) -> SetsStage:
+    """``fps`` and ``tmpl`` (template shingles) of a group's documents → for its pairs
+    (``left, right, shared``): directional scores on content shingles
+    (:func:`neardup.dedup.templates.content_counts`, :func:`directional_scores`). The
+    template shingles of a chunk's documents serve its pairs (one lookup table a chunk)."""
+
+    def of_sets(sets: dict[str, tuple[np.ndarray, np.ndarray]]) -> PairsOf:
+        values, offsets = sets["fps"]
+        sizes = np.diff(offsets)
+
+        def of_pairs(chunk: pa.Table, left: np.ndarray, right: np.ndarray) -> pa.RecordBatch:
+            template = unique(_gather(*sets["tmpl"], unique(np.concatenate((left, right)))))
+            shared = _ints(chunk, "shared")
+            content = content_counts(values, offsets, left, right, shared, template)
+            s_lr, s_rl = directional_scores(
+                shared, sizes[left], sizes[right], content, config.measure
             )
-            template = unique(
-                np.concatenate(
-                    (flat_lists(batch.column("tmpl_l"))[0], flat_lists(batch.column("tmpl_r"))[0])
-                )
-            )
-            inside = np.arange(k, dtype=np.int64)
-            shared = _ints(batch, "shared")
-            sizes = np.diff(offsets)
-            content = content_counts(values, offsets, inside, inside + k, shared, template)
-            s_lr, s_rl = directional_scores(shared, sizes[:k], sizes[k:], content, config.measure)
-            yield _batch(
+            return _batch(
                 {
-                    "left": batch.column("left"),
-                    "right": batch.column("right"),
+                    "left": _ints(chunk, "left"),
+                    "right": _ints(chunk, "right"),
                     "s_lr": s_lr,
                     "s_rl": s_rl,
                 }
             )
 
-    return run
+        return of_pairs
+
+    return of_sets
 
 
 def decision_stage(config: DedupConfig) -> Stage:

@@ -15,15 +15,18 @@ prefix order               the local count-min and mark tables, filled per parti
                            by the local kernel, merged chunk by chunk, shipped with
                            the stages that read them (≤ 256 MiB, the local bound)
 prefix filter              per document in its row (no shuffle of entries); only the
-                           entries that can pair leave it, as rows
-candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``;
+                           entries that can pair leave it, as lists (a row a document)
+candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``, each
+                           task's pairs distinct (with their bucket counts);
                            keys counted ≤ ``max_bucket``: each pair's shared keys
                            counted by a group-by, kept at the smaller need
                            (counted hits of :mod:`neardup.dedup.candidates`);
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
 exact verification        candidate pairs in groups of ``pairs_per_task``, each with
-                           the fingerprint sets of its documents, once
+                           the fingerprint sets of its documents, once (fingerprints are
+                           hash-partitioned by document and cached: a join to them
+                           shuffles only its other side)
 templates                  near-copy groups (large-star / small-star), holder counts of
                            the scored documents' shingles by a group-by (only those
                            the count tables put at ``template_df`` or more)
@@ -155,7 +158,7 @@ def spark_dedup(
         fp = (
             docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text"))
             .mapInArrow(B.fingerprint_stage(config), B.FINGERPRINT_SCHEMA)
-            .localCheckpoint()
+            .transform(by_doc)
         )
     with _stage("candidate pairs"):
         candidates, capped, shingles = _candidates(fp, config)
@@ -227,6 +230,23 @@ def _check_documents(docs: DataFrame, id_col: str, text_col: str) -> None:
     twice = docs.groupBy(id_col).count().where(F.col("count") > 1).first()
     if twice is not None:
         raise InputError(f"duplicate id {twice[id_col]!r} ({twice['count']} documents)")
+
+
+def by_doc(df: DataFrame) -> DataFrame:
+    """``df`` hash-partitioned by ``doc`` (into the session's shuffle partitions) and sorted
+    by it, cached and computed: the joins on ``doc`` that read it then shuffle and sort only
+    their other side (a checkpoint would forget the partitioning, and the fingerprint sets
+    would be shuffled again by every join that brings them to pairs or components)."""
+    from pyspark import StorageLevel
+
+    try:
+        parts = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    except ValueError:  # "auto" (Databricks)
+        parts = 200
+    out = df.repartition(parts, "doc").sortWithinPartitions("doc")
+    out = out.persist(StorageLevel.MEMORY_AND_DISK)
+    out.count()
+    return out
 
 
 # ── numbering rows in their order ────────────────────────────────────────────────────────────
@@ -307,7 +327,8 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
         entries, counts, bits = _prefix_entries(fp, (score, frequent, fallback, least, low))
         if config.template_df:
             stage = B.frequent_stage(counts, bits, min(config.template_df, MAX_COUNT))
-            shingles = fp.select("doc", "fps").mapInArrow(stage, B.SHINGLE_SCHEMA).localCheckpoint()
+            hot = fp.select("doc", "fps").mapInArrow(stage, B.HOT_SCHEMA).transform(by_doc)
+            shingles = hot.select("doc", F.explode("fps").alias("f"))
     else:
         entries = fp.select(
             "doc",
@@ -320,14 +341,15 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     hot = entries.where(F.col("count") > cap).drop("count")
     freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
     hot = hot.join(freq, "key").localCheckpoint()
-    capped = freq.where(F.col("freq") > cap).agg(F.count("*"))
+    capped = hot.where(F.col("freq") > cap).agg(F.count_distinct("key"))
     small = (
         entries.where((F.col("count") <= cap) & (F.col("count") > low))
         .select("key", "doc", "in_prefix")
         .unionByName(hot.where(F.col("freq").between(2, cap)).select("key", "doc", "in_prefix"))
         .repartition("key")
         .sortWithinPartitions("key", "doc")
-        .mapInArrow(B.bucket_stage(cap), B.PAIR_SCHEMA)
+        .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
+        .select("left", "right")
     )
     # a capped bucket: its first prefix holder with every other prefix holder, by an
     # aggregate (map-side combined) and a join (a hot key is split by adaptive skew joins)
@@ -355,9 +377,9 @@ def _counted_pairs(entries: DataFrame, cap: int) -> DataFrame:
         entries.select("key", "doc", "in_prefix")
         .repartition("key")
         .sortWithinPartitions("key", "doc")
-        .mapInArrow(B.bucket_stage(cap), B.PAIR_SCHEMA)
+        .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
         .groupBy("left", "right")
-        .agg(F.count("*").alias("shared"))
+        .agg(F.sum("n").alias("shared"))
     )
     need = entries.select("doc", "need").distinct()
     return (
@@ -403,7 +425,12 @@ def _prefix_entries(fp: DataFrame, rule: B.PrefixRule) -> tuple[DataFrame, np.nd
     stage = B.mark_stage(counts, bits, rule, chunk)
     marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
     stage = B.pairing_stage(counts, marks, bits, rule)
-    return keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint(), counts, bits
+    per_doc = keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint()
+    entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
+    entries = per_doc.select("doc", "need", entry).select(
+        "doc", "e.key", "e.count", "e.in_prefix", "need"
+    )
+    return entries, counts, bits
 
 
 def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndarray:
@@ -426,11 +453,10 @@ def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndar
 
 
 def _verified(
-    pairs: DataFrame, sets: DataFrame, stage: B.Stage, schema: str, parts: int
+    pairs: DataFrame, sets: DataFrame, inner: B.SetsStage, schema: str, parts: int
 ) -> DataFrame:
-    """``stage`` over ``pairs`` (``left``, ``right`` and any) with the set columns of
-    ``sets`` (``doc`` and sets) for both sides (``{set}_l``, ``{set}_r``; empty for a
-    document without a row).
+    """``inner`` over ``pairs`` (``left``, ``right`` and any) with the set columns of
+    ``sets`` (``doc`` and sets) of their documents (empty for a document without a row).
 
     The pairs are cut into ``parts`` groups by their left document; each group gets the
     sets of the documents its pairs hold, once (:func:`batches.with_sets_stage`): a
@@ -458,7 +484,7 @@ def _verified(
     pair_rows = grouped.select(
         "part", F.lit(1).alias("kind"), "left", "right", *extra, *[empty.alias(c) for c in names]
     )
-    stage = B.with_sets_stage(stage, names, extra, PAIRS_PER_BATCH)
+    stage = B.with_sets_stage(inner, names, PAIRS_PER_BATCH)
     return (
         doc_rows.unionByName(pair_rows)
         .repartition(parts, "part")
