@@ -245,16 +245,15 @@ def test_fingerprints_of_utf8_equal_those_of_the_strings(texts, config, gap):
 def test_the_one_pass_fingerprints_are_the_hashed_marked_spans(texts, shingle):
     """fingerprint_tokens (spans hashed in one pass, never stored) = shingle_fingerprints
     (spans stored, then hashed and Han-marked), before the per-document sets."""
-    from neardup._kernels.shingle import shingle_hashes
+    from neardup._kernels.shingle import shingle_hashes, shingle_offsets
     from neardup.hashing import kernel_hash
     from neardup.text.canon import canonicalize_batch
 
     tokens = canonicalize_batch(texts, CanonConfig(), shingle.unit)
     want, _, _, want_offsets = shingle_fingerprints(tokens, shingle)
-    got, offsets = shingle_hashes(
-        tokens.buf, tokens.doc_offsets, tokens.tok_starts, tokens.tok_ends, tokens.tok_offsets,
-        tokens.by_char(shingle.unit), shingle.size, shingle.step, shingle.han_units,
-        *kernel_hash(shingle.hash, shingle.seed),
-    )  # fmt: skip
+    shape = (shingle.size, shingle.step, shingle.han_units)
+    arrays = tokens.shingle_input(shingle.unit)
+    offsets = shingle_offsets(arrays, *shape)
+    got = shingle_hashes(arrays, offsets, *shape, *kernel_hash(shingle.hash, shingle.seed))
     assert offsets.tolist() == want_offsets.tolist()
     assert got.tolist() == want.tolist()

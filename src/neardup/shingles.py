@@ -22,6 +22,7 @@ from neardup._kernels.shingle import (
     HAN_SHIFT,
     HAN_TOP,
     shingle_hashes,
+    shingle_offsets,
     shingle_spans,
     unique_per_doc,
 )
@@ -73,18 +74,10 @@ class Shingle:
 def fingerprint_tokens(tokens: TokenBatch, config: ShingleConfig) -> FingerprintBatch:
     """Shingle and hash an already canonicalized batch: :func:`shingle_fingerprints`' values
     in one compiled pass that never stores the spans."""
-    hashes, offsets = shingle_hashes(
-        tokens.buf,
-        tokens.doc_offsets,
-        tokens.tok_starts,
-        tokens.tok_ends,
-        tokens.tok_offsets,
-        tokens.by_char(config.unit),
-        config.size,
-        config.step,
-        config.han_units,
-        *kernel_hash(config.hash, config.seed),
-    )
+    shape = (config.size, config.step, config.han_units)
+    tokens_in = tokens.shingle_input(config.unit)
+    offsets = shingle_offsets(tokens_in, *shape)
+    hashes = shingle_hashes(tokens_in, offsets, *shape, *kernel_hash(config.hash, config.seed))
     return FingerprintBatch(*unique_per_doc(hashes, offsets, overwrite=True))
 
 
@@ -177,14 +170,8 @@ def shingle_spans_flagged(
     tokens: TokenBatch, config: ShingleConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`shingle_byte_spans` and whether each shingle is of Han characters alone."""
-    return shingle_spans(
-        tokens.buf,
-        tokens.doc_offsets,
-        tokens.tok_starts,
-        tokens.tok_ends,
-        tokens.tok_offsets,
-        tokens.by_char(config.unit),
-        config.size,
-        config.step,
-        config.han_units,
-    )
+    shape = (config.size, config.step, config.han_units)
+    tokens_in = tokens.shingle_input(config.unit)
+    offsets = shingle_offsets(tokens_in, *shape)
+    starts, ends, han = shingle_spans(tokens_in, offsets, *shape)
+    return starts, ends, offsets, han

@@ -41,18 +41,14 @@ def _char_starts(buf: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return out
 
 
+# A canonical batch as the shingle kernels take it: (buf, doc_offsets, tok_starts, tok_ends,
+# tok_offsets, by_char) — see neardup.text.canon.TokenBatch.shingle_input.
+
+
 @njit(cache=True)
-def _doc_count(
-    buf: np.ndarray,
-    doc_offsets: np.ndarray,
-    tok_starts: np.ndarray,
-    tok_ends: np.ndarray,
-    tok_offsets: np.ndarray,
-    by_char: np.ndarray,
-    d: int,
-    shape: tuple[int, int, int],
-) -> int:
+def _doc_count(tokens: tuple, d: int, shape: tuple[int, int, int]) -> int:
     """How many shingles document d has (see :func:`shingle_spans`)."""
+    buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char = tokens
     size, step, _ = shape
     if by_char[d]:
         units = 0
@@ -67,12 +63,7 @@ def _doc_count(
 
 @njit(cache=True)
 def _doc_spans(
-    buf: np.ndarray,
-    doc_offsets: np.ndarray,
-    tok_starts: np.ndarray,
-    tok_ends: np.ndarray,
-    tok_offsets: np.ndarray,
-    by_char: np.ndarray,
+    tokens: tuple,
     d: int,
     count: int,
     shape: tuple[int, int, int],
@@ -80,6 +71,7 @@ def _doc_spans(
     out: int,
 ) -> None:
     """Write document d's ``count`` shingle spans (starts, ends, Han flags) from ``out``."""
+    buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char = tokens
     size, step, _ = shape
     starts, ends, han = spans
     if by_char[d]:
@@ -96,86 +88,67 @@ def _doc_spans(
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def shingle_spans(
-    buf: np.ndarray,
-    doc_offsets: np.ndarray,
-    tok_starts: np.ndarray,
-    tok_ends: np.ndarray,
-    tok_offsets: np.ndarray,
-    by_char: np.ndarray,
-    size: int,
-    step: int,
-    han_size: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Byte spans of every shingle, in document order; ``by_char[d]``: character shingles.
-    Word shingles of a segment of Han characters alone (between breaks) are ``han_size``
-    tokens long.
-
-    Returns ``(starts, ends, offsets, han)``; document d's shingles are
-    ``offsets[d]:offsets[d+1]``; ``han``: the shingle is of Han characters alone.
-    """
-    n = doc_offsets.size - 1
-    shape = (size, step, han_size)
+def shingle_offsets(tokens: tuple, size: int, step: int, han_size: int) -> np.ndarray:
+    """Where each document's shingles start in the batch's: document d has
+    ``offsets[d]:offsets[d+1]`` (see :func:`shingle_spans`)."""
+    n = tokens[1].size - 1
     counts = np.zeros(n, dtype=np.int64)
     for d in prange(n):
-        counts[d] = _doc_count(
-            buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, d, shape
-        )
+        counts[d] = _doc_count(tokens, d, (size, step, han_size))
     offsets = np.zeros(n + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(counts)
+    return offsets
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def shingle_spans(
+    tokens: tuple, offsets: np.ndarray, size: int, step: int, han_size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Byte spans of every shingle of a canonical batch, in document order, at
+    :func:`shingle_offsets`; ``by_char[d]``: character shingles. Word shingles of a segment
+    of Han characters alone (between breaks) are ``han_size`` tokens long.
+
+    Returns ``(starts, ends, han)``; ``han``: the shingle is of Han characters alone.
+    """
+    n = offsets.size - 1
     starts = np.empty(offsets[n], dtype=np.int64)
     ends = np.empty(offsets[n], dtype=np.int64)
     han = np.zeros(offsets[n], dtype=np.bool_)
     spans = (starts, ends, han)
     for d in prange(n):
-        _doc_spans(
-            buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, d, counts[d], shape,
-            spans, offsets[d],
-        )  # fmt: skip
-    return starts, ends, offsets, han
+        count = offsets[d + 1] - offsets[d]
+        _doc_spans(tokens, d, count, (size, step, han_size), spans, offsets[d])
+    return starts, ends, han
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def shingle_hashes(
-    buf: np.ndarray,
-    doc_offsets: np.ndarray,
-    tok_starts: np.ndarray,
-    tok_ends: np.ndarray,
-    tok_offsets: np.ndarray,
-    by_char: np.ndarray,
+    tokens: tuple,
+    offsets: np.ndarray,
     size: int,
     step: int,
     han_size: int,
     kind: int,
     seed: np.uint64,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(fingerprints, offsets)``: :func:`shingle_spans` hashed (``kind``, ``seed``: of
+) -> np.ndarray:
+    """:func:`shingle_spans` hashed (``kind``, ``seed``: of
     :func:`neardup._kernels.hashes.hash_span`, already checked) and Han-marked
     (:func:`mark_han`) in one pass. A document's spans only pass through a small scratch
     buffer: the batch's spans (16 bytes a shingle, fresh memory) are never stored."""
-    n = doc_offsets.size - 1
-    shape = (size, step, han_size)
-    counts = np.zeros(n, dtype=np.int64)
-    for d in prange(n):
-        counts[d] = _doc_count(
-            buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, d, shape
-        )
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(counts)
+    buf = tokens[0]
+    n = offsets.size - 1
     hashes = np.empty(offsets[n], dtype=np.uint64)
     for d in prange(n):
-        m = counts[d]
+        m = offsets[d + 1] - offsets[d]
         spans = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.zeros(m, np.bool_))
-        _doc_spans(
-            buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char, d, m, shape, spans, 0
-        )
+        _doc_spans(tokens, d, m, (size, step, han_size), spans, 0)
         starts, ends, han = spans
         base = offsets[d]
         for k in range(m):
             hashes[base + k] = _han_marked(
                 _dispatch_valid(kind, buf, starts[k], ends[k], seed), han[k]
             )
-    return hashes, offsets
+    return hashes
 
 
 @njit(cache=True)

@@ -62,15 +62,17 @@ class Inputs:
         on_input: Callable[[int], None] | None = None,
     ) -> Iterator[Document]:
         return read_documents(
-            list(self.paths),
-            id_field=self.id_field,
-            text_field=self.text_field,
-            skip_bad=self.skip_bad,
-            on_bad=on_bad,
-            max_text_bytes=self.max_text_bytes,
-            on_skip=on_skip,
-            on_input=on_input,
+            list(self.paths), on_bad=on_bad, on_skip=on_skip, on_input=on_input, **self._options()
         )
+
+    def _options(self) -> dict[str, Any]:
+        """How to read each record, as both readers take it."""
+        return {
+            "id_field": self.id_field,
+            "text_field": self.text_field,
+            "skip_bad": self.skip_bad,
+            "max_text_bytes": self.max_text_bytes,
+        }
 
     def blocks(
         self,
@@ -83,14 +85,11 @@ class Inputs:
         each (JSONL inputs only: see :func:`neardup.io.blocks.readable_in_blocks`)."""
         return JsonlBatches(
             list(self.paths),
-            id_field=self.id_field,
-            text_field=self.text_field,
-            skip_bad=self.skip_bad,
             on_bad=on_bad,
-            max_text_bytes=self.max_text_bytes,
             on_skip=on_skip,
             on_documents=on_documents,
             lines_per_block=lines_per_block,
+            **self._options(),
         )
 
 

@@ -84,6 +84,14 @@ class TokenBatch:
         script, not per document: see :func:`neardup._kernels.tokenize.tokenize_batch`)."""
         return np.full(len(self), unit == "char", dtype=np.bool_)
 
+    def shingle_input(self, unit: Unit) -> tuple[np.ndarray, ...]:
+        """The arrays the shingle kernels take (``neardup._kernels.shingle``): the buffer,
+        document and token offsets, and :meth:`by_char`."""
+        return (
+            self.buf, self.doc_offsets, self.tok_starts, self.tok_ends, self.tok_offsets,
+            self.by_char(unit),
+        )  # fmt: skip
+
     def token_counts(self) -> np.ndarray:
         """Number of tokens of every document."""
         return np.diff(self.tok_offsets)
