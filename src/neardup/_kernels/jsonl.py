@@ -1,5 +1,6 @@
 """Compiled scans of JSONL bytes (without the GIL, so the reading thread and the workers
-parsing blocks run side by side): lines, and what Arrow's JSON reader cannot take exactly."""
+parsing blocks run side by side): lines, and what Arrow's JSON reader takes that the
+line-by-line reader refuses."""
 
 from __future__ import annotations
 
@@ -24,28 +25,43 @@ def line_ends(raw: np.ndarray, start: int, wanted: int) -> tuple[int, int]:
     return end, found
 
 
+_QUOTE, _BACKSLASH, _N, _I = 0x22, 0x5C, 0x4E, 0x49
+_NAN = np.frombuffer(b"NaN", dtype=np.uint8)
 _INFINITY = np.frombuffer(b"Infinity", dtype=np.uint8)
 
 
+@njit(cache=True, inline="always")
+def _at(raw: np.ndarray, i: int, word: np.ndarray) -> bool:
+    """Whether ``word`` is at ``raw[i:]``."""
+    if i + word.size > raw.size:
+        return False
+    for k in range(word.size):  # noqa: SIM110 - a loop numba compiles
+        if raw[i + k] != word[k]:
+            return False
+    return True
+
+
 @njit(cache=True, nogil=True)
-def json_may_hold_problem(raw: np.ndarray) -> bool:
-    """:func:`neardup.io.jsonvalues.may_hold_problem` over JSON bytes in one compiled pass
-    (without the GIL): a ``\\ud``/``\\uD`` escape, ``NaN`` or ``Infinity`` anywhere."""
+def json_non_finite(raw: np.ndarray) -> bool:
+    """Whether JSON lines hold a ``NaN`` or ``Infinity`` literal: Arrow's JSON reader takes
+    them in the fields it ignores, where the line-by-line reader refuses the record (JSON
+    has no such numbers; :func:`neardup.io.jsonvalues.json_problem`). Only outside strings
+    (the word in a text is fine); a line feed ends any string (JSON strings hold none)."""
+    inside = False
+    i = 0
     n = raw.size
-    for i in range(n - 2):
+    while i < n:
         b = raw[i]
-        if b == 0x5C:  # backslash
-            if raw[i + 1] == 0x75 and (raw[i + 2] == 0x64 or raw[i + 2] == 0x44):
-                return True
-        elif b == 0x4E:  # N
-            if raw[i + 1] == 0x61 and raw[i + 2] == 0x4E:
-                return True
-        elif b == 0x49 and i + 8 <= n:  # I
-            same = True
-            for k in range(1, 8):
-                if raw[i + k] != _INFINITY[k]:
-                    same = False
-                    break
-            if same:
-                return True
+        if b == _NEWLINE:
+            inside = False
+        elif inside:
+            if b == _BACKSLASH:
+                i += 1  # the escaped byte
+            elif b == _QUOTE:
+                inside = False
+        elif b == _QUOTE:
+            inside = True
+        elif (b == _N and _at(raw, i, _NAN)) or (b == _I and _at(raw, i, _INFINITY)):
+            return True
+        i += 1
     return False

@@ -22,7 +22,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from neardup._kernels import threads_for
-from neardup._kernels.jsonl import json_may_hold_problem, line_ends
+from neardup._kernels.jsonl import json_non_finite, line_ends
 from neardup._kernels.script import char_counts
 from neardup.errors import InputError
 from neardup.io.readers import (
@@ -239,8 +239,10 @@ def _parse_arrow(
     import pyarrow as pa
     import pyarrow.json as pj
 
-    raw = np.frombuffer(block, dtype=np.uint8)
-    if json_may_hold_problem(raw) or (first_line > 1 and block.startswith(_BOM)):
+    # a \\u escape of a lone surrogate: Arrow refuses the block (the line reader, the record)
+    if json_non_finite(np.frombuffer(block, dtype=np.uint8)) or (
+        first_line > 1 and block.startswith(_BOM)
+    ):
         return None
     table = None
     for id_type in (pa.string(), pa.int64()):  # ids as strings, or all integers
