@@ -74,10 +74,8 @@ class Shingle:
 def fingerprint_tokens(tokens: TokenBatch, config: ShingleConfig) -> FingerprintBatch:
     """Shingle and hash an already canonicalized batch: :func:`shingle_fingerprints`' values
     in one compiled pass that never stores the spans."""
-    shape = (config.size, config.step, config.han_units)
-    tokens_in = tokens.shingle_input(config.unit)
-    offsets = shingle_offsets(tokens_in, *shape)
-    hashes = shingle_hashes(tokens_in, offsets, *shape, *kernel_hash(config.hash, config.seed))
+    arrays, shape, offsets = _shingle_layout(tokens, config)
+    hashes = shingle_hashes(arrays, offsets, *shape, *kernel_hash(config.hash, config.seed))
     return FingerprintBatch(*unique_per_doc(hashes, offsets, overwrite=True))
 
 
@@ -170,8 +168,16 @@ def shingle_spans_flagged(
     tokens: TokenBatch, config: ShingleConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`shingle_byte_spans` and whether each shingle is of Han characters alone."""
-    shape = (config.size, config.step, config.han_units)
-    tokens_in = tokens.shingle_input(config.unit)
-    offsets = shingle_offsets(tokens_in, *shape)
-    starts, ends, han = shingle_spans(tokens_in, offsets, *shape)
+    arrays, shape, offsets = _shingle_layout(tokens, config)
+    starts, ends, han = shingle_spans(arrays, offsets, *shape)
     return starts, ends, offsets, han
+
+
+def _shingle_layout(
+    tokens: TokenBatch, config: ShingleConfig
+) -> tuple[tuple[np.ndarray, ...], tuple[int, int, int], np.ndarray]:
+    """The shingle kernels' input: the batch's arrays, the shape (size, step, Han size) and
+    where each document's shingles start."""
+    arrays = tokens.shingle_input(config.unit)
+    shape = (config.size, config.step, config.han_units)
+    return arrays, shape, shingle_offsets(arrays, *shape)

@@ -294,6 +294,8 @@ def tokenize_batch(
     tokenizing on a virtual machine.
     """
     total = int((ends - starts).sum()) + starts.size  # every document and a separator
+    # bytes written at most per byte read: a folded character may take 6, and split_han
+    # adds a space between a Han character and a word ("中a中" → "中 a 中")
     growth = (_MAX_FOLD_GROWTH if fold.size > 0 else 1) + (1 if split_han else 0)
     tokens = total // 2 + starts.size + 1  # a token per two bytes, plus one per chunk
     wide = np.empty(growth * total, dtype=np.uint8)
@@ -301,7 +303,7 @@ def tokenize_batch(
     wide_e = np.empty(tokens, dtype=np.int64)
     return _tokenize_into(
         text, starts, ends, table, fold, expansions, stops, joiners, split_han, parts,
-        wide, wide_s, wide_e,
+        growth, wide, wide_s, wide_e,
     )  # fmt: skip
 
 
@@ -317,18 +319,17 @@ def _tokenize_into(
     joiners: np.ndarray,
     split_han: bool,
     parts: int,
+    growth: int,
     wide: np.ndarray,
     wide_s: np.ndarray,
     wide_e: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`tokenize_batch` with its regions given (big enough: checked)."""
+    """:func:`tokenize_batch` with its regions given, ``growth`` bytes a byte read (big
+    enough: checked)."""
     n = starts.size
     bits = 0
     while (1 << bits) < stops.size:
         bits += 1
-    growth = _MAX_FOLD_GROWTH if fold.size > 0 else 1
-    if split_han:
-        growth += 1  # a space between a Han character and a word: "中a中" → "中 a 中"
     ascii_map = _ascii_map(table, fold)
     chunks = _chunks(starts, ends, parts)
     nc = chunks.size - 1

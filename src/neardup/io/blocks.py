@@ -121,6 +121,7 @@ class JsonlBatches:
     ) -> None:
         self._inputs = [_classify(Path(p)) for p in paths]
         self._opts = _Options(id_field, text_field, max_text_bytes, len(self._inputs) > 1)
+        self._id_types = ["string", "int64"]  # ids as Arrow reads them; the last that did first
         self._skip_bad = skip_bad
         self._on_bad = on_bad
         self._on_skip = on_skip
@@ -138,7 +139,10 @@ class JsonlBatches:
             try:
                 with _chunks(inp) as chunks:
                     for block, count in _line_blocks(chunks, self._lines_per_block):
-                        yield partial(parse_block, block, count, line, index, source, self._opts)
+                        yield partial(
+                            parse_block, block, count, line, index, source, self._opts,
+                            self._id_types,
+                        )  # fmt: skip
                         line += count
             except _read_errors(inp) as exc:
                 bad = BadRecord(source, line if line > 1 else 0, _read_error(exc))
@@ -208,12 +212,20 @@ def readable_in_blocks(paths: Sequence[str | Path]) -> bool:
 
 
 def parse_block(
-    block: bytes, count: int, first_line: int, index: int, source: str, opts: _Options
+    block: bytes,
+    count: int,
+    first_line: int,
+    index: int,
+    source: str,
+    opts: _Options,
+    id_types: list[str] | None = None,
 ) -> TextBatch:
     """The documents and bad records of a block of ``count`` whole JSONL lines starting at
     line ``first_line``: parsed by Arrow when it reads every line exactly as the
-    line-by-line reader would, else line by line."""
-    fast = _parse_arrow(block, first_line, count, index, source, opts)
+    line-by-line reader would, else line by line. ``id_types``: the Arrow types to read ids
+    as, in the order to try them (reordered when a later one reads the block)."""
+    id_types = ["string", "int64"] if id_types is None else id_types
+    fast = _parse_arrow(block, first_line, count, index, source, opts, id_types)
     if fast is not None:
         return fast
     docs: list[Document] = []
@@ -232,7 +244,13 @@ def parse_block(
 
 
 def _parse_arrow(
-    block: bytes, first_line: int, count: int, index: int, source: str, opts: _Options
+    block: bytes,
+    first_line: int,
+    count: int,
+    index: int,
+    source: str,
+    opts: _Options,
+    id_types: list[str],
 ) -> TextBatch | None:
     """The block's documents through Arrow, or None where it might differ from the
     line-by-line reader (then nothing of it is used)."""
@@ -245,7 +263,7 @@ def _parse_arrow(
     ):
         return None
     table = None
-    for id_type in (pa.string(), pa.int64()):  # ids as strings, or all integers
+    for id_type in list(id_types):  # ids as strings, or all integers
         schema = pa.schema([(opts.id_field, id_type), (opts.text_field, pa.string())])
         try:
             table = pj.read_json(
@@ -255,9 +273,11 @@ def _parse_arrow(
                     explicit_schema=schema, unexpected_field_behavior="ignore"
                 ),
             )
-            break
         except (pa.ArrowException, UnicodeDecodeError):
             continue
+        if id_type != id_types[0]:  # the next blocks likely have such ids too: try it first
+            id_types[:] = [id_type, *(t for t in id_types if t != id_type)]  # one store
+        break
     if table is None or table.num_rows != count:  # a bad or a blank line
         return None
     try:

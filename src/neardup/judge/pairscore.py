@@ -12,7 +12,6 @@ statistics (I-Match, tf-idf SimHash) are fitted on all texts of the set.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -21,6 +20,7 @@ import numpy as np
 from neardup.dedup import DedupConfig, Pairs
 from neardup.dedup import score_pairs as score_candidate_pairs  # the very scoring dedup uses
 from neardup.dedup.candidates import Candidates
+from neardup.errors import weak_notes
 from neardup.methods.base import Method
 from neardup.shingles import FingerprintBatch, fingerprint_batch
 
@@ -43,8 +43,7 @@ def score_text_pairs(
     method = config.build_method()
     if hasattr(method, "fit") and getattr(method, "needs_idf", False):
         method.fit(batches)  # type: ignore[attr-defined]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with weak_notes() as notes:
         signatures = method.sketch(prints)
     keys = method.keys(signatures)
     shared = pairs_sharing_key(keys.docs, keys.keys)
@@ -57,7 +56,7 @@ def score_text_pairs(
         pairs, _ = score_candidate_pairs(
             candidates, prints.values, prints.offsets, method, sigs, alone
         )
-    return pairs, list(dict.fromkeys(str(w.message) for w in caught))
+    return pairs, list(dict.fromkeys(notes))
 
 
 def _each_alone(
