@@ -157,3 +157,26 @@ def test_only_jsonl_inputs_are_read_in_blocks(tmp_path):
     assert readable_in_blocks([tmp_path / "a.jsonl"])
     assert not readable_in_blocks([tmp_path / "a.jsonl", tmp_path / "b.csv"])
     assert not readable_in_blocks([tmp_path])
+
+
+def test_documents_dropped_when_settled_drop_their_keys_too(tmp_path):
+    """A duplicate id skipped after its block was fingerprinted and keyed on a worker: the
+    run equals one over the file without that record (its keys gone, the others renumbered)."""
+    from neardup.dedup import DedupConfig, deduplicate
+
+    texts = [
+        f"the tale number {i % 5} of the old mill by the river, told again" * 4 for i in range(30)
+    ]
+    records = [{"id": f"d{i}", "text": text} for i, text in enumerate(texts)]
+    with_dups = [*records[:5], {"id": "d3", "text": "a second d3 " * 20}, *records[5:]]
+    path = tmp_path / "dups.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in with_dups))
+    config = DedupConfig(method="minhash", threshold=0.8, measure="resemblance", batch_size=4)
+    got = deduplicate(JsonlBatches([path], skip_bad=True, lines_per_block=4), config)
+    want = deduplicate([(r["id"], r["text"]) for r in records], config)
+    assert got.ids == want.ids
+    assert len(got.pairs) > 0
+    assert got.labels.tolist() == want.labels.tolist()
+    assert sorted(zip(got.pairs.left.tolist(), got.pairs.right.tolist(), strict=True)) == sorted(
+        zip(want.pairs.left.tolist(), want.pairs.right.tolist(), strict=True)
+    )

@@ -361,7 +361,11 @@ def score_candidates(
         # keys made on the workers, beside the fingerprints, when nothing else is needed
         early = _KeyParts() if config.verify and not full_index and not needs_idf else None
         batches = ordered_map(  # batches read and fingerprinted on every core, in order
-            partial(_read_and_fingerprint, config=config.text, method=early and method),
+            partial(
+                _read_and_fingerprint,
+                config=config.text,
+                method=method if early is not None else None,
+            ),
             jobs,
             workers=numba.get_num_threads(),
         )
@@ -369,7 +373,7 @@ def score_candidates(
             for batch, chars, prints, keys, weak in batches:
                 if settle is not None and (keep := settle(batch)) is not None:
                     batch, chars, prints = batch.take(keep), chars[keep], prints.take(keep)
-                    keys = method.batch_keys(prints) if early is not None else None
+                    keys = None if keys is None else _keys_of(keys, keep)
                 if early is not None and keys is not None:
                     early.add(keys, len(ids), weak)
                 ids.extend(batch.ids)
@@ -610,6 +614,13 @@ def _read_and_fingerprint(
         if method is not None:
             keys = method.batch_keys(prints)
     return batch, batch.char_lengths(), prints, keys, weak
+
+
+def _keys_of(keys: Keys, keep: np.ndarray) -> Keys:
+    """A batch's keys of the documents where ``keep`` (a mask), numbered among those."""
+    number = np.cumsum(keep) - 1
+    held = keep[keys.docs]
+    return Keys(number[keys.docs[held]], keys.keys[held])
 
 
 class _KeyParts:
