@@ -32,9 +32,9 @@ from neardup.io.readers import (
     Skipped,
     _chunks,
     _classify,
+    _duplicate,
     _jsonl_item,
     _Options,
-    _place,
     _read_error,
     _read_errors,
 )
@@ -182,9 +182,8 @@ class JsonlBatches:
             here = places[position]
             first = self._seen.setdefault(doc_id, here)
             if first != here:
-                place = _place(self._inputs, first, doc_id)
-                why = f"duplicate id {doc_id!r} (first at {place})"
-                problems.append((line, position, BadRecord(source, line, why)))
+                bad = _duplicate(self._inputs, source, line, doc_id, first)
+                problems.append((line, position, bad))
         if not problems:
             return None
         problems.sort(key=lambda p: p[0])

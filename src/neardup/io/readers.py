@@ -7,7 +7,7 @@ extension (case-insensitive):
 - JSONL: ``.jsonl`` / ``.ndjson``, plain, ``.gz`` or ``.zst`` (extra ``zstd``); one JSON object
   per line, blank lines skipped;
 - CSV: ``.csv`` / ``.csv.gz`` / ``.csv.zst`` with a header row;
-- Parquet: ``.parquet`` (extra ``parquet``), read in record batches;
+- Parquet: ``.parquet``, read in record batches;
 - a directory: every ``.txt`` / ``.html`` / ``.htm`` file below it, in sorted order; the id is
   the relative POSIX path, HTML goes through :func:`neardup.text.clean.strip_html`, and the
   record is ``{"id", "path"}``.
@@ -209,16 +209,20 @@ def _stream(
                 if first == here:
                     yield item
                     continue
-                place = _place(inputs, first, item.id)
-                item = BadRecord(
-                    item.source, item.line, f"duplicate id {item.id!r} (first at {place})"
-                )
+                item = _duplicate(inputs, item.source, item.line, item.id, first)
             if not skip_bad:
                 raise InputError(str(item))
             if on_bad is not None:
                 on_bad(item)
         if not records and on_skip is not None:
             on_skip(Skipped(str(inp.path)))
+
+
+def _duplicate(inputs: list[_Input], source: str, line: int, doc_id: str, first: int) -> BadRecord:
+    """The bad record of an id seen before, at the place packed in the seen-ids dict."""
+    return BadRecord(
+        source, line, f"duplicate id {doc_id!r} (first at {_place(inputs, first, doc_id)})"
+    )
 
 
 def _place(inputs: list[_Input], packed: int, doc_id: str) -> str:
