@@ -39,6 +39,7 @@ import xxhash
 from _corpus import load_texts, megabytes
 
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
+from neardup.io.blocks import utf8_spans
 from neardup.shingles import fingerprint_utf8, iter_fingerprint_batches
 from neardup.workers import ordered_map
 
@@ -72,13 +73,10 @@ Utf8 = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def utf8_batches(texts: list[str], size: int = 4096) -> list[Utf8]:
     """The texts as Arrow string columns of ``size`` texts: (buffer, starts, ends) each."""
-    batches = []
-    for lo in range(0, len(texts), size):
-        column = pa.array(texts[lo : lo + size], pa.string())
-        offsets = np.frombuffer(column.buffers()[1], dtype=np.int32, count=len(column) + 1)
-        buf = np.frombuffer(column.buffers()[2], dtype=np.uint8)
-        batches.append((buf, offsets[:-1].astype(np.int64), offsets[1:].astype(np.int64)))
-    return batches
+    return [
+        utf8_spans(pa.array(texts[lo : lo + size], pa.string()))
+        for lo in range(0, len(texts), size)
+    ]
 
 
 def neardup_utf8(batches: list[Utf8], config: TextConfig, workers: int = 1) -> int:

@@ -4,6 +4,7 @@ the line-by-line reader gives — documents, lines, bad records, errors, empty i
 import gzip
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -180,3 +181,18 @@ def test_documents_dropped_when_settled_drop_their_keys_too(tmp_path):
     assert sorted(zip(got.pairs.left.tolist(), got.pairs.right.tolist(), strict=True)) == sorted(
         zip(want.pairs.left.tolist(), want.pairs.right.tolist(), strict=True)
     )
+
+
+@pytest.mark.parametrize("kind", ["string", "large_string"])
+def test_utf8_spans_are_the_texts_of_an_arrow_column(kind):
+    import pyarrow as pa
+
+    from neardup.io.blocks import utf8_spans
+
+    texts = ["héllo", "", "中文 text", "last one"]
+    column = pa.array(["skipped", *texts], type=kind).slice(1)  # an offset into the buffers
+    chunked = pa.chunked_array([column[:2], column[2:]])
+    for array in (column, chunked):
+        buf, starts, ends = utf8_spans(array)
+        got = [buf[s:e].tobytes().decode() for s, e in zip(starts, ends, strict=True)]
+        assert got == texts

@@ -31,17 +31,6 @@ _MAX_FOLD_GROWTH = 3  # UTF-8 bytes out per byte in, at most, when folding (ΰ: 
 
 
 @njit(cache=True, inline="always")
-def _utf8_len(cp: np.uint32) -> int:
-    if cp < 0x80:
-        return 1
-    if cp < 0x800:
-        return 2
-    if cp < 0x10000:
-        return 3
-    return 4
-
-
-@njit(cache=True, inline="always")
 def _put_utf8(out: np.ndarray, pos: int, cp: np.uint32) -> int:
     c = np.uint32(cp)
     if c < 0x80:

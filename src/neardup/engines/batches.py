@@ -16,13 +16,13 @@ of batches at group boundaries so that no group is split.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
 
 from neardup._kernels.sample import shared_counts
+from neardup._kernels.script import char_counts
 from neardup.arrays import unique
 from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
@@ -44,7 +44,9 @@ from neardup.dedup.templates import (
     near_copies,
     reaches_template,
 )
-from neardup.shingles import fingerprint_batch
+from neardup.errors import weak_notes
+from neardup.io.blocks import utf8_spans
+from neardup.shingles import fingerprint_utf8
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
@@ -125,10 +127,9 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         method = config.build_method()
         for batch in batches:
-            texts = batch.column("text").to_pylist()
-            prints = fingerprint_batch(texts, config.text)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            texts = utf8_spans(batch.column("text"))  # the column's bytes: no Python strings
+            prints = fingerprint_utf8(*texts, config.text)
+            with weak_notes():  # the local engine reports them; each executor would repeat
                 keys = method.batch_keys(prints)
             docs = np.asarray(keys.docs, dtype=np.int64)
             values = np.asarray(keys.keys, dtype=np.uint64)
@@ -137,12 +138,12 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
             fresh = np.ones(docs.size, dtype=bool)
             fresh[1:] = (docs[1:] != docs[:-1]) | (values[1:] != values[:-1])
             docs, values = docs[fresh], values[fresh]
-            key_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-            np.cumsum(np.bincount(docs, minlength=len(texts)), out=key_offsets[1:])
+            key_offsets = np.zeros(batch.num_rows + 1, dtype=np.int64)
+            np.cumsum(np.bincount(docs, minlength=batch.num_rows), out=key_offsets[1:])
             yield _batch(
                 {
                     "doc": batch.column("doc"),
-                    "length": np.array([len(t) for t in texts], dtype=np.int64),
+                    "length": char_counts(*texts),
                     "size": np.diff(prints.offsets).astype(np.int64),
                     "fps": list_array(prints.values, prints.offsets),
                     "keys": list_array(values, key_offsets),

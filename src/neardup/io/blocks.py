@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -283,23 +283,35 @@ def _parse_arrow(
         table.validate(full=True)  # Arrow's JSON reader takes invalid UTF-8 as it is
     except pa.ArrowInvalid:
         return None
-    texts = table.column(opts.text_field).combine_chunks()
+    texts = table.column(opts.text_field)
     if texts.null_count:
         return None
-    offsets = np.frombuffer(
-        texts.buffers()[1], dtype=np.int32, count=count + 1, offset=4 * texts.offset
-    )
-    starts, ends = offsets[:-1].astype(np.int64), offsets[1:].astype(np.int64)
+    text, starts, ends = utf8_spans(texts)
     if count and int((ends - starts).max()) > opts.max_text_bytes:
         return None
-    data = texts.buffers()[2]
-    text = np.frombuffer(data, dtype=np.uint8) if data is not None else np.empty(0, np.uint8)
     lines = list(range(first_line, first_line + count))
     ids = table.column(opts.id_field).cast(pa.string()).to_pylist()
     for k, doc_id in enumerate(ids):
         if not doc_id:  # missing, null or "": the line, as the line-by-line reader names it
             ids[k] = f"{source}:{lines[k]}" if opts.several else str(lines[k])
     return TextBatch(ids, utf8=(text, starts, ends), input=index, lines=lines)
+
+
+def utf8_spans(texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An Arrow string column (``string`` or ``large_string``, chunked or not, no nulls) as
+    ``(buffer, starts, ends)``: text d is ``buffer[starts[d]:ends[d]]``, the column's own
+    bytes (no copy when it is one chunk)."""
+    import pyarrow as pa
+
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    width = np.dtype(np.int64 if pa.types.is_large_string(texts.type) else np.int32)
+    _, offsets, data = texts.buffers()
+    bounds = np.frombuffer(
+        offsets, dtype=width, count=len(texts) + 1, offset=width.itemsize * texts.offset
+    ).astype(np.int64)
+    text = np.frombuffer(data, dtype=np.uint8) if data is not None else np.empty(0, np.uint8)
+    return text, bounds[:-1], bounds[1:]
 
 
 def _line_blocks(chunks: Iterator[bytes], lines: int) -> Iterator[tuple[bytes, int]]:
