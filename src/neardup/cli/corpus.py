@@ -140,7 +140,7 @@ def _say_if_compiling() -> None:
 @click.option(
     "--batch-size",
     type=count(1),
-    default=4096,
+    default=1024,
     show_default=True,
     help="Documents per batch (memory per batch).",
 )

@@ -93,7 +93,7 @@ class DedupConfig:
     chain: bool = False  # clusters are connected components: A~B~C may join A and C
     max_bucket: int = DEFAULT_MAX_BUCKET
     template_df: int = DEFAULT_TEMPLATE_DF  # shingles of this many documents are template
-    batch_size: int = 4096
+    batch_size: int = 1024  # small: every core stays busy to the last batch, little held ahead
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold <= 1.0:

@@ -257,9 +257,7 @@ def _parse_arrow(
     import pyarrow.json as pj
 
     # a \\u escape of a lone surrogate: Arrow refuses the block (the line reader, the record)
-    if json_non_finite(np.frombuffer(block, dtype=np.uint8)) or (
-        first_line > 1 and block.startswith(_BOM)
-    ):
+    if _non_finite(block) or (first_line > 1 and block.startswith(_BOM)):
         return None
     table = None
     for id_type in list(id_types):  # ids as strings, or all integers
@@ -290,11 +288,21 @@ def _parse_arrow(
     if count and int((ends - starts).max()) > opts.max_text_bytes:
         return None
     lines = list(range(first_line, first_line + count))
-    ids = table.column(opts.id_field).cast(pa.string()).to_pylist()
+    ids = table.column(opts.id_field).to_pylist()
+    if id_type != "string":  # integers, named as the line reader names them
+        ids = [None if doc_id is None else str(doc_id) for doc_id in ids]
     for k, doc_id in enumerate(ids):
         if not doc_id:  # missing, null or "": the line, as the line-by-line reader names it
             ids[k] = f"{source}:{lines[k]}" if opts.several else str(lines[k])
     return TextBatch(ids, utf8=(text, starts, ends), input=index, lines=lines)
+
+
+def _non_finite(block: bytes) -> bool:
+    """:func:`json_non_finite` of a block, scanned only when the words occur at all (a
+    substring search is ~10× faster than the scan that tells strings apart)."""
+    if b"NaN" not in block and b"Infinity" not in block:
+        return False
+    return bool(json_non_finite(np.frombuffer(block, dtype=np.uint8)))
 
 
 def utf8_spans(texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
