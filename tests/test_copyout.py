@@ -3,12 +3,14 @@
 import gzip
 import json
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.dedup import DedupConfig
 from neardup.dedup.copyout import Lines, Places, input_records, with_duplicate_of
 from neardup.dedup.pipeline import Inputs, run_dedup
+from neardup.io.readers import LineBlock
 
 STORY = (
     "A small museum in the valley opened a room for old farm tools. Children can try the "
@@ -81,11 +83,16 @@ def test_records_of_mixed_inputs_in_first_pass_order(tmp_path):
     blocks = list(input_records(paths, places, [d.id for d in docs]))
     jsonl = [b for b in blocks if isinstance(b, Lines)]  # JSONL: the lines as stored
     copies = blocks[len(jsonl) :]
-    lines = Lines([line for block in jsonl for line in block.lines])
-    assert lines.lines == [records[0].encode(), records[2].encode()]
+    got = [line for block in jsonl for line in block.lines]
+    assert got == [records[0].encode(), records[2].encode()]
+    data = b"\n".join(got)  # the two lines in one block, as a chunk holds them
+    lines = Lines(
+        LineBlock(data, np.array([0, len(got[0]) + 1]), np.array([len(got[0]), len(data)]))
+    )
     assert [lines.text(r, "text") for r in range(2)] == [STORY, OTHER]
     stay, gone = lines.split([None, "s"])
     assert stay == [records[0].encode()]
+    assert lines.split([None, None]) == ([data], [])  # consecutive lines: one run, not copied
     assert [json.loads(g) for g in gone] == [{"id": "o", "text": OTHER, "_duplicate_of": "s"}]
     assert [json.loads(c.json())["id"] for c in copies] == ["c", "d", "p.txt"]
     assert copies[0].doc is not None  # CSV: read again

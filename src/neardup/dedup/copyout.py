@@ -26,7 +26,13 @@ import orjson
 
 from neardup.errors import InputError
 from neardup.extras import pyarrow
-from neardup.io.readers import Document, input_kind, jsonl_line_blocks, read_documents
+from neardup.io.readers import (
+    Document,
+    LineBlock,
+    input_kind,
+    jsonl_line_blocks,
+    read_documents,
+)
 from neardup.io.writers import dumps
 
 DUPLICATE_OF = "_duplicate_of"
@@ -82,7 +88,7 @@ class Copy:
 class Lines:
     """Consecutive documents' JSON lines as stored (a JSONL input, a block at a time)."""
 
-    lines: list[bytes]
+    lines: LineBlock
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -90,16 +96,15 @@ class Lines:
     def text(self, row: int, text_field: str) -> str:
         return orjson.loads(self.lines[row])[text_field]
 
-    def split(self, keepers: Sequence[str | None]) -> tuple[list[bytes], list[bytes]]:
+    def split(self, keepers: Sequence[str | None]) -> tuple[list[memoryview], list[bytes]]:
         """``(kept lines, removed lines with _duplicate_of)``; ``keepers[r]`` is None for a
-        kept row, else the id kept instead."""
-        stay = [line for line, k in zip(self.lines, keepers, strict=True) if k is None]
-        gone = [
-            with_duplicate_of(line, k)
-            for line, k in zip(self.lines, keepers, strict=True)
-            if k is not None
-        ]
-        return stay, gone
+        kept row, else the id kept instead. The kept lines come as runs of lines (pieces of
+        the block joined by b"\\n"), not copied one by one."""
+        gone = [r for r, k in enumerate(keepers) if k is not None]
+        stay = np.ones(len(keepers), dtype=np.bool_)
+        stay[gone] = False
+        removed = [with_duplicate_of(self.lines[r], keepers[r]) for r in gone]  # type: ignore[arg-type]
+        return self.lines.runs(np.flatnonzero(stay)), removed
 
 
 @dataclass(frozen=True, slots=True, eq=False)

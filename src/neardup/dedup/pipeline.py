@@ -228,7 +228,7 @@ def _write_outputs(
                     kept.write_arrow(stay)
                     removed.write_arrow(gone)
                 else:
-                    kept.write_lines(stay)
+                    kept.write_lines(stay, count=len(record) - len(gone))
                     removed.write_lines(gone)
                 i += len(record)
                 continue

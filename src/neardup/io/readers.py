@@ -25,6 +25,7 @@ Writing records back out is :mod:`neardup.io.writers`.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import csv
 import gzip
@@ -298,34 +299,115 @@ def input_kind(path: str | Path) -> Literal["jsonl", "csv", "parquet", "dir"]:
     return _classify(Path(path)).kind
 
 
-def jsonl_line_blocks(path: str | Path, wanted: np.ndarray) -> Iterator[list[bytes]]:
+@dataclass(frozen=True, slots=True, eq=False)
+class LineBlock:
+    """Lines of a file as stored, not copied: line ``k`` is ``data[starts[k]:ends[k]]``."""
+
+    data: bytes
+    starts: np.ndarray
+    ends: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.starts.size)
+
+    def __getitem__(self, k: int) -> bytes:
+        return self.data[self.starts[k] : self.ends[k]]
+
+    def __iter__(self) -> Iterator[bytes]:
+        return (self[k] for k in range(len(self)))
+
+    def runs(self, rows: np.ndarray) -> list[memoryview]:
+        """Lines ``rows`` (increasing) as few pieces of ``data``: consecutive lines that lie
+        one b"\\n" apart there are one piece (joined by b"\\n", the pieces are the lines)."""
+        if not rows.size:
+            return []
+        starts, ends = self.starts[rows], self.ends[rows]
+        cut = np.flatnonzero(ends[:-1] + 1 != starts[1:]) + 1
+        firsts, lasts = np.r_[0, cut].tolist(), np.r_[cut - 1, rows.size - 1].tolist()
+        view = memoryview(self.data)
+        return [view[starts[a] : ends[b]] for a, b in zip(firsts, lasts, strict=True)]
+
+
+def jsonl_line_blocks(path: str | Path, wanted: np.ndarray) -> Iterator[LineBlock]:
     """Lines ``wanted`` (1-based, increasing) of a JSONL file as stored, a BOM and trailing
     whitespace taken off, a block per chunk read: records copied into outputs without being
-    parsed again, and without a Python step per line of the file.
+    parsed again, and without a Python object per line of the file.
 
     Raises InputError when the file cannot be read or no longer has those lines.
     """
     inp = _classify(Path(path))
     wanted = np.asarray(wanted, dtype=np.int64)
-    done, first = 0, 1  # wanted lines yielded; the number of the block's first line
+    done, first = 0, 1  # wanted lines yielded; the number of the piece's first line
     if not wanted.size:
         return
     try:
         with _chunks(inp) as chunks:
-            for block in _line_blocks(chunks):
-                end = first + len(block)
+            for data, starts, ends in _line_spans(chunks):
+                end = first + starts.size
                 upto = int(np.searchsorted(wanted, end))
-                picked = [block[k].rstrip() for k in (wanted[done:upto] - first).tolist()]
-                if picked and wanted[done] == 1:
-                    picked[0] = picked[0].removeprefix(b"\xef\xbb\xbf")
-                if picked:
-                    yield picked
+                if upto > done:
+                    rows = wanted[done:upto] - first
+                    picked = _trimmed(data, starts[rows], ends[rows], wanted[done] == 1)
+                    yield LineBlock(data, *picked)
                 done, first = upto, end
                 if done == wanted.size:
                     return
     except _read_errors(inp) as exc:
         raise InputError(f"{path}: {_read_error(exc)}") from None
     raise InputError(f"{path}: changed while being read (line {wanted[done]} is gone)")
+
+
+_BOM = b"\xef\xbb\xbf"
+_TRAILING = np.frombuffer(b" \t\r\x0b\x0c", dtype=np.uint8)  # what bytes.rstrip() takes
+
+
+def _trimmed(
+    data: bytes, starts: np.ndarray, ends: np.ndarray, first_line: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Spans without trailing whitespace, and the first without a BOM if it is line 1."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    filled = ends > starts
+    spaced = np.flatnonzero(filled & np.isin(raw[np.maximum(ends - 1, 0)], _TRAILING))
+    if spaced.size:  # rare: Python per such line
+        ends = ends.copy()
+        for k in spaced.tolist():
+            ends[k] = starts[k] + len(data[starts[k] : ends[k]].rstrip())
+    if first_line and data.startswith(_BOM, int(starts[0]), int(ends[0])):
+        starts = starts.copy()
+        starts[0] += len(_BOM)
+    return starts, ends
+
+
+def _line_spans(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, np.ndarray, np.ndarray]]:
+    """The lines of a stream of byte chunks as spans ``data[starts[k]:ends[k]]`` (without
+    b"\\n"): a chunk's whole lines are not copied, a line that spans chunks is joined alone."""
+    pending: list[bytes] = []  # pieces of a line not ended yet
+    for chunk in chunks:
+        ends = _newlines(chunk)
+        if not ends.size:
+            pending.append(chunk)
+            continue
+        starts, rest = np.r_[0, ends[:-1] + 1], int(ends[-1]) + 1
+        if pending:
+            line = b"".join([*pending, chunk[: ends[0]]])
+            yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
+            starts, ends = starts[1:], ends[1:]
+        pending = [chunk[rest:]] if rest < len(chunk) else []
+        if ends.size:
+            yield chunk, starts, ends
+    if pending:
+        line = b"".join(pending)
+        yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
+
+
+def _newlines(data: bytes) -> np.ndarray:
+    """Where the b"\\n" of ``data`` are (a memchr per line: faster than splitting)."""
+    found = array.array("q")
+    find, at = data.find, data.find(b"\n")
+    while at >= 0:
+        found.append(at)
+        at = find(b"\n", at + 1)
+    return np.frombuffer(found, dtype=np.int64) if found else np.empty(0, np.int64)
 
 
 def _read_jsonl(inp: _Input, opts: _Options) -> Iterator[_Item]:

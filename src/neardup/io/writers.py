@@ -13,6 +13,7 @@ import io
 import json
 import os
 import secrets
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -71,12 +72,13 @@ class RecordWriter:
         self._sink.write_json(line)
         self.count += 1
 
-    def write_lines(self, lines: list[bytes]) -> None:
-        """Add records given as lines of JSON (objects, without their newlines)."""
+    def write_lines(self, lines: Sequence[bytes | memoryview], count: int | None = None) -> None:
+        """Add records given as lines of JSON (objects, without their newlines), or as runs
+        of such lines joined by b"\\n" (then ``count``: how many lines they hold in all)."""
         if not self._open:
             raise ValueError(f"{self.path}: writer is closed")
         self._sink.write_lines(lines)
-        self.count += len(lines)
+        self.count += len(lines) if count is None else count
 
     def write_arrow(self, table: Any) -> None:
         """Add the rows of an Arrow table as they are (Parquet only; JSONL: one by one)."""
@@ -156,7 +158,7 @@ class _JsonlSink:
     def write_json(self, line: bytes) -> None:
         self.fh.write(line + b"\n")
 
-    def write_lines(self, lines: list[bytes]) -> None:
+    def write_lines(self, lines: Sequence[bytes | memoryview]) -> None:
         if lines:
             self.fh.write(b"\n".join(lines) + b"\n")
 
@@ -217,9 +219,10 @@ class _ParquetSink:
     def write_json(self, line: bytes) -> None:
         self.write(orjson.loads(line))
 
-    def write_lines(self, lines: list[bytes]) -> None:
-        for line in lines:
-            self.write(orjson.loads(line))
+    def write_lines(self, lines: Sequence[bytes | memoryview]) -> None:
+        for run in lines:
+            for line in bytes(run).split(b"\n"):
+                self.write(orjson.loads(line))
 
     def write_arrow(self, table: Any) -> None:
         """Rows kept with their column types; a new schema starts a part (unified at close)."""
