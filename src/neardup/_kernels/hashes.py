@@ -447,15 +447,12 @@ def xxh3_64(buf: np.ndarray, start: int, end: int, seed: int) -> np.uint64:
 def _make_crc_tables() -> np.ndarray:
     """Build the 8 x 256 slice-by-8 tables for the reflected CRC-32 polynomial."""
     tables = np.zeros((8, 256), dtype=np.uint32)
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
-        tables[0, i] = c
+    c = np.arange(256, dtype=np.uint32)
+    for _ in range(8):
+        c = np.where(c & 1, (c >> 1) ^ np.uint32(0xEDB88320), c >> 1)
+    tables[0] = c
     for k in range(1, 8):
-        for i in range(256):
-            prev = int(tables[k - 1, i])
-            tables[k, i] = (prev >> 8) ^ int(tables[0, prev & 0xFF])
+        tables[k] = (tables[k - 1] >> 8) ^ tables[0][tables[k - 1] & 0xFF]
     return tables
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -19,9 +20,15 @@ HAN_SHARE = 0.2
 _HAN = f"[{HAN_CLASS}]"
 _CYRILLIC = "[\u0400-\u052f\u1c80-\u1c8f\u2de0-\u2dff\ua640-\ua69f]"
 _LATIN = "[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff]"
-_HAN_OR_CYRILLIC = re.compile(f"{_HAN}|{_CYRILLIC}")
-_RUNS = {name: re.compile(f"{cls}+") for name, cls in (("zh", _HAN), ("ru", _CYRILLIC))}
-_LATIN_RUNS = re.compile(f"{_LATIN}+")
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Han or Cyrillic; runs of Han, of Cyrillic, of Latin letters. Compiled on first use:
+    batches count scripts by a compiled kernel, and the Han class takes ~10 ms to compile."""
+    runs = (re.compile(f"{cls}+") for cls in (_HAN, _CYRILLIC, _LATIN))
+    return (re.compile(f"{_HAN}|{_CYRILLIC}"), *runs)  # type: ignore[return-value]
+
 
 # Longer texts are judged by evenly spaced samples: the script of a text does not change
 # every few kilobytes, and this bounds the cost on megabyte texts.
@@ -43,11 +50,10 @@ def detect_lang(text: str) -> str:
     if len(text) > _SAMPLE_ABOVE:
         step = (len(text) - _SAMPLE_LEN) // (_SAMPLES - 1)
         text = "\n".join(text[i * step : i * step + _SAMPLE_LEN] for i in range(_SAMPLES))
-    if _HAN_OR_CYRILLIC.search(text) is None:
+    either, han, cyrillic, latin = _patterns()
+    if either.search(text) is None:
         return "en"  # Latin, or no letters at all: no counting needed
-    return lang_from_counts(
-        _letters(_RUNS["zh"], text), _letters(_RUNS["ru"], text), _letters(_LATIN_RUNS, text)
-    )
+    return lang_from_counts(_letters(han, text), _letters(cyrillic, text), _letters(latin, text))
 
 
 def lang_from_counts(han: int, cyrillic: int, latin: int) -> str:
