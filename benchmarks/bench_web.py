@@ -53,7 +53,7 @@ def free_port() -> int:
 
 def serve(db: Path, log: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    command = [sys.executable, "-c", "from neardup.cli import main; main()"]
+    command = [sys.executable, "-c", "from neardup.cli import run; run()"]
     command += ["serve", "--db", str(db), "--port", str(port)]
     process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

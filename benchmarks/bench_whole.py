@@ -51,7 +51,7 @@ from _corpus import CORPUS
 
 THRESHOLD = 0.8
 WORKDIR = Path(os.environ.get("TMPDIR") or tempfile.gettempdir()) / "neardup-whole"
-NEARDUP_MAIN = ["-c", "from neardup.cli import main; main()", "dedup"]
+NEARDUP_MAIN = ["-c", "from neardup.cli import run; run()", "dedup"]
 WARMUP_DOCS = 2000
 MINHASH = ["--method", "minhash", "--threshold", str(THRESHOLD), "--measure", "resemblance"]
 MINHASH += ["--unit", "word", "--size", "5"]

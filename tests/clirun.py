@@ -18,7 +18,7 @@ def run(*args: str, input: str | None = None) -> Result:
 def neardup(*args: str, input: str | None = None, **kwargs: object) -> subprocess.CompletedProcess:
     """The installed entry point in a subprocess, as a user runs it (exit codes, stderr)."""
     return subprocess.run(
-        [sys.executable, "-c", "from neardup.cli import main; main()", *args],
+        [sys.executable, "-c", "from neardup.cli import run; run()", *args],
         input=input,
         capture_output=True,
         text=True,

@@ -312,7 +312,7 @@ def test_ctrl_c_is_exit_130_with_one_line_and_the_earlier_output_whole(files, tm
         [{"id": f"b{i}", "text": f"{WORDS} {i} {i * 7} {i % 13}"} for i in range(60_000)],
     )
     out = tmp_path / "out"
-    command = [sys.executable, "-c", "from neardup.cli import main; main()", "dedup"]
+    command = [sys.executable, "-c", "from neardup.cli import run; run()", "dedup"]
     first = subprocess.run([*command, str(files["good"]), "--out", str(out)], capture_output=True)
     assert first.returncode == 0, first.stderr
     before = {p.name: p.read_bytes() for p in out.iterdir()}

@@ -1,6 +1,9 @@
 """The command line as a user runs it: a real subprocess for the error paths, CliRunner else."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 import xxhash
@@ -292,3 +295,20 @@ def test_a_command_loads_only_its_own_module():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "['neardup.cli.corpus']", done.stderr
+
+
+@pytest.mark.parametrize(("argv", "code"), [(["methods"], 0), (["compare", "--bogus"], 2)])
+def test_the_command_leaves_at_once_but_flushes_and_runs_exit_handlers(argv, code):
+    # run() skips the interpreter's teardown (os._exit): output still buffered in stdout and
+    # the exit handlers must not be lost with it, and the exit code is main()'s
+    script = (
+        "import atexit, sys; atexit.register(lambda: sys.stdout.write(' handler ran')); "
+        f"sys.stdout.write('buffered'); sys.argv = ['neardup', *{argv!r}]; "
+        "from neardup.cli import run; run(); print('not reached')"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # a pipe: buffered
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert proc.returncode == code, proc.stderr
+    assert proc.stdout.startswith("buffered")
+    assert proc.stdout.endswith(" handler ran")
+    assert "not reached" not in proc.stdout

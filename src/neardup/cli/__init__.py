@@ -9,7 +9,11 @@ collection over HTTP); ``options`` holds the options they share.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import os
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -19,7 +23,7 @@ from neardup import interrupt
 from neardup.cli.app import cli
 from neardup.errors import NearDupError
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "run"]
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
@@ -63,3 +67,32 @@ def main() -> None:
     except NearDupError as exc:
         click.echo(f"neardup: error: {exc}", err=True)
         sys.exit(1)
+
+
+def run() -> None:
+    """The ``neardup`` command: :func:`main`, then out of the process at once.
+
+    With numba's kernels and LLVM loaded, the interpreter's own teardown (freeing every module
+    and object) takes ~0.3 s, a sixth of a 20,000-document dedup, and does nothing a user
+    needs: everything the command wrote is closed by then. The exit handlers still run and
+    stdout/stderr are flushed; if a thread of ours still runs, the usual exit waits for it.
+    """
+    try:
+        main()
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    if any(
+        t.is_alive() and not t.daemon
+        for t in threading.enumerate()
+        if t is not threading.main_thread()
+    ):
+        sys.exit(code)
+    if code is not None and not isinstance(code, int):
+        click.echo(str(code), err=True)  # as sys.exit("message") does
+        code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # closed by a reader that went away
+            stream.flush()
+    os._exit(code or 0)
