@@ -5,7 +5,6 @@ from functools import partial
 import numpy as np
 import pytest
 
-import textgen
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup import DedupConfig, deduplicate
 from neardup.dedup.cluster import KeepPolicy
@@ -226,30 +225,3 @@ def test_keys_made_beside_the_fingerprints_equal_the_sketch_stage_keys(method, t
     assert sorted(zip(docs_after.tolist(), keys_after.tolist(), strict=True)) == want
     assert parts.weak() == notes_after
     assert (method == "minhash") <= bool(notes_after)  # its note on the empty documents
-
-
-@pytest.mark.parametrize("threshold", [0.6, 0.9])
-def test_scoring_only_keepable_candidates_changes_nothing(threshold):
-    """A run scores only the candidates that can be kept (``keep_all=False``, counted in
-    chunks): the same pairs, clusters, keepers and candidate count as scoring them all —
-    on texts that share a footer (templates), partial copies and edited copies."""
-    from neardup.dedup import core, decide, score_candidates
-
-    footer = textgen.text(999, 40)
-    bodies = [textgen.text(seed, 30 + seed % 50) for seed in range(60)]
-    texts = [f"{b} {footer}" for b in bodies]
-    texts += [textgen.edit(t, s, 4 + s % 12) for s, t in enumerate(texts[:20])]  # 0.5 … 0.9
-    texts += [" ".join(t.split()[: len(t.split()) * 2 // 3]) for t in texts[20:40]]
-    items = [(str(i), t) for i, t in enumerate(texts)]
-    config = DedupConfig(threshold=threshold, template_df=5)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(core, "_CHUNK_PAIRS", 7)  # many chunks
-        fast = deduplicate(items, config)
-    with score_candidates(items, config) as scored:
-        full = decide(scored, config)
-    assert fast.candidates == full.candidates > len(fast.pairs) > 0
-    assert fast.template_shingles == full.template_shingles > 0
-    for name in ("left", "right", "score", "score_lr", "containment_lr"):
-        assert np.array_equal(getattr(fast.pairs, name), getattr(full.pairs, name))
-    assert np.array_equal(fast.keep_of, full.keep_of)
-    assert np.array_equal(fast.labels, full.labels)

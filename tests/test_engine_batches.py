@@ -1,6 +1,5 @@
-"""The Spark engine's batch stages without Spark: grouping across batches, and the claim the
-per-component decisions rest on (decisions over any union of whole components, in the same
-relative order, equal the decisions over all documents)."""
+"""The Spark engine's batch stages without Spark: grouping across batches, the count tables,
+the buckets (the per-component decisions they rest on: ``test_keepers``)."""
 
 from __future__ import annotations
 
@@ -12,8 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.dedup.candidates import DEFAULT_HITS, bucket_pairs
-from neardup.dedup.cluster import KeepPolicy, connected_components, preference_rank
-from neardup.dedup.core import DedupConfig, Pairs, keep_decisions
 from neardup.dedup.prefix import (
     entry_counts,
     entry_prefix_flags,
@@ -80,60 +77,6 @@ def test_bucket_stage_gives_each_pair_once_a_batch_with_its_bucket_count(entries
         for pair, n in zip(pairs, batch["n"].to_pylist(), strict=True):
             summed[pair] = summed.get(pair, 0) + n
     assert summed == expected
-
-
-@st.composite
-def graphs(draw):
-    n = draw(st.integers(2, 40))
-    m = draw(st.integers(0, 3 * n))
-    left = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
-    right = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
-    pairs = sorted({(min(a, b), max(a, b)) for a, b in zip(left, right, strict=True) if a != b})
-    scores = draw(
-        st.lists(
-            st.tuples(
-                st.sampled_from([0.5, 0.65, 0.7, 0.8, 0.9, 1.0]),
-                st.sampled_from([0.5, 0.65, 0.7, 0.8, 0.9, 1.0]),
-            ),
-            min_size=len(pairs),
-            max_size=len(pairs),
-        )
-    )
-    lengths = draw(st.lists(st.integers(1, 5), min_size=n, max_size=n))
-    return n, pairs, scores, np.array(lengths)
-
-
-def _pairs(pairs, scores):
-    left = np.array([a for a, _ in pairs], dtype=np.int64)
-    right = np.array([b for _, b in pairs], dtype=np.int64)
-    s_lr = np.array([s for s, _ in scores], dtype=np.float64)
-    s_rl = np.array([s for _, s in scores], dtype=np.float64)
-    score = np.maximum(s_lr, s_rl)
-    return Pairs(left, right, score, s_lr, s_rl, score, s_lr, s_rl)
-
-
-@settings(max_examples=150, deadline=None)
-@given(graphs(), st.sampled_from(["first", "longest"]), st.booleans())
-def test_keep_decisions_per_component_equal_the_global_ones(graph, keep, chain):
-    n, pairs, scores, lengths = graph
-    config = DedupConfig(keep=KeepPolicy.parse(keep), chain=chain)
-    everything = _pairs(pairs, scores)
-    rank = preference_rank(config.keep, n, np.arange(n), lengths)
-    keep_of, labels, keepers = keep_decisions(n, everything, rank, config)
-    comps = connected_components(n, everything.left, everything.right)
-    for comp in np.unique(comps):
-        docs = np.flatnonzero(comps == comp)  # sorted: the same relative order
-        mine = [k for k, (a, _) in enumerate(pairs) if comps[a] == comp]
-        local = [
-            (int(np.searchsorted(docs, pairs[k][0])), int(np.searchsorted(docs, pairs[k][1])))
-            for k in mine
-        ]
-        part = _pairs(local, [scores[k] for k in mine]) if mine else _pairs([], [])
-        sub_rank = preference_rank(config.keep, docs.size, docs, lengths[docs])
-        k_of, lab, kps = keep_decisions(docs.size, part, sub_rank, config)
-        assert docs[k_of].tolist() == keep_of[docs].tolist()
-        assert docs[lab].tolist() == labels[docs].tolist()
-        assert docs[kps[lab]].tolist() == keepers[labels[docs]].tolist()
 
 
 def _merged(stage, partitions, bitset):

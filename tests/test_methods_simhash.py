@@ -538,7 +538,7 @@ def test_bit_disagreement_and_candidate_rate_follow_the_formula(changes):
     dedup's word 3-shingles: each bit of the 16 fingerprints differs with probability
     1 − :func:`bit_agreement` of the pair's resemblance (within 0.015), and the pairs share a
     band key as often as the formula says (3σ + 0.02 for the model)."""
-    from neardup.dedup.core import DEFAULT_TEXT
+    from neardup.dedup.config import DEFAULT_TEXT
 
     n = 150
     originals = [text(5000 + changes * 1000 + i, 200) for i in range(n)]

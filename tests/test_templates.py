@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup import DedupConfig, Pairs, deduplicate, templates
 from neardup.dedup.cluster import KeepPolicy, lossless_keepers
-from neardup.dedup.core import declined_pairs
+from neardup.dedup.keepers import declined_pairs
 from neardup.dedup.templates import content_counts, directional_scores, template_shingles
 from neardup.measures import overlap
 from neardup.shingles import fingerprint_batch, is_han, mark_han

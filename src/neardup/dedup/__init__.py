@@ -1,11 +1,12 @@
 """Deduplicate a corpus: candidates, verification, clusters, the run on files and its report.
 
-``core`` holds the pure flow (fingerprints → keys → candidates → verified pairs → clusters);
-its public names are re-exported here, so ``from neardup.dedup import DedupConfig`` works.
+``core`` holds the pure flow (fingerprints → keys → candidates → verified pairs → clusters),
+``config`` what a run is asked and answers, ``scoring`` the verification, ``keepers`` who is
+kept; their public names are re-exported here (``from neardup.dedup import DedupConfig``).
 ``pipeline`` (files in, every output written) and ``report`` are imported by their callers.
 """
 
-from neardup.dedup.core import (
+from neardup.dedup.config import (
     DEFAULT_MEASURE,
     DEFAULT_METHOD,
     DEFAULT_TEXT,
@@ -15,12 +16,9 @@ from neardup.dedup.core import (
     DedupResult,
     Measure,
     Pairs,
-    Scored,
-    decide,
-    deduplicate,
-    score_candidates,
-    score_pairs,
 )
+from neardup.dedup.core import Scored, decide, deduplicate, score_candidates
+from neardup.dedup.scoring import score_pairs
 
 __all__ = [
     "DEFAULT_MEASURE",

@@ -11,190 +11,29 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import dataclasses
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import Any, Literal, get_args
 
 import numba
 import numpy as np
 
-from neardup._kernels.sample import shared_counts
-from neardup.arrays import pair_codes, unique
-from neardup.config import CanonConfig, ShingleConfig, TextConfig
-from neardup.dedup.candidates import (
-    DEFAULT_MAX_BUCKET,
-    Candidates,
-    candidate_pairs,
-    prefix_candidates,
-)
-from neardup.dedup.cluster import (
-    KeepPolicy,
-    connected_components,
-    keepers_by_rank,
-    lossless_keepers,
-    pairs_to_keepers,
-    preference_rank,
-    star_labels,
-)
-from neardup.dedup.templates import (
-    DEFAULT_TEMPLATE_DF,
-    MIN_PLAIN,
-    NEAR_COPY,
-    content_counts,
-    directional_scores,
-    group_representatives,
-    template_shingles,
-)
-from neardup.errors import ConfigError, weak_notes
+from neardup.config import TextConfig
+from neardup.dedup.candidates import Candidates, candidate_pairs, prefix_candidates
+from neardup.dedup.cluster import preference_rank
+from neardup.dedup.config import DedupConfig, DedupResult, Pairs
+from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
+from neardup.dedup.scoring import keepable, score_pairs
+from neardup.dedup.templates import NEAR_COPY
+from neardup.errors import weak_notes
 from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
-from neardup.methods import get_method, method_classes
 from neardup.methods.base import Keys, Method, Signatures
 from neardup.shingles import FingerprintBatch, fingerprint_batch, fingerprint_utf8
 from neardup.workers import ordered_map
-
-Measure = Literal["resemblance", "containment"]
-MEASURES: tuple[str, ...] = get_args(Measure)
-DEFAULT_METHOD = "full"
-DEFAULT_THRESHOLD = 0.6
-DEFAULT_MEASURE: Measure = "containment"
-# rounds of verifying the pairs that reach a group's final keeper (one is almost always enough)
-KEEPER_ROUNDS = 6
-DEFAULT_TEXT = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3))
-
-
-@dataclass(frozen=True, slots=True)
-class DedupConfig:
-    """Everything that decides which documents are near-duplicates and which are kept.
-
-    The defaults were chosen on the shared benchmark, benches of mail, newsletters,
-    syndicated and mixed-language text (tune split) and checked on held-out data (README):
-    exact containment of 3-shingles (words, stop words kept; characters for Chinese, 2 of
-    them within a clause) at t = 0.6, candidates from the prefix-filtered inverted index of
-    fingerprints, shared templates discounted (``template_df``). A document is removed only
-    into a kept one that holds at least ``guard`` (default: the threshold) of its content;
-    with ``chain=True`` clusters are connected components of the verified pairs, removal
-    staying lossless.
-    """
-
-    text: TextConfig = field(default_factory=lambda: DEFAULT_TEXT)
-    method: str = DEFAULT_METHOD
-    params: tuple[tuple[str, Any], ...] = ()
-    threshold: float = DEFAULT_THRESHOLD
-    measure: Measure = DEFAULT_MEASURE
-    verify: bool = True
-    keep: KeepPolicy = field(default_factory=lambda: KeepPolicy.parse("first"))
-    guard: float | None = None  # members must reach this with the keeper (None: threshold)
-    chain: bool = False  # clusters are connected components: A~B~C may join A and C
-    max_bucket: int = DEFAULT_MAX_BUCKET
-    template_df: int = DEFAULT_TEMPLATE_DF  # shingles of this many documents are template
-    batch_size: int = 1024  # small: every core stays busy to the last batch, little held ahead
-
-    def __post_init__(self) -> None:
-        if not 0.0 < self.threshold <= 1.0:
-            raise ConfigError(f"threshold={self.threshold!r} must be in (0, 1]")
-        if self.measure not in MEASURES:
-            raise ConfigError(f"measure={self.measure!r} is not one of {', '.join(MEASURES)}")
-        if self.guard is not None and not 0.0 < self.guard <= 1.0:
-            raise ConfigError(f"guard={self.guard!r} must be in (0, 1]")
-        if self.template_df != 0 and self.template_df < 2:
-            raise ConfigError(f"template_df={self.template_df!r} must be 0 (off) or at least 2")
-        if self.batch_size < 1:
-            raise ConfigError(f"batch_size={self.batch_size!r} must be positive")
-
-    @property
-    def least_keepable(self) -> float:
-        """The least plain containment (in one direction) with which a verified pair can
-        still be kept: the threshold or guard, or ``MIN_PLAIN`` where the template discount
-        may raise a score. Candidates and rescoring may drop pairs below it."""
-        lowest = min(self.threshold, self.removal_guard)
-        return min(lowest, MIN_PLAIN) if self.template_df else lowest
-
-    @property
-    def removal_guard(self) -> float:
-        """What a removed document's score in its keeper must reach (the threshold unless a
-        ``guard`` is set)."""
-        return self.threshold if self.guard is None else self.guard
-
-    def build_method(self) -> Method:
-        """The signature method with its parameters, over this config's text config.
-
-        A method tuned for a threshold (MinHash's LSH bands) is tuned for this run's
-        threshold and measure unless its own ``threshold`` / ``measure`` parameter is given.
-        """
-        params = dict(self.params)
-        _, config_type = method_classes(self.method)
-        fields = {f.name for f in dataclasses.fields(config_type)}
-        if "threshold" in fields:
-            params.setdefault("threshold", self.threshold)
-        if "measure" in fields:
-            params.setdefault("measure", self.measure)
-        return get_method(self.method, self.text, **params)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Pairs:
-    """Verified pairs ``(left[i], right[i])`` (document indices) with their measures.
-
-    ``score_lr`` is the run's measure of left in right on content shingles (templates
-    discounted; the same both ways for resemblance), ``score`` the larger direction; the
-    plain measures are kept beside them.
-    """
-
-    left: np.ndarray
-    right: np.ndarray
-    score: np.ndarray
-    score_lr: np.ndarray  # how much of left's content is in right (the run's measure)
-    score_rl: np.ndarray
-    resemblance: np.ndarray
-    containment_lr: np.ndarray  # how much of left is in right (all shingles)
-    containment_rl: np.ndarray
-
-    def __len__(self) -> int:
-        return self.left.size
-
-    def take(self, mask: np.ndarray) -> Pairs:
-        return Pairs(*(getattr(self, f)[mask] for f in Pairs.__slots__))
-
-    def joined(self, other: Pairs) -> Pairs:
-        return Pairs(
-            *(np.concatenate((getattr(self, f), getattr(other, f))) for f in Pairs.__slots__)
-        )
-
-
-@dataclass(eq=False)
-class DedupResult:
-    """The outcome of a dedup run, by document index (input order)."""
-
-    ids: list[str]
-    lengths: np.ndarray  # characters per text
-    sizes: np.ndarray  # distinct shingles per text
-    pairs: Pairs
-    labels: np.ndarray  # cluster label per document (its smallest index)
-    keepers: np.ndarray  # kept document per label (-1 where not a label)
-    keep_of: np.ndarray  # per document: the document kept in its place (itself if kept)
-    candidates: int
-    capped_buckets: int
-    template_shingles: int  # distinct shingles discounted as shared templates
-    declined: int  # pairs ≥ threshold whose removal would have lost content
-    weak: list[str]  # warnings of the method about weak signatures
-    timings: dict[str, float]
-
-    @property
-    def removed(self) -> np.ndarray:
-        """True for every document removed in favour of another that holds it."""
-        return self.keep_of != np.arange(self.keep_of.size)
-
-    @property
-    def empty(self) -> np.ndarray:
-        """Documents with no shingles (empty after canonicalization): never clustered."""
-        return np.flatnonzero(self.sizes == 0)
-
 
 # --------------------------------------------------------------------------------------------
 
@@ -434,35 +273,6 @@ def score_candidates(
     )
 
 
-_CHUNK_PAIRS = 1 << 22  # candidate pairs counted at a time (a few arrays of 32 MiB)
-
-
-def keepable(
-    candidates: Candidates, values: np.ndarray, offsets: np.ndarray, config: DedupConfig
-) -> Candidates:
-    """The candidates whose plain containment reaches ``least_keepable`` in one direction
-    (the others are below the threshold in any measure, with or without templates, and
-    group no near copies: :func:`needs_content_score`), counted in chunks so that the
-    measures of all candidates are never in memory at once."""
-    left, right, least = candidates.left, candidates.right, config.least_keepable
-    kept_left, kept_right = [], []
-    for start in range(0, left.size, _CHUNK_PAIRS):
-        lo, hi = left[start : start + _CHUNK_PAIRS], right[start : start + _CHUNK_PAIRS]
-        shared = shared_counts(values, offsets, lo, hi)
-        smaller = np.minimum(offsets[lo + 1] - offsets[lo], offsets[hi + 1] - offsets[hi])
-        with np.errstate(divide="ignore", invalid="ignore"):  # the larger containment
-            keep = (shared > 0) & (shared / smaller >= least)
-        kept_left.append(lo[keep])
-        kept_right.append(hi[keep])
-    empty = np.empty(0, dtype=np.int64)
-    return Candidates(
-        np.concatenate(kept_left) if kept_left else empty,
-        np.concatenate(kept_right) if kept_right else empty,
-        candidates.capped_buckets,
-        candidates.counts,
-    )
-
-
 def decide(
     scored: Scored, config: DedupConfig, field_values: np.ndarray | None = None
 ) -> DedupResult:
@@ -495,83 +305,6 @@ def decide(
         weak=scored.weak,
         timings=timings,
     )
-
-
-def keep_decisions(
-    n: int, pairs: Pairs, rank: np.ndarray, config: DedupConfig
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(keep_of, labels, keepers)`` of ``n`` documents from the pairs reaching the
-    threshold and each document's preference ``rank``.
-
-    Decisions in one connected component of the pairs depend on that component only (its
-    documents' relative ranks and its pairs), so the same function over any union of whole
-    components, indexed in the same relative order, gives the same answer: the Spark engine
-    applies it to batches of components.
-    """
-    keep_of = keeper_rounds(n, pairs, rank, config, None)[1]
-    labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
-    return keep_of, labels, keepers
-
-
-def keeper_rounds(
-    n: int,
-    pairs: Pairs,
-    rank: np.ndarray,
-    config: DedupConfig,
-    verify: Callable[[np.ndarray, np.ndarray], Pairs] | None,
-) -> tuple[Pairs, np.ndarray]:
-    """``(pairs, keep_of)``: lossless keepers, then up to ``KEEPER_ROUNDS`` rounds that
-    verify each document against the keepers of its neighbours (``verify``: exact scores of
-    new pairs; None: no rounds) and decide again with the pairs reaching the threshold,
-    until nothing is new. Both engines (the Spark engine per component)."""
-    guard = config.removal_guard
-    keep_of = lossless_keepers(
-        n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
-    )
-    checked = np.empty(0, dtype=np.uint64)  # pairs verified in a round (kept or not)
-    for _ in range(KEEPER_ROUNDS if verify is not None else 0):
-        left, right = pairs_to_keepers(
-            pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, keep_of, guard
-        )
-        code = pair_codes(left, right)
-        fresh = ~np.isin(code, checked, kind="sort")
-        if not fresh.any():
-            break
-        left, right, checked = left[fresh], right[fresh], np.concatenate((checked, code[fresh]))
-        more = verify(left, right)
-        pairs = pairs.joined(more.take(more.score >= config.threshold))
-        keep_of = lossless_keepers(
-            n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
-        )
-    return pairs, keep_of
-
-
-def cluster_labels(
-    n: int, pairs: Pairs, keep_of: np.ndarray, rank: np.ndarray, chain: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(labels, keepers)`` from the final keepers: the keepers' stars, or with ``chain``
-    the connected components of the pairs, kept documents first by rank (both engines)."""
-    if chain:
-        labels = connected_components(n, pairs.left, pairs.right)
-        kept_rank = np.where(keep_of == np.arange(n), rank, n + rank)  # kept documents first
-        return labels, keepers_by_rank(labels, kept_rank)
-    labels = star_labels(keep_of)
-    keepers = np.full(n, -1, dtype=np.int64)
-    keepers[labels] = keep_of[labels]
-    return labels, keepers
-
-
-def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
-    """Pairs where one document is held by the other at ≥ ``guard`` yet stays kept, and not
-    as the other's keeper: removing it there would have lost content held nowhere it goes."""
-    kept = keep_of == np.arange(keep_of.size)
-    left_declined = (
-        (pairs.score_lr >= guard) & kept[pairs.left] & (keep_of[pairs.right] != pairs.left)
-    )
-    right_declined = (
-        (pairs.score_rl >= guard) & kept[pairs.right] & (keep_of[pairs.left] != pairs.right)
-    )
-    return int(np.count_nonzero(left_declined | right_declined))
 
 
 def _prefix(config: DedupConfig) -> tuple[float, int, float, float]:
@@ -673,107 +406,3 @@ def _sketch_all(
         flat = np.concatenate(kept_sigs) if kept_sigs else np.empty(0, np.uint64)
         signatures = Signatures(flat, np.concatenate(sig_offsets), method.config_id)
     return signatures, parts.arrays(), parts.weak()
-
-
-def score_pairs(
-    candidates: Candidates,
-    values: np.ndarray,
-    offsets: np.ndarray,
-    method: Method,
-    signatures: Signatures | None,
-    config: DedupConfig,
-    template: np.ndarray | None = None,
-) -> tuple[Pairs, np.ndarray]:
-    """Measures of every candidate pair, and the template shingles discounted.
-
-    Exact (content shingles, :mod:`neardup.dedup.templates`), or the method's own estimate
-    as the score when ``signatures`` are given (``--no-verify``: no discount). ``template``
-    given: those shingles are discounted (found earlier for a larger set of pairs).
-    """
-    left, right = candidates.left, candidates.right
-    shared = shared_counts(values, offsets, left, right)
-    size_l = offsets[left + 1] - offsets[left]
-    size_r = offsets[right + 1] - offsets[right]
-    resemblance, c_lr, c_rl = pair_measures(shared, size_l, size_r)
-    known = template
-    template = np.empty(0, dtype=np.uint64) if known is None else known
-    if signatures is not None:
-        s_lr, s_rl = _estimates(method, signatures, left, right, config)
-    else:  # plain scores; with templates, rescored on content where it can matter
-        s_lr, s_rl = plain_scores(config.measure, resemblance, c_lr, c_rl)
-        if config.template_df and left.size:
-            near = np.flatnonzero(needs_content_score(config, c_lr, c_rl))
-            if known is None:
-                holders = group_representatives(offsets.size - 1, left, right, c_lr, c_rl)
-                template = _template_of(
-                    values, offsets, left[near], right[near], holders, config, candidates.counts
-                )
-            content = content_counts(
-                values, offsets, left[near], right[near], shared[near], template
-            )
-            s_lr[near], s_rl[near] = directional_scores(
-                shared[near], size_l[near], size_r[near], content, config.measure
-            )
-    pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, resemblance, c_lr, c_rl)
-    return pairs, template
-
-
-def pair_measures(
-    shared: np.ndarray, size_l: np.ndarray, size_r: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(resemblance, containment of left in right, of right in left)`` of pairs from their
-    shared and own shingle counts (0.0 where a side is empty)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        resemblance = np.nan_to_num(shared / (size_l + size_r - shared))
-        c_lr = np.nan_to_num(shared / size_l)
-        c_rl = np.nan_to_num(shared / size_r)
-    return resemblance, c_lr, c_rl
-
-
-def plain_scores(
-    measure: str, resemblance: np.ndarray, c_lr: np.ndarray, c_rl: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The run's measure both ways on all shingles (new arrays, rescored later in place)."""
-    if measure == "resemblance":
-        return resemblance.copy(), resemblance.copy()
-    return c_lr.copy(), c_rl.copy()
-
-
-def needs_content_score(config: DedupConfig, c_lr: np.ndarray, c_rl: np.ndarray) -> np.ndarray:
-    """Pairs rescored on content shingles: only those sharing ``least_keepable`` of one side
-    plainly can be kept; the others keep their plain scores, below the threshold either way."""
-    return np.maximum(c_lr, c_rl) >= config.least_keepable
-
-
-def _template_of(
-    values: np.ndarray,
-    offsets: np.ndarray,
-    left: np.ndarray,
-    right: np.ndarray,
-    holders: np.ndarray,
-    config: DedupConfig,
-    counts: np.ndarray | None = None,
-) -> np.ndarray:
-    """The template shingles (held by ``template_df`` of ``holders``) among the pairs'
-    documents (``counts``: the candidate stage's estimate per entry, if it made one)."""
-    if not left.size:
-        return np.empty(0, dtype=np.uint64)
-    wanted = unique(np.concatenate((left, right)))
-    return template_shingles(values, offsets, holders, config.template_df, wanted, counts)
-
-
-def _estimates(
-    method: Method, sigs: Signatures, left: np.ndarray, right: np.ndarray, config: DedupConfig
-) -> tuple[np.ndarray, np.ndarray]:
-    """The method's own estimate as a similarity in [0, 1], both ways (``--no-verify``)."""
-    if config.measure == "containment":
-        contained = getattr(method, "containment_pairs", None)
-        if contained is None:
-            raise ConfigError(
-                f"method {method.name!r} cannot estimate containment; verify exactly "
-                "(drop --no-verify) or use --measure resemblance"
-            )
-        return contained(sigs, left, right), contained(sigs, right, left)
-    raw = method.score_pairs(sigs, left, right)
-    score = 1.0 - raw / 64.0 if method.estimate == "hamming" else raw
-    return score, score

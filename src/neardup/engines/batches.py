@@ -26,18 +26,10 @@ from neardup._kernels.script import char_counts
 from neardup.arrays import unique
 from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
-from neardup.dedup.core import (
-    DedupConfig,
-    Pairs,
-    cluster_labels,
-    declined_pairs,
-    keeper_rounds,
-    needs_content_score,
-    pair_measures,
-    plain_scores,
-    score_pairs,
-)
+from neardup.dedup.config import DedupConfig, Pairs
+from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
 from neardup.dedup.prefix import MAX_COUNT, entry_prefix_flags, hit_flags, key_counts, slots
+from neardup.dedup.scoring import needs_content_score, pair_measures, plain_scores, score_pairs
 from neardup.dedup.templates import (
     content_counts,
     directional_scores,
@@ -361,7 +353,7 @@ def with_sets_stage(inner: SetsStage, sets: list[str], rows: int) -> Stage:
 def measure_stage(config: DedupConfig) -> SetsStage:
     """``fps`` of a group's documents → for its pairs (``left, right``): exact shared count,
     resemblance, containments and the run's plain scores both ways
-    (:func:`neardup.dedup.core.pair_measures`); whether the pair is rescored on content and
+    (:func:`neardup.dedup.scoring.pair_measures`); whether the pair is rescored on content and
     whether it is a pair of near copies (template step)."""
 
     def of_sets(sets: dict[str, tuple[np.ndarray, np.ndarray]]) -> PairsOf:
@@ -450,8 +442,8 @@ def decision_stage(config: DedupConfig) -> Stage:
     ``s_rl``) → ``doc, keep_of, label, keeper, declined`` per document (``left`` -1), and
     the pairs found by the keeper rounds (``doc`` -1: ``left, right`` and their measures).
 
-    :func:`neardup.dedup.core.keeper_rounds` over the batch's components at once, the new
-    pairs scored by :func:`neardup.dedup.core.score_pairs` with the documents' template
+    :func:`neardup.dedup.keepers.keeper_rounds` over the batch's components at once, the new
+    pairs scored by :func:`neardup.dedup.scoring.score_pairs` with the documents' template
     shingles (decisions of one component depend on it alone, in the documents' order)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

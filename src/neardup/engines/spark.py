@@ -31,7 +31,7 @@ templates                  near-copy groups (large-star / small-star), holder co
                            the scored documents' shingles by a group-by (only those
                            the count tables put at ``template_df`` or more)
 keepers                    components of the pairs at the threshold, each decided
-                           whole by :func:`neardup.dedup.core.keeper_rounds` (the
+                           whole by :func:`neardup.dedup.keepers.keeper_rounds` (the
                            documents' fingerprints joined in for the rounds)
 =========================  ========================================================
 
@@ -54,7 +54,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neardup.dedup.core import DedupConfig, _prefix
+from neardup.dedup.config import DedupConfig
+from neardup.dedup.core import _prefix
 from neardup.dedup.prefix import MAX_COUNT, table_bits
 from neardup.engines import batches as B
 from neardup.errors import ConfigError, InputError

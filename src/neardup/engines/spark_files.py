@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 
 from neardup.config import config_fingerprint
+from neardup.dedup.config import DedupConfig
 from neardup.dedup.copyout import with_duplicate_of
-from neardup.dedup.core import DedupConfig
 from neardup.dedup.pipeline import Inputs, guarantee, run_parameters
 from neardup.engines.spark import spark_dedup, with_index
 from neardup.errors import ConfigError, InputError
