@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from neardup.dedup import DedupConfig
 from neardup.dedup.copyout import Lines, Places, input_records, with_duplicate_of
 from neardup.dedup.pipeline import Inputs, run_dedup
-from neardup.io.readers import LineBlock
+from neardup.io.files import LineBlock
 
 STORY = (
     "A small museum in the valley opened a room for old farm tools. Children can try the "

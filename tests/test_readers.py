@@ -11,7 +11,6 @@ import threading
 import time
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -24,7 +23,6 @@ from neardup.io.readers import (
     BadRecord,
     Document,
     count_lines,
-    jsonl_line_blocks,
     read_documents,
 )
 from neardup.io.writers import RecordWriter
@@ -572,40 +570,3 @@ def test_parquet_write_read_round_trip(pairs):
                 writer.write(r)
         docs = read_all([path])
     assert [d.record for d in docs] == records
-
-
-@given(
-    lines=st.lists(st.text(alphabet="ab{} ", max_size=12), max_size=30),
-    picks=st.data(),
-    chunk=st.sampled_from([1, 2, 3, 7, 1 << 20]),  # lines across chunks, or all in one
-)
-@settings(max_examples=200, deadline=None)
-def test_jsonl_line_blocks_give_the_wanted_lines_as_stored(lines, picks, chunk):
-    # the output copy's reader: lines split across chunks of any size, a BOM on line 1,
-    # trailing whitespace off; the same lines as a plain split
-    from neardup.io import readers as corpus
-
-    data = ("\ufeff" + "\n".join(f"{line}  " for line in lines)).encode()
-    wanted = sorted(picks.draw(st.sets(st.integers(1, len(lines)))) if lines else [])
-    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(corpus, "IO_BUFFER", chunk)  # chunks of a few bytes
-        path = Path(tmp) / "a.jsonl"
-        path.write_bytes(data)
-        blocks = list(jsonl_line_blocks(path, np.array(wanted)))
-    got = [line for block in blocks for line in block]
-    assert got == [lines[w - 1].encode().rstrip() for w in wanted]
-    for block in blocks:  # any rows of a block as runs: the same lines, fewer pieces
-        rows = np.flatnonzero(
-            picks.draw(st.lists(st.booleans(), min_size=len(block), max_size=len(block)))
-        )
-        runs = block.runs(rows)
-        assert b"\n".join(runs) == b"\n".join(block[r] for r in rows.tolist())
-        assert len(runs) <= rows.size
-
-
-def test_jsonl_line_blocks_say_when_the_file_lost_lines(tmp_path):
-    path = tmp_path / "a.jsonl"
-    path.write_bytes(b'{"id": 1}\n{"id": 2}\n')
-    assert [list(b) for b in jsonl_line_blocks(path, np.array([2]))] == [[b'{"id": 2}']]
-    with pytest.raises(InputError, match="line 3 is gone"):
-        list(jsonl_line_blocks(path, np.array([1, 3])))

@@ -26,13 +26,8 @@ import orjson
 
 from neardup.errors import InputError
 from neardup.extras import pyarrow
-from neardup.io.readers import (
-    Document,
-    LineBlock,
-    input_kind,
-    jsonl_line_blocks,
-    read_documents,
-)
+from neardup.io.files import LineBlock, input_kind, jsonl_line_blocks
+from neardup.io.readers import Document, read_documents
 from neardup.io.writers import dumps
 
 DUPLICATE_OF = "_duplicate_of"

@@ -25,18 +25,15 @@ from neardup._kernels import threads_for
 from neardup._kernels.jsonl import json_non_finite, line_ends
 from neardup._kernels.script import char_counts
 from neardup.errors import InputError
+from neardup.io.files import byte_chunks, classify, read_error, read_errors
 from neardup.io.readers import (
     DEFAULT_MAX_TEXT_BYTES,
     BadRecord,
     Document,
     Skipped,
-    _chunks,
-    _classify,
     _duplicate,
     _jsonl_item,
     _Options,
-    _read_error,
-    _read_errors,
 )
 
 BLOCK_BYTES_MAX = 16 * 2**20  # a block stops growing here even with fewer lines than asked
@@ -119,7 +116,7 @@ class JsonlBatches:
         on_documents: Callable[[int, list[int]], None] | None = None,
         lines_per_block: int = 2048,
     ) -> None:
-        self._inputs = [_classify(Path(p)) for p in paths]
+        self._inputs = [classify(Path(p)) for p in paths]
         self._opts = _Options(id_field, text_field, max_text_bytes, len(self._inputs) > 1)
         self._id_types = ["string", "int64"]  # ids as Arrow reads them; the last that did first
         self._skip_bad = skip_bad
@@ -137,15 +134,15 @@ class JsonlBatches:
         for index, inp in enumerate(self._inputs):
             source, line = str(inp.path), 1
             try:
-                with _chunks(inp) as chunks:
+                with byte_chunks(inp) as chunks:
                     for block, count in _line_blocks(chunks, self._lines_per_block):
                         yield partial(
                             parse_block, block, count, line, index, source, self._opts,
                             self._id_types,
                         )  # fmt: skip
                         line += count
-            except _read_errors(inp) as exc:
-                bad = BadRecord(source, line if line > 1 else 0, _read_error(exc))
+            except read_errors(inp) as exc:
+                bad = BadRecord(source, line if line > 1 else 0, read_error(exc))
                 yield partial(TextBatch, [], input=index, bad=[bad])
             yield partial(TextBatch, [], input=index, ends_input=True)
 
@@ -205,7 +202,7 @@ def readable_in_blocks(paths: Sequence[str | Path]) -> bool:
     except ImportError:
         return False
     try:
-        return all(_classify(Path(p)).kind == "jsonl" for p in paths)
+        return all(classify(Path(p)).kind == "jsonl" for p in paths)
     except InputError:
         return False  # read_documents says what is wrong
 

@@ -25,25 +25,29 @@ Writing records back out is :mod:`neardup.io.writers`.
 
 from __future__ import annotations
 
-import array
-import contextlib
 import csv
-import gzip
 import io
 import json
 import os
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any
 
-import numpy as np
 import orjson
 
 from neardup.errors import ConfigError, InputError
-from neardup.extras import IO_BUFFER, pyarrow, zstandard
+from neardup.extras import pyarrow
 from neardup.io.csvlines import csv_records
+from neardup.io.files import (
+    InputFile,
+    byte_chunks,
+    classify,
+    open_binary,
+    read_error,
+    read_errors,
+    split_lines,
+)
 from neardup.io.jsonvalues import json_problem, may_hold_problem
 from neardup.io.text import decode_text
 
@@ -53,22 +57,15 @@ __all__ = [
     "Document",
     "Skipped",
     "count_lines",
-    "input_kind",
-    "jsonl_line_blocks",
     "read_documents",
 ]
 
 DEFAULT_MAX_TEXT_BYTES = 64 * 2**20
-_GZIP_READ = 1 << 18  # compressed bytes read at a time
 _PARQUET_READ_BATCH = 1024  # rows per batch: bounded memory even with long texts
 _COUNT_EXACT_BYTES = 64 * 2**20  # plain files up to this size are counted exactly
 _CSV_RECORD_SLACK = 2**20  # characters a CSV record may hold beyond its text's limit
 _DIR_SUFFIXES = (".txt", ".html", ".htm")
 _HTML_SUFFIXES = (".html", ".htm")
-_SUPPORTED = (
-    "a directory of .txt/.html files, .jsonl/.ndjson (plain, .gz, .zst), "
-    ".csv (plain, .gz, .zst), .parquet"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,15 +123,6 @@ def _where(source: str, line: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class _Input:
-    """One input path and how to read it."""
-
-    path: Path
-    kind: Literal["jsonl", "csv", "parquet", "dir"]
-    compression: Literal["gz", "zst"] | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class _Options:
     id_field: str
     text_field: str
@@ -179,13 +167,13 @@ def read_documents(
         raise ConfigError(f"max_text_bytes must be positive, got {max_text_bytes}")
     if isinstance(paths, str | Path):  # one path, not its characters
         paths = [paths]
-    inputs = [_classify(Path(p)) for p in paths]
+    inputs = [classify(Path(p)) for p in paths]
     opts = _Options(id_field, text_field, max_text_bytes, several=len(inputs) > 1)
     return _stream(inputs, opts, skip_bad, on_bad, on_skip, on_input)
 
 
 def _stream(
-    inputs: list[_Input],
+    inputs: list[InputFile],
     opts: _Options,
     skip_bad: bool,
     on_bad: Callable[[BadRecord], None] | None,
@@ -219,14 +207,16 @@ def _stream(
             on_skip(Skipped(str(inp.path)))
 
 
-def _duplicate(inputs: list[_Input], source: str, line: int, doc_id: str, first: int) -> BadRecord:
+def _duplicate(
+    inputs: list[InputFile], source: str, line: int, doc_id: str, first: int
+) -> BadRecord:
     """The bad record of an id seen before, at the place packed in the seen-ids dict."""
     return BadRecord(
         source, line, f"duplicate id {doc_id!r} (first at {_place(inputs, first, doc_id)})"
     )
 
 
-def _place(inputs: list[_Input], packed: int, doc_id: str) -> str:
+def _place(inputs: list[InputFile], packed: int, doc_id: str) -> str:
     """``file:line`` of the place packed in the seen-ids dict."""
     line, index = divmod(packed, len(inputs))
     inp = inputs[index]
@@ -235,247 +225,16 @@ def _place(inputs: list[_Input], packed: int, doc_id: str) -> str:
     return _where(str(inp.path), line)
 
 
-def _classify(path: Path) -> _Input:
-    """The kind of input ``path`` is, from its extension; unknown → InputError."""
-    if path.is_dir():
-        return _Input(path, "dir")
-    suffixes = [s.lower() for s in path.suffixes[-2:]]
-    compression: Literal["gz", "zst"] | None = None
-    if suffixes and suffixes[-1] in (".gz", ".zst"):
-        compression = "gz" if suffixes.pop() == ".gz" else "zst"
-    base = suffixes[-1] if suffixes else ""
-    if base in (".jsonl", ".ndjson"):
-        kind: Literal["jsonl", "csv", "parquet"] = "jsonl"
-    elif base == ".csv":
-        kind = "csv"
-    elif base == ".parquet" and compression is None:
-        kind = "parquet"
-        pyarrow("reading .parquet files")
-    else:
-        raise InputError(
-            f"{path}: not a directory nor a known kind of file (supported: {_SUPPORTED})"
-        )
-    if compression == "zst":
-        zstandard("reading .zst files")
-    return _Input(path, kind, compression)
-
-
-def _open_binary(inp: _Input) -> IO[bytes]:
-    """``inp`` opened for reading bytes, decompressed."""
-    if inp.compression == "gz":
-        return gzip.open(inp.path, "rb")  # type: ignore[return-value]
-    if inp.compression == "zst":
-        raw = open(inp.path, "rb")  # noqa: SIM115 - closed by the stream reader (closefd)
-        reader = (
-            zstandard("reading .zst files")
-            .ZstdDecompressor()
-            .stream_reader(raw, read_across_frames=True, closefd=True)
-        )
-        return io.BufferedReader(reader, IO_BUFFER)
-    return open(inp.path, "rb", buffering=IO_BUFFER)
-
-
-def _read_error(exc: BaseException) -> str:
-    """A short reason for an exception raised while reading a file."""
-    if isinstance(exc, FileNotFoundError):
-        return "no such file"
-    if isinstance(exc, OSError) and exc.strerror:
-        return f"cannot read: {exc.strerror}"
-    return f"cannot read: {exc}"
-
-
-def _read_errors(inp: _Input) -> tuple[type[BaseException], ...]:
-    """What a missing, broken or truncated (compressed) file raises while being read."""
-    errors: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError, zlib.error)
-    if inp.compression == "zst":
-        errors += (zstandard("reading .zst files").ZstdError,)
-    if inp.kind == "parquet":
-        errors += (pyarrow("reading .parquet files").ArrowException,)
-    return errors
-
-
-def input_kind(path: str | Path) -> Literal["jsonl", "csv", "parquet", "dir"]:
-    """What kind of input ``path`` is (from its extension; a directory); unknown → InputError."""
-    return _classify(Path(path)).kind
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class LineBlock:
-    """Lines of a file as stored, not copied: line ``k`` is ``data[starts[k]:ends[k]]``."""
-
-    data: bytes
-    starts: np.ndarray
-    ends: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.starts.size)
-
-    def __getitem__(self, k: int) -> bytes:
-        return self.data[self.starts[k] : self.ends[k]]
-
-    def __iter__(self) -> Iterator[bytes]:
-        return (self[k] for k in range(len(self)))
-
-    def runs(self, rows: np.ndarray) -> list[memoryview]:
-        """Lines ``rows`` (increasing) as few pieces of ``data``: consecutive lines that lie
-        one b"\\n" apart there are one piece (joined by b"\\n", the pieces are the lines)."""
-        if not rows.size:
-            return []
-        starts, ends = self.starts[rows], self.ends[rows]
-        cut = np.flatnonzero(ends[:-1] + 1 != starts[1:]) + 1
-        firsts, lasts = np.r_[0, cut].tolist(), np.r_[cut - 1, rows.size - 1].tolist()
-        view = memoryview(self.data)
-        return [view[starts[a] : ends[b]] for a, b in zip(firsts, lasts, strict=True)]
-
-
-def jsonl_line_blocks(path: str | Path, wanted: np.ndarray) -> Iterator[LineBlock]:
-    """Lines ``wanted`` (1-based, increasing) of a JSONL file as stored, a BOM and trailing
-    whitespace taken off, a block per chunk read: records copied into outputs without being
-    parsed again, and without a Python object per line of the file.
-
-    Raises InputError when the file cannot be read or no longer has those lines.
-    """
-    inp = _classify(Path(path))
-    wanted = np.asarray(wanted, dtype=np.int64)
-    done, first = 0, 1  # wanted lines yielded; the number of the piece's first line
-    if not wanted.size:
-        return
-    try:
-        with _chunks(inp) as chunks:
-            for data, starts, ends in _line_spans(chunks):
-                end = first + starts.size
-                upto = int(np.searchsorted(wanted, end))
-                if upto > done:
-                    rows = wanted[done:upto] - first
-                    picked = _trimmed(data, starts[rows], ends[rows], wanted[done] == 1)
-                    yield LineBlock(data, *picked)
-                done, first = upto, end
-                if done == wanted.size:
-                    return
-    except _read_errors(inp) as exc:
-        raise InputError(f"{path}: {_read_error(exc)}") from None
-    raise InputError(f"{path}: changed while being read (line {wanted[done]} is gone)")
-
-
-_BOM = b"\xef\xbb\xbf"
-_TRAILING = np.frombuffer(b" \t\r\x0b\x0c", dtype=np.uint8)  # what bytes.rstrip() takes
-
-
-def _trimmed(
-    data: bytes, starts: np.ndarray, ends: np.ndarray, first_line: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """Spans without trailing whitespace, and the first without a BOM if it is line 1."""
-    raw = np.frombuffer(data, dtype=np.uint8)
-    filled = ends > starts
-    spaced = np.flatnonzero(filled & np.isin(raw[np.maximum(ends - 1, 0)], _TRAILING))
-    if spaced.size:  # rare: Python per such line
-        ends = ends.copy()
-        for k in spaced.tolist():
-            ends[k] = starts[k] + len(data[starts[k] : ends[k]].rstrip())
-    if first_line and data.startswith(_BOM, int(starts[0]), int(ends[0])):
-        starts = starts.copy()
-        starts[0] += len(_BOM)
-    return starts, ends
-
-
-def _line_spans(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, np.ndarray, np.ndarray]]:
-    """The lines of a stream of byte chunks as spans ``data[starts[k]:ends[k]]`` (without
-    b"\\n"): a chunk's whole lines are not copied, a line that spans chunks is joined alone."""
-    pending: list[bytes] = []  # pieces of a line not ended yet
-    for chunk in chunks:
-        ends = _newlines(chunk)
-        if not ends.size:
-            pending.append(chunk)
-            continue
-        starts, rest = np.r_[0, ends[:-1] + 1], int(ends[-1]) + 1
-        if pending:
-            line = b"".join([*pending, chunk[: ends[0]]])
-            yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
-            starts, ends = starts[1:], ends[1:]
-        pending = [chunk[rest:]] if rest < len(chunk) else []
-        if ends.size:
-            yield chunk, starts, ends
-    if pending:
-        line = b"".join(pending)
-        yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
-
-
-def _newlines(data: bytes) -> np.ndarray:
-    """Where the b"\\n" of ``data`` are (a memchr per line: faster than splitting)."""
-    found = array.array("q")
-    find, at = data.find, data.find(b"\n")
-    while at >= 0:
-        found.append(at)
-        at = find(b"\n", at + 1)
-    return np.frombuffer(found, dtype=np.int64) if found else np.empty(0, np.int64)
-
-
-def _read_jsonl(inp: _Input, opts: _Options) -> Iterator[_Item]:
+def _read_jsonl(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     """JSONL: one object per line; blank lines skipped; the file read line by line."""
     source, lineno = str(inp.path), 0
     try:
-        with _chunks(inp) as chunks:
-            for lineno, raw in enumerate(_lines(chunks), 1):
+        with byte_chunks(inp) as chunks:
+            for lineno, raw in enumerate(split_lines(chunks), 1):
                 if raw and not raw.isspace():
                     yield _jsonl_item(raw, source, lineno, opts)
-    except _read_errors(inp) as exc:
-        yield BadRecord(source, lineno + 1 if lineno else 0, _read_error(exc))
-
-
-@contextlib.contextmanager
-def _chunks(inp: _Input) -> Iterator[Iterator[bytes]]:
-    """The decompressed bytes of ``inp`` in chunks of up to 1 MiB, as they come."""
-    if inp.compression == "gz":
-        with open(inp.path, "rb") as raw:
-            yield _gunzip(raw)
-    else:
-        with _open_binary(inp) as fh:
-            yield iter(lambda: fh.read1(IO_BUFFER), b"")
-
-
-def _gunzip(raw: IO[bytes]) -> Iterator[bytes]:
-    """Gzip decompression in 1 MiB pieces (gzip.GzipFile gives 20 KiB ones: 40% slower).
-
-    Handles concatenated members and zero padding like :mod:`gzip`; a truncated stream raises
-    EOFError only after everything before the cut was delivered.
-    """
-    inflate = zlib.decompressobj(wbits=31)
-    data = b""
-    while data or (data := raw.read(_GZIP_READ)):
-        if inflate.eof:  # another member follows, or zero padding
-            data = data.lstrip(b"\x00")
-            if not data:
-                continue
-            inflate = zlib.decompressobj(wbits=31)
-        out = inflate.decompress(data, IO_BUFFER)
-        data = inflate.unused_data if inflate.eof else inflate.unconsumed_tail
-        if out:
-            yield out
-    if not inflate.eof:
-        raise EOFError("compressed file ended before the end-of-stream marker was reached")
-
-
-def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """The lines (without b"\\n") in a stream of byte chunks; a line may span many chunks."""
-    for block in _line_blocks(chunks):
-        yield from block
-
-
-def _line_blocks(chunks: Iterator[bytes]) -> Iterator[list[bytes]]:
-    """The lines of a stream of byte chunks, as a list of the lines each chunk completes."""
-    pending: list[bytes] = []  # pieces of a line longer than a chunk
-    for chunk in chunks:
-        parts = chunk.split(b"\n")
-        if len(parts) == 1:
-            pending.append(chunk)
-            continue
-        pending.append(parts[0])
-        parts[0] = b"".join(pending)
-        pending = [parts[-1]] if parts[-1] else []
-        parts.pop()
-        yield parts
-    if pending:
-        yield [b"".join(pending)]
+    except read_errors(inp) as exc:
+        yield BadRecord(source, lineno + 1 if lineno else 0, read_error(exc))
 
 
 def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
@@ -570,7 +329,7 @@ def _type_name(value: Any) -> str:
     return names.get(type(value), f"a {type(value).__name__}")
 
 
-def _read_csv(inp: _Input, opts: _Options) -> Iterator[_Item]:
+def _read_csv(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     """CSV with a header row; a record's line is the line where it starts.
 
     Parsed strictly: a quoted field must end with its closing quote followed by a comma or
@@ -582,7 +341,7 @@ def _read_csv(inp: _Input, opts: _Options) -> Iterator[_Item]:
     csv.field_size_limit(opts.max_text_bytes + _CSV_RECORD_SLACK)  # a runaway field stops
     try:
         with io.TextIOWrapper(
-            _open_binary(inp), encoding="utf-8-sig", errors="surrogateescape", newline=""
+            open_binary(inp), encoding="utf-8-sig", errors="surrogateescape", newline=""
         ) as fh:
             records = csv_records(iter(fh))
             header: list[str] | None = None
@@ -602,8 +361,8 @@ def _read_csv(inp: _Input, opts: _Options) -> Iterator[_Item]:
                     yield BadRecord(source, lineno, _csv_problem(row, opts, lines))
                 elif row:
                     yield _csv_item(header, row, source, lineno, opts)
-    except _read_errors(inp) as exc:
-        yield BadRecord(source, lineno, _read_error(exc))
+    except read_errors(inp) as exc:
+        yield BadRecord(source, lineno, read_error(exc))
 
 
 def _csv_problem(exc: Exception, opts: _Options, lines: int = 1) -> str:
@@ -641,7 +400,7 @@ def _csv_item(header: list[str], row: list[str], source: str, lineno: int, opts:
     return _document(dict(zip(header, row, strict=True)), source, lineno, opts)
 
 
-def _read_parquet(inp: _Input, opts: _Options) -> Iterator[_Item]:
+def _read_parquet(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     """Parquet, batch by batch; ``line`` is the 1-based row number."""
     pq = pyarrow("reading .parquet files").parquet
     source, row = str(inp.path), 0
@@ -659,11 +418,11 @@ def _read_parquet(inp: _Input, opts: _Options) -> Iterator[_Item]:
             for record in batch.to_pylist():
                 row += 1
                 yield _document(record, source, row, opts)
-    except _read_errors(inp) as exc:
-        yield BadRecord(source, row + 1 if row else 0, _read_error(exc))
+    except read_errors(inp) as exc:
+        yield BadRecord(source, row + 1 if row else 0, read_error(exc))
 
 
-def _read_dir(inp: _Input, opts: _Options) -> Iterator[_Item]:
+def _read_dir(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     """Every .txt/.html/.htm file below a directory, sorted; HTML stripped to plain text."""
     skipped: list[str] = []
     for path, rel in _dir_files(inp.path, skipped):
@@ -692,7 +451,7 @@ def _file_item(path: Path, rel: str, opts: _Options) -> _Item:
         with open(path, "rb") as fh:
             data = fh.read(opts.max_text_bytes + 1)
     except OSError as exc:
-        return BadRecord(source, 0, _read_error(exc))
+        return BadRecord(source, 0, read_error(exc))
     if len(data) > opts.max_text_bytes:
         why = f"file over the limit of {_mib(opts.max_text_bytes)} (raise it with --max-text-bytes)"
         return BadRecord(source, 0, why)
@@ -707,7 +466,7 @@ def _file_item(path: Path, rel: str, opts: _Options) -> _Item:
     return Document(rel, text, {"id": rel, "path": source}, source, 0)
 
 
-_READERS: dict[str, Callable[[_Input, _Options], Iterator[_Item]]] = {
+_READERS: dict[str, Callable[[InputFile, _Options], Iterator[_Item]]] = {
     "jsonl": _read_jsonl,
     "csv": _read_csv,
     "parquet": _read_parquet,
@@ -722,7 +481,7 @@ def count_lines(path: str | Path) -> int | None:
     JSONL/CSV: the number of lines (exact up to 64 MiB, else estimated from the first 64 MiB;
     CSV minus the header); compressed or unreadable files: None (unknown).
     """
-    inp = _classify(Path(path))
+    inp = classify(Path(path))
     if inp.kind == "dir":
         return sum(1 for _ in _dir_files(inp.path))
     if inp.compression is not None:
@@ -732,7 +491,7 @@ def count_lines(path: str | Path) -> int | None:
             pq = pyarrow("reading .parquet files").parquet
             return int(pq.ParquetFile(inp.path).metadata.num_rows)
         lines = _estimate_lines(inp.path)
-    except _read_errors(inp):
+    except read_errors(inp):
         return None
     return max(lines - 1, 0) if inp.kind == "csv" else lines
 
