@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from neardup import interrupt
+from neardup import heap, interrupt
 from neardup.cli.app import cli
 from neardup.errors import NearDupError
 
@@ -77,6 +77,7 @@ def run() -> None:
     needs: everything the command wrote is closed by then. The exit handlers still run and
     stdout/stderr are flushed; if a thread of ours still runs, the usual exit waits for it.
     """
+    heap.reuse_freed_memory()
     try:
         main()
         code: object = 0

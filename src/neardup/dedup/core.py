@@ -10,7 +10,6 @@ temporary file (memory-mapped for verification), so memory holds only offsets, k
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -30,6 +29,7 @@ from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
 from neardup.dedup.scoring import keepable, score_pairs
 from neardup.dedup.templates import NEAR_COPY
 from neardup.errors import weak_notes
+from neardup.heap import release_free_memory
 from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
 from neardup.methods.base import Keys, Method, Signatures
 from neardup.shingles import FingerprintBatch, fingerprint_batch, fingerprint_utf8
@@ -91,13 +91,6 @@ class _Spill:
             yield FingerprintBatch(
                 np.asarray(values[lo:hi]), offsets[start : stop + 1] - lo, counts[lo:hi]
             )
-
-
-def release_free_memory() -> None:
-    """Give the C heap's freed memory back to the system (glibc; elsewhere nothing): after
-    reading, the many freed batch arrays otherwise stay counted in the peak memory."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 @dataclass(eq=False)
