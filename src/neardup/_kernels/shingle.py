@@ -65,26 +65,27 @@ def _doc_count(tokens: tuple, d: int, shape: tuple[int, int, int]) -> int:
 def _doc_spans(
     tokens: tuple,
     d: int,
-    count: int,
     shape: tuple[int, int, int],
     spans: tuple[np.ndarray, np.ndarray, np.ndarray],
     out: int,
-) -> None:
-    """Write document d's ``count`` shingle spans (starts, ends, Han flags) from ``out``."""
+) -> int:
+    """Write document d's shingle spans (starts, ends, Han flags) from ``out``; returns how
+    many there are (:func:`_doc_count`)."""
     buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char = tokens
     size, step, _ = shape
     starts, ends, han = spans
     if by_char[d]:
         cs = _char_starts(buf, doc_offsets[d], doc_offsets[d + 1])
         units = cs.size - 1
+        count = _count(units, size, step)
         for k in range(count):
             i = k * step
             starts[out + k] = cs[i]
             ends[out + k] = cs[min(i + size, units)]
             han[out + k] = _all_han(buf, starts[out + k], ends[out + k])
-    else:
-        t0, t1 = tok_offsets[d], tok_offsets[d + 1]
-        _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out)
+        return count
+    t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -116,8 +117,7 @@ def shingle_spans(
     han = np.zeros(offsets[n], dtype=np.bool_)
     spans = (starts, ends, han)
     for d in prange(n):
-        count = offsets[d + 1] - offsets[d]
-        _doc_spans(tokens, d, count, (size, step, han_size), spans, offsets[d])
+        _doc_spans(tokens, d, (size, step, han_size), spans, offsets[d])
     return starts, ends, han
 
 
@@ -141,14 +141,25 @@ def shingle_hashes(
     for d in prange(n):
         m = offsets[d + 1] - offsets[d]
         spans = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.zeros(m, np.bool_))
-        _doc_spans(tokens, d, m, (size, step, han_size), spans, 0)
-        starts, ends, han = spans
-        base = offsets[d]
-        for k in range(m):
-            hashes[base + k] = _han_marked(
-                _dispatch_valid(kind, buf, starts[k], ends[k], seed), han[k]
-            )
+        _doc_spans(tokens, d, (size, step, han_size), spans, 0)
+        hash_marked(buf, spans, m, kind, seed, hashes, offsets[d])
     return hashes
+
+
+@njit(cache=True, inline="always")
+def hash_marked(
+    buf: np.ndarray,
+    spans: tuple[np.ndarray, np.ndarray, np.ndarray],
+    m: int,
+    kind: int,
+    seed: np.uint64,
+    out: np.ndarray,
+    at: int,
+) -> None:
+    """``out[at + k]``: the fingerprint of span k < m of ``spans`` (hashed, Han-marked)."""
+    starts, ends, han = spans
+    for k in range(m):
+        out[at + k] = _han_marked(_dispatch_valid(kind, buf, starts[k], ends[k], seed), han[k])
 
 
 @njit(cache=True)
@@ -246,39 +257,67 @@ def _insertion_sort(work: np.ndarray, lo: int, hi: int, budget: int) -> bool:
 
 
 @njit(cache=True)
-def _sort_segment(work: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """The values work[lo:hi], sorted (in a new array when bucket sorted, else in place).
+def sort_into(src: np.ndarray, n: int, dst: np.ndarray, lo: int, buckets: np.ndarray) -> None:
+    """The values src[:n], sorted, written to dst[lo:lo + n] (``src`` is left as it was
+    unless it is ``dst``'s segment itself and short). ``buckets``: scratch of at least
+    ``2 * n + 1`` int64 (reused from call to call: nothing is allocated here).
 
     Shingle fingerprints are uniform 64-bit hashes, so a counting sort by their top bits into
     about one bucket per value leaves only tiny buckets, finished by one insertion sort: O(n)
     where a comparison sort is O(n log n). Input that is not uniform falls back to quicksort.
     """
-    n = hi - lo
     if n <= _INSERTION_ONLY:
-        if not _insertion_sort(work, lo, hi, n * n):
-            work[lo:hi].sort()
-        return work[lo:hi]
-    smallest = work[lo]
-    largest = work[lo]
-    for i in range(lo + 1, hi):
-        v = work[i]
+        for i in range(n):
+            dst[lo + i] = src[i]
+        if not _insertion_sort(dst, lo, lo + n, n * n):
+            dst[lo : lo + n].sort()
+        return
+    smallest = src[0]
+    largest = src[0]
+    for i in range(1, n):
+        v = src[i]
         smallest = min(smallest, v)
         largest = max(largest, v)
     bits = _bit_length(np.uint64(n - 1))  # 2**bits buckets: at least one per value
     shift = np.uint64(max(0, _bit_length(largest - smallest) - bits))
-    starts = np.zeros((1 << bits) + 1, dtype=np.int64)
-    for i in range(lo, hi):
-        starts[np.int64((work[i] - smallest) >> shift) + 1] += 1
-    for b in range(1, starts.size):  # bucket b's values go to out[starts[b]:starts[b + 1]]
-        starts[b] += starts[b - 1]
-    out = np.empty(n, dtype=work.dtype)
-    for i in range(lo, hi):
-        b = np.int64((work[i] - smallest) >> shift)
-        out[starts[b]] = work[i]
-        starts[b] += 1
-    if not _insertion_sort(out, 0, n, _MAX_MOVES_PER_VALUE * n):
-        out.sort()
-    return out
+    nb = (1 << bits) + 1
+    buckets[:nb] = 0
+    for i in range(n):
+        buckets[np.int64((src[i] - smallest) >> shift) + 1] += 1
+    buckets[0] = lo
+    for b in range(1, nb):  # bucket b's values go to dst[buckets[b]:buckets[b + 1]]
+        buckets[b] += buckets[b - 1]
+    for i in range(n):
+        b = np.int64((src[i] - smallest) >> shift)
+        dst[buckets[b]] = src[i]
+        buckets[b] += 1
+    if not _insertion_sort(dst, lo, lo + n, _MAX_MOVES_PER_VALUE * n):
+        dst[lo : lo + n].sort()
+
+
+@njit(cache=True, inline="always")
+def distinct(work: np.ndarray, times: np.ndarray, lo: int, n: int) -> int:
+    """The sorted values work[lo:lo + n] made distinct in place, how often each occurred in
+    ``times`` beside them; returns how many there are."""
+    k = lo
+    times[k] = 1
+    for i in range(lo + 1, lo + n):
+        if work[i] != work[k]:
+            k += 1
+            work[k] = work[i]
+            times[k] = 1
+        else:
+            times[k] += 1
+    return k + 1 - lo
+
+
+@njit(cache=True, inline="always")
+def move_left(work: np.ndarray, times: np.ndarray, src: int, dst: int, n: int) -> None:
+    """Move n values (and their ``times``) from ``src`` to ``dst`` ≤ ``src``, in order."""
+    if src != dst:
+        for i in range(n):
+            work[dst + i] = work[src + i]
+            times[dst + i] = times[src + i]
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -299,26 +338,12 @@ def unique_per_doc(
         lo, hi = offsets[d], offsets[d + 1]
         if hi == lo:
             continue
-        seg = _sort_segment(work, lo, hi)
-        k = lo  # distinct values are compacted to work[lo:lo + count], multiplicities beside
-        work[k] = seg[0]
-        times[k] = 1
-        for i in range(1, hi - lo):
-            if seg[i] != work[k]:
-                k += 1
-                work[k] = seg[i]
-                times[k] = 1
-            else:
-                times[k] += 1
-        counts[d] = k + 1 - lo
+        sort_into(work[lo:hi].copy(), hi - lo, work, lo, np.empty(2 * (hi - lo) + 1, np.int64))
+        counts[d] = distinct(work, times, lo, hi - lo)
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     new_offsets[1:] = np.cumsum(counts)
     for d in range(n):  # pack the documents to the left, in order (never past unread data)
-        lo, c, o = offsets[d], counts[d], new_offsets[d]
-        if o != lo:
-            for i in range(c):
-                work[o + i] = work[lo + i]
-                times[o + i] = times[lo + i]
+        move_left(work, times, offsets[d], new_offsets[d], counts[d])
     total = new_offsets[n]
     return work[:total], new_offsets, times[:total]
 
