@@ -202,6 +202,24 @@ def test_cleaning_flags_find_each_kind_of_markup():
     ]
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["<b>", "[[x", "{{x", "''", "x\n  > re", "\x00", "ﬁ", "é", "a=b", "plain"]),
+    st.integers(0, 20),
+    st.integers(0, 20),
+)
+def test_cleaning_flags_do_not_depend_on_where_in_a_block_of_8_bytes_a_marker_falls(
+    marker, before, after
+):
+    """Plain bytes are checked 8 at a time: a marker anywhere in or across such blocks,
+    or in the short tail, is flagged as it is alone."""
+    stable = chars.nfkc_stable_table()
+    alone = cleaning_flags(*_split([marker]), stable, True, True, True, True)[0]
+    padded = "p" * before + marker + "q" * after
+    got = cleaning_flags(*_split(["ok", padded]), stable, True, True, True, True)
+    assert got.tolist() == [0, alone]
+
+
 def test_tokenize_batch_splits_han_characters_from_ascii_words():
     texts = ["中a中", "北京abc", "a北b"]
     text, starts, ends = _split(texts)
