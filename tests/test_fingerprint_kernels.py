@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup._kernels.precheck import MARKUP, NFKC, NON_ASCII, cleaning_flags
-from neardup._kernels.shingle import unique_per_doc
+from neardup._kernels.shingle import sort_into, unique_per_doc
 from neardup._kernels.tokenize import (
     SEPARATOR,
     TOKEN_CHAR,
@@ -48,6 +48,21 @@ def _layout(docs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.zeros(len(docs) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([len(doc) for doc in docs])
     return flat, offsets
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_VALUES, max_size=300), st.integers(0, 5))
+def test_sort_into_equals_np_sort(values, lo):
+    """The bucket sort (with its insertion-sort finish and quicksort fallback) = np.sort,
+    written at an offset of its destination, the source left as it was."""
+    src = np.array(values, dtype=np.uint64)
+    before = src.copy()
+    dst = np.full(lo + src.size + 2, 7, dtype=np.uint64)
+    sort_into(src, src.size, dst, lo, np.empty(2 * src.size + 1, dtype=np.int64))
+    assert dst[lo : lo + src.size].tolist() == np.sort(before).tolist()
+    assert dst[:lo].tolist() == [7] * lo
+    assert dst[lo + src.size :].tolist() == [7, 7]
+    assert src.tolist() == before.tolist()
 
 
 @settings(max_examples=300, deadline=None)
