@@ -239,20 +239,21 @@ def _replace(
     text: np.ndarray, starts: np.ndarray, ends: np.ndarray, changed: dict[int, str]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The batch's UTF-8 with the texts of ``changed`` replaced (the rest of the bytes copied
-    once, not encoded again, whatever lies between the texts)."""
-    raw = memoryview(text)
+    once, not encoded again, whatever lies between the texts). Copied into a NumPy array, not
+    joined as ``bytes``: NumPy asks for huge pages, and the page faults of a batch's worth of
+    fresh memory cost three times the copy when taken 4 KiB at a time."""
     growth = np.zeros(starts.size, dtype=np.int64)
-    pieces: list[bytes | memoryview] = []
+    pieces: list[np.ndarray] = []
     at = 0
     for d in sorted(changed):
         new = changed[d].encode("utf-8", "surrogatepass")
-        pieces += (raw[at : starts[d]], new)
+        pieces += (text[at : starts[d]], np.frombuffer(new, dtype=np.uint8))
         growth[d] = len(new) - (ends[d] - starts[d])
         at = ends[d]
-    pieces.append(raw[at:])
+    pieces.append(text[at:])
     before = np.cumsum(growth) - growth
     new_starts = starts + before
-    return np.frombuffer(b"".join(pieces), dtype=np.uint8), new_starts, ends + before + growth
+    return np.concatenate(pieces), new_starts, ends + before + growth
 
 
 def _clean(text: str, config: CanonConfig) -> str:
