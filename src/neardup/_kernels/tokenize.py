@@ -184,19 +184,22 @@ def _scan(
     fast = ascii_map.size > 0
     i = lo
     while i < hi:
-        if fast and text[i] < 0x80 and ascii_map[text[i]] == 0:  # an ASCII separator
-            if is_break(text[i]):
-                gap_break = True
-            i += 1
-            continue
-        c, width = decode_utf8(text, i)
-        if table[c] != TOKEN_CHAR:
-            if table[c] == SEPARATOR and is_break(c):
-                gap_break = True
-            i += width
-            continue
+        b = text[i]
+        if fast and b < 0x80:  # ASCII: a separator, or a word starts (never Han)
+            if ascii_map[b] == 0:
+                gap_break = gap_break or is_break(b)
+                i += 1
+                continue
+            han = False
+        else:
+            c, width = decode_utf8(text, i)
+            if table[c] != TOKEN_CHAR:
+                if table[c] == SEPARATOR and is_break(c):
+                    gap_break = True
+                i += width
+                continue
+            han = split_han and is_han(c)
         # a token starts at i: write it (tentatively), hashing its kept code points
-        han = split_han and is_han(c)
         if ntok > 0 and split_han and gap_break and (han or prev_han):
             out[pos] = BREAK  # Han shingles stop at clause ends (what an edit moves whole)
             p = pos + 1

@@ -253,7 +253,9 @@ def _replace(
     pieces.append(text[at:])
     before = np.cumsum(growth) - growth
     new_starts = starts + before
-    return np.concatenate(pieces), new_starts, ends + before + growth
+    out = np.concatenate(pieces)
+    out.flags.writeable = False  # typed as the input is: no second compiled specialization
+    return out, new_starts, ends + before + growth
 
 
 def _clean(text: str, config: CanonConfig) -> str:
