@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from neardup._kernels.shingle import _doc_spans, distinct, hash_marked, move_left, sort_into
+from neardup._kernels.shingle import distinct, doc_hashes, move_left, sort_into
 from neardup._kernels.tokenize import _ascii_map, _chunks, _scan, byte_growth, stop_bits
 
 
@@ -97,7 +97,8 @@ def _fingerprint_into(
         doc_offsets = np.zeros(2, dtype=np.int64)
         tok_offsets = np.zeros(2, dtype=np.int64)
         tokens = (buf, doc_offsets, tok_s, tok_e, tok_offsets, np.full(1, by_char))
-        spans = (np.empty(most, np.int64), np.empty(most, np.int64), np.empty(most, np.bool_))
+        m = most if by_char else 0  # word shingles are hashed as found, through no spans
+        spans = (np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.bool_))
         hashes = np.empty(most, dtype=np.uint64)
         buckets = np.empty(2 * most + 1, dtype=np.int64)
         at = base[k]
@@ -106,10 +107,9 @@ def _fingerprint_into(
                 text, starts[d], ends[d], table, fold, expansions, stops, bits, joiners[d],
                 split_han, buf, 0, tok_s, tok_e, 0, ascii_map,
             )  # fmt: skip
-            m = _doc_spans(tokens, 0, shape, spans, 0)
+            m = doc_hashes(tokens, 0, shape, hashing, spans, hashes)
             if m == 0:
                 continue
-            hash_marked(buf, spans, m, hashing[0], hashing[1], hashes, 0)
             sort_into(hashes, m, values, at, buckets)
             counts[d] = distinct(values, times, at, m)
             at += counts[d]

@@ -56,9 +56,9 @@ def _doc_count(tokens: tuple, d: int, shape: tuple[int, int, int]) -> int:
             if (buf[i] & 0xC0) != 0x80:
                 units += 1
         return _count(units, size, step)
-    no_spans = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, np.bool_))
     t0, t1 = tok_offsets[d], tok_offsets[d + 1]
-    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, no_spans, -1)
+    counting = (_no_spans(), -1, _no_hashes())
+    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, *counting)
 
 
 @njit(cache=True)
@@ -85,7 +85,44 @@ def _doc_spans(
             han[out + k] = _all_han(buf, starts[out + k], ends[out + k])
         return count
     t0, t1 = tok_offsets[d], tok_offsets[d + 1]
-    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out)
+    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out, _no_hashes())
+
+
+@njit(cache=True)
+def doc_hashes(
+    tokens: tuple,
+    d: int,
+    shape: tuple[int, int, int],
+    hashing: tuple[int, np.uint64],
+    spans: tuple[np.ndarray, np.ndarray, np.ndarray],
+    out: np.ndarray,
+) -> int:
+    """Write document d's shingle fingerprints (hashed with ``hashing``: kind and seed of
+    ``hash_span``, checked; Han-marked) from ``out[0]``; returns how many there are. Word
+    shingles are hashed as they are found; character shingles pass through ``spans``
+    (scratch, big enough)."""
+    buf, _, tok_starts, tok_ends, tok_offsets, by_char = tokens
+    kind, seed = hashing
+    if by_char[d]:
+        m = _doc_spans(tokens, d, shape, spans, 0)
+        starts, ends, han = spans
+        for k in range(m):
+            out[k] = _han_marked(_dispatch_valid(kind, buf, starts[k], ends[k], seed), han[k])
+        return m
+    t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, 0, (kind, seed, out))
+
+
+@njit(cache=True, inline="always")
+def _no_spans() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """No span arrays (:func:`_segment_shingles` only counting, or hashing)."""
+    return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, np.bool_)
+
+
+@njit(cache=True, inline="always")
+def _no_hashes() -> tuple[int, np.uint64, np.ndarray]:
+    """No hashing (:func:`_segment_shingles` writing spans, or only counting)."""
+    return -1, np.uint64(0), np.empty(0, dtype=np.uint64)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -135,31 +172,14 @@ def shingle_hashes(
     :func:`neardup._kernels.hashes.hash_span`, already checked) and Han-marked
     (:func:`mark_han`) in one pass. A document's spans only pass through a small scratch
     buffer: the batch's spans (16 bytes a shingle, fresh memory) are never stored."""
-    buf = tokens[0]
     n = offsets.size - 1
     hashes = np.empty(offsets[n], dtype=np.uint64)
+    by_char = tokens[5]
     for d in prange(n):
-        m = offsets[d + 1] - offsets[d]
+        m = offsets[d + 1] - offsets[d] if by_char[d] else 0  # word shingles need no spans
         spans = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.zeros(m, np.bool_))
-        _doc_spans(tokens, d, (size, step, han_size), spans, 0)
-        hash_marked(buf, spans, m, kind, seed, hashes, offsets[d])
+        doc_hashes(tokens, d, (size, step, han_size), (kind, seed), spans, hashes[offsets[d] :])
     return hashes
-
-
-@njit(cache=True, inline="always")
-def hash_marked(
-    buf: np.ndarray,
-    spans: tuple[np.ndarray, np.ndarray, np.ndarray],
-    m: int,
-    kind: int,
-    seed: np.uint64,
-    out: np.ndarray,
-    at: int,
-) -> None:
-    """``out[at + k]``: the fingerprint of span k < m of ``spans`` (hashed, Han-marked)."""
-    starts, ends, han = spans
-    for k in range(m):
-        out[at + k] = _han_marked(_dispatch_valid(kind, buf, starts[k], ends[k], seed), han[k])
 
 
 @njit(cache=True)
@@ -172,14 +192,17 @@ def _segment_shingles(
     shape: tuple[int, int, int],
     spans: tuple[np.ndarray, np.ndarray, np.ndarray],
     out: int,
+    hashing: tuple[int, np.uint64, np.ndarray],
 ) -> int:
     """The word shingles of tokens t0:t1, none spanning a ``BREAK`` joiner (a clause end of
     Han text): each segment between breaks is shingled as a text of its own, ``han_size``
     tokens long where the segment is Han characters alone (``shape``: size, step,
-    han_size). Writes the spans (``spans``: starts, ends, Han flags) from ``out`` (when
-    ``out`` ≥ 0) and returns how many there are."""
+    han_size). Writes from ``out`` (when ``out`` ≥ 0) the spans (``spans``: starts, ends,
+    Han flags), or with ``hashing`` (kind ≥ 0, seed, out array) their Han-marked
+    fingerprints, and returns how many there are."""
     size, step, han_size = shape
     starts, ends, han = spans
+    kind, seed, hashes = hashing
     k = 0
     seg = t0
     all_han = True
@@ -193,9 +216,12 @@ def _segment_shingles(
         if out >= 0:
             for j in range(m):
                 a = seg + j * step
-                starts[out + k + j] = tok_starts[a]
-                ends[out + k + j] = tok_ends[min(a + w, i + 1) - 1]
-                han[out + k + j] = all_han
+                lo, hi = tok_starts[a], tok_ends[min(a + w, i + 1) - 1]
+                if kind >= 0:
+                    value = _dispatch_valid(kind, buf, lo, hi, seed)
+                    hashes[out + k + j] = _han_marked(value, all_han)
+                else:
+                    starts[out + k + j], ends[out + k + j], han[out + k + j] = lo, hi, all_han
         k += m
         seg = i + 1
         all_han = True
