@@ -42,9 +42,8 @@ def fingerprint_texts(
     bound = _shingle_bounds(starts, ends, by_char, growth)
     values = np.empty(int(bound.sum()), dtype=np.uint64)
     times = np.empty(values.size, dtype=np.uint32)
-    return _fingerprint_into(
-        tokenizer, split_han, by_char, shape, hashing, parts, growth, bound, values, times
-    )
+    options = (split_han, by_char, shape, hashing, parts, growth)
+    return _fingerprint_into(tokenizer, options, (bound, values, times))
 
 
 @njit(cache=True)
@@ -60,19 +59,14 @@ def _shingle_bounds(starts: np.ndarray, ends: np.ndarray, by_char: bool, growth:
 
 @njit(cache=True, parallel=True, nogil=True)
 def _fingerprint_into(
-    tokenizer: tuple[np.ndarray, ...],
-    split_han: bool,
-    by_char: bool,
-    shape: tuple[int, int, int],
-    hashing: tuple[int, np.uint64],
-    parts: int,
-    growth: int,
-    bound: np.ndarray,
-    values: np.ndarray,
-    times: np.ndarray,
+    tokenizer: tuple[np.ndarray, ...], options: tuple, region: tuple[np.ndarray, ...]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`fingerprint_texts` with its result's region given (``bound`` per document)."""
+    """:func:`fingerprint_texts` with its ``options`` (split_han, by_char, shape, hashing,
+    parts, growth) and its result's region given (``bound`` per document, ``values``,
+    ``times``)."""
     text, starts, ends, table, fold, expansions, stops, joiners = tokenizer
+    split_han, by_char, shape, hashing, parts, growth = options
+    bound, values, times = region
     n = starts.size
     chunks = _chunks(starts, ends, parts)
     nc = chunks.size - 1
