@@ -102,3 +102,17 @@ def test_char_counts_are_the_lengths_of_the_decoded_texts(texts):
     ends = np.cumsum(lengths)
     buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
     assert char_counts(buf, ends - lengths, ends).tolist() == [len(t) for t in texts]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F) | st.sampled_from("éжД中"), max_size=80))
+def test_ascii_runs_counted_eight_bytes_at_a_time_equal_the_regex_definition(text):
+    """Runs of 8 ASCII bytes have their letters counted at once: every ASCII character
+    (``@[`{`` beside the letters), at any place in or across such runs, counts as alone."""
+    text = text.replace("\x00", " ")
+    latin = sum(map(len, script._LATIN_RUNS.findall(text)))
+    cyrillic = sum(map(len, script._RUNS["ru"].findall(text)))
+    assert counts(text, "x" + text).tolist() == [
+        [text.count("中"), cyrillic, latin],
+        [text.count("中"), cyrillic, latin + 1],
+    ]
