@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup._kernels.precheck import MARKUP, NFKC, NON_ASCII, cleaning_flags
-from neardup._kernels.shingle import unique_per_doc
+from neardup._kernels.shingle import sort_into, unique_per_doc
 from neardup._kernels.tokenize import (
     SEPARATOR,
     TOKEN_CHAR,
@@ -48,6 +48,21 @@ def _layout(docs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.zeros(len(docs) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([len(doc) for doc in docs])
     return flat, offsets
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_VALUES, max_size=300), st.integers(0, 5))
+def test_sort_into_equals_np_sort(values, lo):
+    """The bucket sort (with its insertion-sort finish and quicksort fallback) = np.sort,
+    written at an offset of its destination, the source left as it was."""
+    src = np.array(values, dtype=np.uint64)
+    before = src.copy()
+    dst = np.full(lo + src.size + 2, 7, dtype=np.uint64)
+    sort_into(src, src.size, dst, lo, np.empty(2 * src.size + 1, dtype=np.int64))
+    assert dst[lo : lo + src.size].tolist() == np.sort(before).tolist()
+    assert dst[:lo].tolist() == [7] * lo
+    assert dst[lo + src.size :].tolist() == [7, 7]
+    assert src.tolist() == before.tolist()
 
 
 @settings(max_examples=300, deadline=None)
@@ -200,6 +215,24 @@ def test_cleaning_flags_find_each_kind_of_markup():
         NFKC | NON_ASCII,
         NON_ASCII,
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["<b>", "[[x", "{{x", "''", "x\n  > re", "\x00", "ﬁ", "é", "a=b", "plain"]),
+    st.integers(0, 20),
+    st.integers(0, 20),
+)
+def test_cleaning_flags_do_not_depend_on_where_in_a_block_of_8_bytes_a_marker_falls(
+    marker, before, after
+):
+    """Plain bytes are checked 8 at a time: a marker anywhere in or across such blocks,
+    or in the short tail, is flagged as it is alone."""
+    stable = chars.nfkc_stable_table()
+    alone = cleaning_flags(*_split([marker]), stable, True, True, True, True)[0]
+    padded = "p" * before + marker + "q" * after
+    got = cleaning_flags(*_split(["ok", padded]), stable, True, True, True, True)
+    assert got.tolist() == [0, alone]
 
 
 def test_tokenize_batch_splits_han_characters_from_ascii_words():

@@ -88,9 +88,10 @@ BOUNDARIES = [
 @given(st.lists(st.sampled_from(BOUNDARIES) | st.integers(0, 0x323FF), max_size=40))
 def test_compiled_counts_equal_the_regex_definition(codes):
     text = "".join(chr(c) for c in codes if not 0xD800 <= c <= 0xDFFF and c != 0)
-    han = sum(map(len, script._RUNS["zh"].findall(text)))
-    cyrillic = sum(map(len, script._RUNS["ru"].findall(text)))
-    latin = sum(map(len, script._LATIN_RUNS.findall(text)))
+    _, han_runs, cyrillic_runs, latin_runs = script._patterns()
+    han = script._letters(han_runs, text)
+    cyrillic = script._letters(cyrillic_runs, text)
+    latin = script._letters(latin_runs, text)
     assert counts(text).tolist() == [[han, cyrillic, latin]]
 
 
@@ -102,3 +103,17 @@ def test_char_counts_are_the_lengths_of_the_decoded_texts(texts):
     ends = np.cumsum(lengths)
     buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
     assert char_counts(buf, ends - lengths, ends).tolist() == [len(t) for t in texts]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("@AMZ[`amz{ 09.\n~\x7féжД中"), max_size=80))
+def test_ascii_runs_counted_eight_bytes_at_a_time_equal_the_regex_definition(text):
+    """Runs of 8 ASCII bytes have their letters counted at once: every ASCII character
+    (``@[`{`` beside the letters), at any place in or across such runs, counts as alone."""
+    _, _, cyrillic_runs, latin_runs = script._patterns()
+    latin = script._letters(latin_runs, text)
+    cyrillic = script._letters(cyrillic_runs, text)
+    assert counts(text, "x" + text).tolist() == [
+        [text.count("中"), cyrillic, latin],
+        [text.count("中"), cyrillic, latin + 1],
+    ]

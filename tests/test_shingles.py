@@ -257,3 +257,47 @@ def test_the_one_pass_fingerprints_are_the_hashed_marked_spans(texts, shingle):
     got = shingle_hashes(arrays, offsets, *shape, *kernel_hash(shingle.hash, shingle.seed))
     assert offsets.tolist() == want_offsets.tolist()
     assert got.tolist() == want.tolist()
+
+
+_WORDS = st.text(alphabet="aB é ßΐ жД北京。，ﬁ\u00ad\n.", max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_WORDS, min_size=1, max_size=10),
+    st.sampled_from(
+        [
+            TextConfig(),
+            TextConfig(shingle=ShingleConfig(unit="word", size=2, step=2)),
+            TextConfig(shingle=ShingleConfig(unit="char", size=3)),
+            TextConfig(shingle=ShingleConfig(unit="auto", size=3, hash="crc32", seed=5)),
+            TextConfig(CanonConfig(stopwords=False, lowercase=False), ShingleConfig(size=1)),
+            TextConfig(shingle=ShingleConfig(unit="word", size=3, hash="rabin")),
+        ]
+    ),
+    st.sampled_from([1, 2, 5]),
+)
+def test_the_fused_pass_equals_tokens_then_shingle_sets(texts, config, parts):
+    """The fused kernel (tokens, shingles, hashes and sets per document in one compiled
+    pass, cut into ``parts`` tasks whose results are packed) = fingerprint_tokens of the
+    canonical batch (each step over the whole batch); fingerprint_batch takes it."""
+    from neardup._kernels.fingerprint import fingerprint_texts
+    from neardup.hashing import kernel_hash
+    from neardup.shingles import fingerprint_tokens
+    from neardup.text import canon
+
+    shingle = config.shingle
+    want = fingerprint_tokens(canon.canonicalize_batch(texts, config.canon, shingle.unit), shingle)
+    prepared, _ = canon.tokenizer_input(*canon._split(texts), config.canon, shingle.unit)
+    got = fingerprint_texts(
+        prepared.arrays(),
+        prepared.split_han,
+        shingle.unit == "char",
+        (shingle.size, shingle.step, shingle.han_units),
+        kernel_hash(shingle.hash, shingle.seed),
+        parts,
+    )
+    batch = fingerprint_batch(texts, config)
+    for name, array in zip(("values", "offsets", "counts"), got, strict=True):
+        assert array.tolist() == getattr(want, name).tolist()
+        assert getattr(batch, name).tolist() == getattr(want, name).tolist()

@@ -17,6 +17,7 @@ from itertools import islice
 import numpy as np
 
 from neardup._kernels import threads_for
+from neardup._kernels.fingerprint import fingerprint_texts
 from neardup._kernels.shingle import (
     HAN_MIX,
     HAN_SHIFT,
@@ -29,7 +30,8 @@ from neardup._kernels.shingle import (
 from neardup._kernels.shingle import mark_han as _mark_han
 from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans, kernel_hash
-from neardup.text.canon import TokenBatch, canonicalize_batch, canonicalize_utf8
+from neardup.text import canon
+from neardup.text.canon import TokenBatch, canonicalize_batch
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -117,8 +119,7 @@ def fingerprint_batch(texts: Sequence[str], config: TextConfig | None = None) ->
     """Canonicalize, shingle and hash many texts."""
     config = config or TextConfig()
     with threads_for(sum(map(len, texts))):
-        tokens = canonicalize_batch(texts, config.canon, config.shingle.unit)
-        return fingerprint_tokens(tokens, config.shingle)
+        return _fingerprint(*canon._split(texts), config, texts)
 
 
 def fingerprint_utf8(
@@ -128,8 +129,37 @@ def fingerprint_utf8(
     Arrow string column, a file's bytes): no Python string is made of them."""
     config = config or TextConfig()
     with threads_for(int(ends[-1] - starts[0]) if starts.size else 0):
-        tokens = canonicalize_utf8(text, starts, ends, config.canon, config.shingle.unit)
+        return _fingerprint(text, starts, ends, config)
+
+
+def _fingerprint(
+    text: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    config: TextConfig,
+    originals: Sequence[str] | None = None,
+) -> FingerprintBatch:
+    """The fingerprint sets of a batch's UTF-8: the Python steps of canonicalization, then
+    tokens, shingles, hashes and sets in one compiled pass per document
+    (``_kernels.fingerprint``), which equals :func:`fingerprint_tokens` of
+    :func:`~neardup.text.canon.canonicalize_utf8` and stores no batch of tokens — unless a
+    Python step changes the tokens (lemmas, stems): then that way."""
+    unit = config.shingle.unit
+    if canon.word_steps(config.canon):
+        tokens = canon.canonicalize_utf8(text, starts, ends, config.canon, unit, originals)
         return fingerprint_tokens(tokens, config.shingle)
+    prepared, _ = canon.tokenizer_input(text, starts, ends, config.canon, unit, originals)
+    shingle = config.shingle
+    return FingerprintBatch(
+        *fingerprint_texts(
+            prepared.arrays(),
+            prepared.split_han,
+            unit == "char",
+            (shingle.size, shingle.step, shingle.han_units),
+            kernel_hash(shingle.hash, shingle.seed),
+            canon.tokenizer_parts(),
+        )
+    )
 
 
 def fingerprints(text: str, config: TextConfig | None = None) -> np.ndarray:

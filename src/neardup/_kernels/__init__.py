@@ -28,13 +28,14 @@ def threads_for(work: int) -> Iterator[None]:
 
 
 def kernels_compiled() -> bool:
-    """Whether the kernels every text goes through (tokenizer, script counts, shingles) are
-    in numba's on-disk cache for this source and numba version; if not, this is a fresh
-    install and the first calls compile them (about a minute for all). Unknown: True."""
-    from neardup._kernels import script, shingle, tokenize
+    """Whether the kernels every text goes through (pre-check, script counts, the fused
+    tokens-to-fingerprint-sets pass) are in numba's on-disk cache for this source and numba
+    version; if not, this is a fresh install and the first calls compile them (about a
+    minute for all). Unknown: True."""
+    from neardup._kernels import fingerprint, script
     from neardup._kernels.precheck import cleaning_flags
 
-    kernels = (tokenize._tokenize_into, script.script_counts, shingle.shingle_spans, cleaning_flags)
+    kernels = (fingerprint._fingerprint_into, script.script_counts, cleaning_flags)
     try:
         return all(bool(k._cache._cache_file._load_index()) for k in kernels)
     except Exception:  # numba internals changed: say nothing

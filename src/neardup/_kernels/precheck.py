@@ -40,6 +40,19 @@ def _quotes_line(text: np.ndarray, lo: int, i: int) -> bool:
     return j >= lo and text[j] == _NEWLINE
 
 
+_BLOCK = 8  # bytes checked at once: the OR of their kinds (PLAIN is 0)
+
+
+@njit(cache=True, inline="always")
+def _plain_block(text: np.ndarray, i: int, kind: np.ndarray) -> bool:
+    """Whether the 8 bytes text[i:i + 8] are all PLAIN: one branch for the 8."""
+    p = np.uint64(i)  # unsigned: no negative-index wraparound code
+    k = kind[text[p]] | kind[text[p + np.uint64(1)]] | kind[text[p + np.uint64(2)]]
+    k |= kind[text[p + np.uint64(3)]] | kind[text[p + np.uint64(4)]]
+    k |= kind[text[p + np.uint64(5)]] | kind[text[p + np.uint64(6)]] | kind[text[p + np.uint64(7)]]
+    return k == PLAIN
+
+
 @njit(cache=True)
 def _flags(
     text: np.ndarray,
@@ -56,27 +69,44 @@ def _flags(
     out = np.uint8(0)
     if quotes and hi > lo and text[lo] == 0x3E:
         return MARKUP  # starts with a quoted line
-    for i in range(lo, hi):
-        b = text[i]
-        k = kind[b]
-        if k == PLAIN:
+    i = lo
+    while i < hi:
+        stop = min(i + _BLOCK, hi)
+        if stop - i == _BLOCK and _plain_block(text, i, kind):
+            i = stop  # the usual case: one branch for 8 bytes
             continue
-        if k == HIGH:
-            out |= NON_ASCII
-            first = (b & 0xC0) != 0x80  # the first byte of a character
-            if normalize and out == NON_ASCII and first and stable[decode_utf8(text, i)[0]] == 0:
-                out |= NFKC
-        elif k == OPEN:
-            if html or wiki:  # wiki: "<ref", taken as any "<" (a superset is safe)
+        while i < stop:  # byte by byte
+            at = i
+            i += 1
+            b = text[at]
+            k = kind[b]
+            if k == PLAIN:
+                continue
+            if k == HIGH:
+                out |= NON_ASCII
+                first = (b & 0xC0) != 0x80  # the first byte of a character
+                if (
+                    normalize
+                    and out == NON_ASCII
+                    and first
+                    and stable[decode_utf8(text, at)[0]] == 0
+                ):
+                    out |= NFKC
+            elif k == OPEN:
+                if html or wiki:  # wiki: "<ref", taken as any "<" (a superset is safe)
+                    return MARKUP
+            elif k == PAIRED:
+                if (
+                    wiki
+                    and at > lo
+                    and (text[at - 1] == b or (text[at - 1] == _BRACE and b == 0x7C))
+                ):
+                    return MARKUP
+            elif k == QUOTE:
+                if quotes and _quotes_line(text, lo, at):
+                    return MARKUP
+            else:  # NUL
                 return MARKUP
-        elif k == PAIRED:
-            if wiki and i > lo and (text[i - 1] == b or (text[i - 1] == _BRACE and b == 0x7C)):
-                return MARKUP
-        elif k == QUOTE:
-            if quotes and _quotes_line(text, lo, i):
-                return MARKUP
-        else:  # NUL
-            return MARKUP
     return out
 
 

@@ -21,12 +21,45 @@ def _within(c: np.uint32, lo: int, size: int) -> np.uint32:
     return np.uint32((c - np.uint32(lo)) < np.uint32(size))
 
 
+_U64 = np.uint64
+_HIGH_BITS = _U64(0x8080808080808080)
+_ONES = _U64(0x0101010101010101)
+
+
+@njit(cache=True, inline="always")
+def _load8(text: np.ndarray, i: int) -> np.uint64:
+    """text[i:i + 8] as a little-endian word (LLVM fuses the byte loads into one)."""
+    p = _U64(i)  # unsigned: no negative-index wraparound code
+    word = _U64(0)
+    for k in range(8):
+        word |= _U64(text[p + _U64(k)]) << _U64(8 * k)
+    return word
+
+
+@njit(cache=True, inline="always")
+def _ascii_letters(word: np.uint64) -> int:
+    """ASCII letters among 8 ASCII bytes (high bits clear), without a branch per byte: a
+    byte x (case bit set) is a letter iff 0x61 <= x <= 0x7A; x + 0x1F and x + 0x05 carry
+    into bit 7 exactly at those bounds, and never out of the byte."""
+    x = word | _U64(0x2020202020202020)
+    at_least_a = x + _U64(0x1F1F1F1F1F1F1F1F)
+    past_z = x + _U64(0x0505050505050505)
+    letters = (at_least_a & ~past_z & _HIGH_BITS) >> _U64(7)
+    return np.int64((letters * _ONES) >> _U64(56))  # the sum of the 8 bytes (each 0 or 1)
+
+
 @njit(cache=True)
 def _count(text: np.ndarray, lo: int, hi: int) -> tuple[int, int, int]:
     """Han, Cyrillic and Latin letters of the UTF-8 bytes text[lo:hi]."""
     han = cyrillic = latin = 0
     i = lo
     while i < hi:
+        if i + 8 <= hi:
+            word = _load8(text, i)
+            if word & _HIGH_BITS == 0:  # 8 ASCII bytes: their letters at once
+                latin += _ascii_letters(word)
+                i += 8
+                continue
         b0 = text[i]
         if b0 < 0x80:  # ASCII: a letter or nothing
             latin += _within(np.uint32(b0) | np.uint32(0x20), 0x61, 26)

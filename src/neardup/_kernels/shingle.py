@@ -56,35 +56,73 @@ def _doc_count(tokens: tuple, d: int, shape: tuple[int, int, int]) -> int:
             if (buf[i] & 0xC0) != 0x80:
                 units += 1
         return _count(units, size, step)
-    no_spans = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, np.bool_))
     t0, t1 = tok_offsets[d], tok_offsets[d + 1]
-    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, no_spans, -1)
+    counting = (_no_spans(), -1, _no_hashes())
+    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, *counting)
 
 
 @njit(cache=True)
 def _doc_spans(
     tokens: tuple,
     d: int,
-    count: int,
     shape: tuple[int, int, int],
     spans: tuple[np.ndarray, np.ndarray, np.ndarray],
     out: int,
-) -> None:
-    """Write document d's ``count`` shingle spans (starts, ends, Han flags) from ``out``."""
+) -> int:
+    """Write document d's shingle spans (starts, ends, Han flags) from ``out``; returns how
+    many there are (:func:`_doc_count`)."""
     buf, doc_offsets, tok_starts, tok_ends, tok_offsets, by_char = tokens
     size, step, _ = shape
     starts, ends, han = spans
     if by_char[d]:
         cs = _char_starts(buf, doc_offsets[d], doc_offsets[d + 1])
         units = cs.size - 1
+        count = _count(units, size, step)
         for k in range(count):
             i = k * step
             starts[out + k] = cs[i]
             ends[out + k] = cs[min(i + size, units)]
             han[out + k] = _all_han(buf, starts[out + k], ends[out + k])
-    else:
-        t0, t1 = tok_offsets[d], tok_offsets[d + 1]
-        _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out)
+        return count
+    t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, out, _no_hashes())
+
+
+@njit(cache=True)
+def doc_hashes(
+    tokens: tuple,
+    d: int,
+    shape: tuple[int, int, int],
+    hashing: tuple[int, np.uint64],
+    spans: tuple[np.ndarray, np.ndarray, np.ndarray],
+    out: np.ndarray,
+) -> int:
+    """Write document d's shingle fingerprints (hashed with ``hashing``: kind and seed of
+    ``hash_span``, checked; Han-marked) from ``out[0]``; returns how many there are. Word
+    shingles are hashed as they are found; character shingles pass through ``spans``
+    (scratch, big enough)."""
+    buf, _, tok_starts, tok_ends, tok_offsets, by_char = tokens
+    kind, seed = hashing
+    if by_char[d]:
+        m = _doc_spans(tokens, d, shape, spans, 0)
+        starts, ends, han = spans
+        for k in range(m):
+            out[k] = _han_marked(_dispatch_valid(kind, buf, starts[k], ends[k], seed), han[k])
+        return m
+    t0, t1 = tok_offsets[d], tok_offsets[d + 1]
+    return _segment_shingles(buf, tok_starts, tok_ends, t0, t1, shape, spans, 0, (kind, seed, out))
+
+
+@njit(cache=True, inline="always")
+def _no_spans() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """No span arrays (:func:`_segment_shingles` only counting, or hashing)."""
+    return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, np.bool_)
+
+
+@njit(cache=True, inline="always")
+def _no_hashes() -> tuple[int, np.uint64, np.ndarray]:
+    """No hashing (:func:`_segment_shingles` writing spans, or only counting)."""
+    return -1, np.uint64(0), np.empty(0, dtype=np.uint64)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -116,8 +154,7 @@ def shingle_spans(
     han = np.zeros(offsets[n], dtype=np.bool_)
     spans = (starts, ends, han)
     for d in prange(n):
-        count = offsets[d + 1] - offsets[d]
-        _doc_spans(tokens, d, count, (size, step, han_size), spans, offsets[d])
+        _doc_spans(tokens, d, (size, step, han_size), spans, offsets[d])
     return starts, ends, han
 
 
@@ -135,19 +172,13 @@ def shingle_hashes(
     :func:`neardup._kernels.hashes.hash_span`, already checked) and Han-marked
     (:func:`mark_han`) in one pass. A document's spans only pass through a small scratch
     buffer: the batch's spans (16 bytes a shingle, fresh memory) are never stored."""
-    buf = tokens[0]
     n = offsets.size - 1
     hashes = np.empty(offsets[n], dtype=np.uint64)
+    by_char = tokens[5]
     for d in prange(n):
-        m = offsets[d + 1] - offsets[d]
+        m = offsets[d + 1] - offsets[d] if by_char[d] else 0  # word shingles need no spans
         spans = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.zeros(m, np.bool_))
-        _doc_spans(tokens, d, m, (size, step, han_size), spans, 0)
-        starts, ends, han = spans
-        base = offsets[d]
-        for k in range(m):
-            hashes[base + k] = _han_marked(
-                _dispatch_valid(kind, buf, starts[k], ends[k], seed), han[k]
-            )
+        doc_hashes(tokens, d, (size, step, han_size), (kind, seed), spans, hashes[offsets[d] :])
     return hashes
 
 
@@ -161,14 +192,17 @@ def _segment_shingles(
     shape: tuple[int, int, int],
     spans: tuple[np.ndarray, np.ndarray, np.ndarray],
     out: int,
+    hashing: tuple[int, np.uint64, np.ndarray],
 ) -> int:
     """The word shingles of tokens t0:t1, none spanning a ``BREAK`` joiner (a clause end of
     Han text): each segment between breaks is shingled as a text of its own, ``han_size``
     tokens long where the segment is Han characters alone (``shape``: size, step,
-    han_size). Writes the spans (``spans``: starts, ends, Han flags) from ``out`` (when
-    ``out`` ≥ 0) and returns how many there are."""
+    han_size). Writes from ``out`` (when ``out`` ≥ 0) the spans (``spans``: starts, ends,
+    Han flags), or with ``hashing`` (kind ≥ 0, seed, out array) their Han-marked
+    fingerprints, and returns how many there are."""
     size, step, han_size = shape
     starts, ends, han = spans
+    kind, seed, hashes = hashing
     k = 0
     seg = t0
     all_han = True
@@ -182,9 +216,12 @@ def _segment_shingles(
         if out >= 0:
             for j in range(m):
                 a = seg + j * step
-                starts[out + k + j] = tok_starts[a]
-                ends[out + k + j] = tok_ends[min(a + w, i + 1) - 1]
-                han[out + k + j] = all_han
+                lo, hi = tok_starts[a], tok_ends[min(a + w, i + 1) - 1]
+                if kind >= 0:
+                    value = _dispatch_valid(kind, buf, lo, hi, seed)
+                    hashes[out + k + j] = _han_marked(value, all_han)
+                else:
+                    starts[out + k + j], ends[out + k + j], han[out + k + j] = lo, hi, all_han
         k += m
         seg = i + 1
         all_han = True
@@ -246,39 +283,67 @@ def _insertion_sort(work: np.ndarray, lo: int, hi: int, budget: int) -> bool:
 
 
 @njit(cache=True)
-def _sort_segment(work: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """The values work[lo:hi], sorted (in a new array when bucket sorted, else in place).
+def sort_into(src: np.ndarray, n: int, dst: np.ndarray, lo: int, buckets: np.ndarray) -> None:
+    """The values src[:n], sorted, written to dst[lo:lo + n] (``src`` is left as it was
+    unless it is ``dst``'s segment itself and short). ``buckets``: scratch of at least
+    ``2 * n + 1`` int64 (reused from call to call: nothing is allocated here).
 
     Shingle fingerprints are uniform 64-bit hashes, so a counting sort by their top bits into
     about one bucket per value leaves only tiny buckets, finished by one insertion sort: O(n)
     where a comparison sort is O(n log n). Input that is not uniform falls back to quicksort.
     """
-    n = hi - lo
     if n <= _INSERTION_ONLY:
-        if not _insertion_sort(work, lo, hi, n * n):
-            work[lo:hi].sort()
-        return work[lo:hi]
-    smallest = work[lo]
-    largest = work[lo]
-    for i in range(lo + 1, hi):
-        v = work[i]
+        for i in range(n):
+            dst[lo + i] = src[i]
+        if not _insertion_sort(dst, lo, lo + n, n * n):
+            dst[lo : lo + n].sort()
+        return
+    smallest = src[0]
+    largest = src[0]
+    for i in range(1, n):
+        v = src[i]
         smallest = min(smallest, v)
         largest = max(largest, v)
     bits = _bit_length(np.uint64(n - 1))  # 2**bits buckets: at least one per value
     shift = np.uint64(max(0, _bit_length(largest - smallest) - bits))
-    starts = np.zeros((1 << bits) + 1, dtype=np.int64)
-    for i in range(lo, hi):
-        starts[np.int64((work[i] - smallest) >> shift) + 1] += 1
-    for b in range(1, starts.size):  # bucket b's values go to out[starts[b]:starts[b + 1]]
-        starts[b] += starts[b - 1]
-    out = np.empty(n, dtype=work.dtype)
-    for i in range(lo, hi):
-        b = np.int64((work[i] - smallest) >> shift)
-        out[starts[b]] = work[i]
-        starts[b] += 1
-    if not _insertion_sort(out, 0, n, _MAX_MOVES_PER_VALUE * n):
-        out.sort()
-    return out
+    nb = (1 << bits) + 1
+    buckets[:nb] = 0
+    for i in range(n):
+        buckets[np.int64((src[i] - smallest) >> shift) + 1] += 1
+    buckets[0] = lo
+    for b in range(1, nb):  # bucket b's values go to dst[buckets[b]:buckets[b + 1]]
+        buckets[b] += buckets[b - 1]
+    for i in range(n):
+        b = np.int64((src[i] - smallest) >> shift)
+        dst[buckets[b]] = src[i]
+        buckets[b] += 1
+    if not _insertion_sort(dst, lo, lo + n, _MAX_MOVES_PER_VALUE * n):
+        dst[lo : lo + n].sort()
+
+
+@njit(cache=True, inline="always")
+def distinct(work: np.ndarray, times: np.ndarray, lo: int, n: int) -> int:
+    """The sorted values work[lo:lo + n] made distinct in place, how often each occurred in
+    ``times`` beside them; returns how many there are."""
+    k = lo
+    times[k] = 1
+    for i in range(lo + 1, lo + n):
+        if work[i] != work[k]:
+            k += 1
+            work[k] = work[i]
+            times[k] = 1
+        else:
+            times[k] += 1
+    return k + 1 - lo
+
+
+@njit(cache=True, inline="always")
+def move_left(work: np.ndarray, times: np.ndarray, src: int, dst: int, n: int) -> None:
+    """Move n values (and their ``times``) from ``src`` to ``dst`` ≤ ``src``, in order."""
+    if src != dst:
+        for i in range(n):
+            work[dst + i] = work[src + i]
+            times[dst + i] = times[src + i]
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -299,26 +364,12 @@ def unique_per_doc(
         lo, hi = offsets[d], offsets[d + 1]
         if hi == lo:
             continue
-        seg = _sort_segment(work, lo, hi)
-        k = lo  # distinct values are compacted to work[lo:lo + count], multiplicities beside
-        work[k] = seg[0]
-        times[k] = 1
-        for i in range(1, hi - lo):
-            if seg[i] != work[k]:
-                k += 1
-                work[k] = seg[i]
-                times[k] = 1
-            else:
-                times[k] += 1
-        counts[d] = k + 1 - lo
+        sort_into(work[lo:hi].copy(), hi - lo, work, lo, np.empty(2 * (hi - lo) + 1, np.int64))
+        counts[d] = distinct(work, times, lo, hi - lo)
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     new_offsets[1:] = np.cumsum(counts)
     for d in range(n):  # pack the documents to the left, in order (never past unread data)
-        lo, c, o = offsets[d], counts[d], new_offsets[d]
-        if o != lo:
-            for i in range(c):
-                work[o + i] = work[lo + i]
-                times[o + i] = times[lo + i]
+        move_left(work, times, offsets[d], new_offsets[d], counts[d])
     total = new_offsets[n]
     return work[:total], new_offsets, times[:total]
 

@@ -184,19 +184,22 @@ def _scan(
     fast = ascii_map.size > 0
     i = lo
     while i < hi:
-        if fast and text[i] < 0x80 and ascii_map[text[i]] == 0:  # an ASCII separator
-            if is_break(text[i]):
-                gap_break = True
-            i += 1
-            continue
-        c, width = decode_utf8(text, i)
-        if table[c] != TOKEN_CHAR:
-            if table[c] == SEPARATOR and is_break(c):
-                gap_break = True
-            i += width
-            continue
+        b = text[i]
+        if fast and b < 0x80:  # ASCII: a separator, or a word starts (never Han)
+            if ascii_map[b] == 0:
+                gap_break = gap_break or is_break(b)
+                i += 1
+                continue
+            han = False
+        else:
+            c, width = decode_utf8(text, i)
+            if table[c] != TOKEN_CHAR:
+                if table[c] == SEPARATOR and is_break(c):
+                    gap_break = True
+                i += width
+                continue
+            han = split_han and is_han(c)
         # a token starts at i: write it (tentatively), hashing its kept code points
-        han = split_han and is_han(c)
         if ntok > 0 and split_han and gap_break and (han or prev_han):
             out[pos] = BREAK  # Han shingles stop at clause ends (what an edit moves whole)
             p = pos + 1
@@ -253,6 +256,12 @@ def _scan(
     return ntok, pos - start_pos
 
 
+def byte_growth(folding: bool, split_han: bool) -> int:
+    """Bytes written at most per byte read: a folded character may take 6 for 2, and
+    ``split_han`` adds a space between a Han character and a word ("中a中" → "中 a 中")."""
+    return (_MAX_FOLD_GROWTH if folding else 1) + (1 if split_han else 0)
+
+
 def tokenize_batch(
     text: np.ndarray,
     starts: np.ndarray,
@@ -283,9 +292,7 @@ def tokenize_batch(
     tokenizing on a virtual machine.
     """
     total = int((ends - starts).sum()) + starts.size  # every document and a separator
-    # bytes written at most per byte read: a folded character may take 6, and split_han
-    # adds a space between a Han character and a word ("中a中" → "中 a 中")
-    growth = (_MAX_FOLD_GROWTH if fold.size > 0 else 1) + (1 if split_han else 0)
+    growth = byte_growth(fold.size > 0, split_han)
     tokens = total // 2 + starts.size + 1  # a token per two bytes, plus one per chunk
     wide = np.empty(growth * total, dtype=np.uint8)
     wide_s = np.empty(tokens, dtype=np.int64)
@@ -316,9 +323,7 @@ def _tokenize_into(
     """:func:`tokenize_batch` with its regions given, ``growth`` bytes a byte read (big
     enough: checked)."""
     n = starts.size
-    bits = 0
-    while (1 << bits) < stops.size:
-        bits += 1
+    bits = stop_bits(stops)
     ascii_map = _ascii_map(table, fold)
     chunks = _chunks(starts, ends, parts)
     nc = chunks.size - 1
@@ -381,6 +386,15 @@ def _tokenize_into(
         wide_e[: tok_offsets[n]],
         tok_offsets,
     )
+
+
+@njit(cache=True)
+def stop_bits(stops: np.ndarray) -> int:
+    """log2 of the size of a :func:`stop_set` (its slots are the top bits of a product)."""
+    bits = 0
+    while (1 << bits) < stops.size:
+        bits += 1
+    return bits
 
 
 @njit(cache=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
@@ -122,6 +122,57 @@ def canonicalize_utf8(
     made but of the few texts a Python step changes. ``originals``: the texts as strings,
     when they exist already."""
     config = config or CanonConfig()
+    prepared, langs = tokenizer_input(text, starts, ends, config, unit, originals)
+    batch = _tokenize(prepared)
+    if word_steps(config):
+        words = [" ".join(_transform(batch.tokens(d), langs[d], config)) for d in range(len(batch))]
+        text, starts, ends = _split(words)
+        whitespace = chars.whitespace_table()
+        batch = _tokenize(replace(prepared, text=text, starts=starts, ends=ends, table=whitespace))
+    return batch
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TokenizerInput:
+    """A batch as the compiled tokenizer takes it (``_kernels.tokenize.tokenize_batch``):
+    its UTF-8 after the Python steps, the tables of the config, and per text whether its
+    tokens are joined by spaces."""
+
+    text: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    table: np.ndarray
+    fold: np.ndarray
+    expansions: np.ndarray
+    stops: np.ndarray
+    spaced: np.ndarray
+    split_han: bool
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The tokenizer's array arguments, in its order (``split_han`` and parts aside)."""
+        return (
+            self.text, self.starts, self.ends, self.table, self.fold, self.expansions,
+            self.stops, self.spaced,
+        )  # fmt: skip
+
+
+def word_steps(config: CanonConfig) -> bool:
+    """Whether a Python step changes the tokens after tokenizing (lemmas, stems,
+    adjectives): then they are tokenized twice."""
+    return config.lemmatize or config.stem or config.drop_adjectives
+
+
+def tokenizer_input(
+    text: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    config: CanonConfig,
+    unit: Unit,
+    originals: Sequence[str] | None = None,
+) -> tuple[TokenizerInput, list[str]]:
+    """Steps 1-3 of the module docstring (markup, languages, Chinese segmentation) over the
+    UTF-8 of a batch (see :func:`canonicalize_utf8`): what the tokenizer takes, and each
+    text's language."""
     (text, starts, ends), plain = _clean_batch(text, starts, ends, config, originals)
     langs, han = _languages(text, starts, ends, config, plain)
     if config.segment and unit != "char":
@@ -136,13 +187,19 @@ def canonicalize_utf8(
             text, starts, ends = _replace(text, starts, ends, segmented)
     spaced = np.array([unit != "char" or lang != "zh" for lang in langs], dtype=np.bool_)
     table = chars.word_table() if config.punctuation else chars.whitespace_table()
-    split_han = unit == "auto"
-    batch = _tokenize(text, starts, ends, config, spaced, table, split_han)
-    if config.lemmatize or config.stem or config.drop_adjectives:
-        words = [" ".join(_transform(batch.tokens(d), langs[d], config)) for d in range(len(batch))]
-        text, starts, ends = _split(words)
-        batch = _tokenize(text, starts, ends, config, spaced, chars.whitespace_table(), split_han)
-    return batch
+    stops = _stop_hashes(config) if config.stopwords else _NO_STOPS
+    fold, expansions = chars.fold_table() if config.lowercase else _NO_FOLD
+    prepared = TokenizerInput(
+        text, starts, ends, table, fold, expansions, stops, spaced, unit == "auto"
+    )
+    return prepared, langs
+
+
+def tokenizer_parts() -> int:
+    """How many tasks the compiled tokenizer cuts a batch into: a few per thread, to balance
+    uneven texts; one on one thread (nothing to pack)."""
+    threads = numba.get_num_threads()
+    return _CHUNKS_PER_THREAD * threads if threads > 1 else 1
 
 
 def _clean_batch(
@@ -182,20 +239,23 @@ def _replace(
     text: np.ndarray, starts: np.ndarray, ends: np.ndarray, changed: dict[int, str]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The batch's UTF-8 with the texts of ``changed`` replaced (the rest of the bytes copied
-    once, not encoded again, whatever lies between the texts)."""
-    raw = memoryview(text)
+    once, not encoded again, whatever lies between the texts). Copied into a NumPy array, not
+    joined as ``bytes``: NumPy asks for huge pages, and the page faults of a batch's worth of
+    fresh memory cost three times the copy when taken 4 KiB at a time."""
     growth = np.zeros(starts.size, dtype=np.int64)
-    pieces: list[bytes | memoryview] = []
+    pieces: list[np.ndarray] = []
     at = 0
     for d in sorted(changed):
         new = changed[d].encode("utf-8", "surrogatepass")
-        pieces += (raw[at : starts[d]], new)
+        pieces += (text[at : starts[d]], np.frombuffer(new, dtype=np.uint8))
         growth[d] = len(new) - (ends[d] - starts[d])
         at = ends[d]
-    pieces.append(raw[at:])
+    pieces.append(text[at:])
     before = np.cumsum(growth) - growth
     new_starts = starts + before
-    return np.frombuffer(b"".join(pieces), dtype=np.uint8), new_starts, ends + before + growth
+    out = np.concatenate(pieces)
+    out.flags.writeable = False  # typed as the input is: no second compiled specialization
+    return out, new_starts, ends + before + growth
 
 
 def _clean(text: str, config: CanonConfig) -> str:
@@ -253,23 +313,12 @@ def _languages(
     return langs_from_counts(counts), (counts[:, 0] > 0).tolist()
 
 
-def _tokenize(
-    text: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    config: CanonConfig,
-    spaced: np.ndarray,
-    table: np.ndarray,
-    split_han: bool,
-) -> TokenBatch:
-    stops = _stop_hashes(config) if config.stopwords else _NO_STOPS
-    fold, expansions = chars.fold_table() if config.lowercase else _NO_FOLD
-    threads = numba.get_num_threads()
-    parts = _CHUNKS_PER_THREAD * threads if threads > 1 else 1  # one chunk: nothing to pack
+def _tokenize(prepared: TokenizerInput) -> TokenBatch:
+    """The compiled tokenizer over a prepared batch."""
     buf, doc_off, tok_s, tok_e, tok_off = tokenize_batch(
-        text, starts, ends, table, fold, expansions, stops, spaced, split_han, parts
+        *prepared.arrays(), prepared.split_han, tokenizer_parts()
     )
-    return TokenBatch(buf, doc_off, tok_s, tok_e, tok_off, spaced)
+    return TokenBatch(buf, doc_off, tok_s, tok_e, tok_off, prepared.spaced)
 
 
 def _stop_hashes(config: CanonConfig) -> np.ndarray:
