@@ -312,3 +312,24 @@ def test_the_command_leaves_at_once_but_flushes_and_runs_exit_handlers(argv, cod
     assert proc.stdout.startswith("buffered")
     assert proc.stdout.endswith(" handler ran")
     assert "not reached" not in proc.stdout
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_the_progress_bar_counts_the_input_lines_only_when_it_is_shown(
+    tmp_path, monkeypatch, terminal
+):
+    # counting reads up to 64 MiB of every input: a run whose stderr is a log or a pipe
+    # shows no bar and must not pay for it
+    from neardup.cli import corpus
+
+    data = tmp_path / "in.jsonl"
+    data.write_text('{"id": "a", "text": "one two three four"}\n')
+    counted = []
+    monkeypatch.setattr(corpus, "count_lines", lambda p: counted.append(p) or 1)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    if terminal:
+        monkeypatch.setenv("TTY_COMPATIBLE", "1")  # rich: stderr is a terminal
+    result = run("dedup", str(data), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert counted == ([str(data)] if terminal else [])

@@ -231,7 +231,8 @@ def _progress_bar(
     """A rich progress bar over documents read (rate and ETA when the total is known), named
     after the stage running, shown from the first batch on: an error before any work prints
     its one line and nothing else."""
-    counts = [count_lines(p) for p in inputs]
+    err = Console(stderr=True)  # not a terminal (a log, a pipe): no bar, no blank line left
+    counts = [count_lines(p) for p in inputs] if err.is_terminal else [None]  # no bar: no count
     total = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
     columns = [
         TextColumn("{task.description}"),
@@ -241,7 +242,6 @@ def _progress_bar(
         TextColumn("{task.fields[rate]}"),
         TimeRemainingColumn(),
     ]
-    err = Console(stderr=True)  # not a terminal (a log, a pipe): no bar, no blank line left
     bar = Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
     task = bar.add_task("reading and fingerprinting", total=total, rate="")
     started = time.perf_counter()
