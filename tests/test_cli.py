@@ -318,7 +318,7 @@ def test_the_command_leaves_at_once_but_flushes_and_runs_exit_handlers(argv, cod
 def test_the_progress_bar_counts_the_input_lines_only_when_it_is_shown(
     tmp_path, monkeypatch, terminal
 ):
-    # counting reads up to 64 MiB of every input: a run whose stderr is a log or a pipe
+    # counting reads up to 8 MiB of every input: a run whose stderr is a log or a pipe
     # shows no bar and must not pay for it
     from neardup.cli import corpus
 

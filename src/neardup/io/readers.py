@@ -62,7 +62,7 @@ __all__ = [
 
 DEFAULT_MAX_TEXT_BYTES = 64 * 2**20
 _PARQUET_READ_BATCH = 1024  # rows per batch: bounded memory even with long texts
-_COUNT_EXACT_BYTES = 64 * 2**20  # plain files up to this size are counted exactly
+_COUNT_EXACT_BYTES = 8 * 2**20  # plain files up to this size are counted exactly (~5 ms)
 _CSV_RECORD_SLACK = 2**20  # characters a CSV record may hold beyond its text's limit
 _DIR_SUFFIXES = (".txt", ".html", ".htm")
 _HTML_SUFFIXES = (".html", ".htm")
@@ -478,7 +478,7 @@ def count_lines(path: str | Path) -> int | None:
     """A cheap estimate of the number of records in ``path``, for a progress bar.
 
     Parquet: the row count of its metadata; a directory: the number of text files; plain
-    JSONL/CSV: the number of lines (exact up to 64 MiB, else estimated from the first 64 MiB;
+    JSONL/CSV: the number of lines (exact up to 8 MiB, else estimated from the first 8 MiB;
     CSV minus the header); compressed or unreadable files: None (unknown).
     """
     inp = classify(Path(path))
