@@ -28,7 +28,16 @@ from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
 from neardup.dedup.config import DedupConfig, Pairs
 from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
-from neardup.dedup.prefix import MAX_COUNT, entry_prefix_flags, hit_flags, key_counts, slots
+from neardup.dedup.prefix import (
+    MAX_COUNT,
+    entry_counts,
+    entry_prefix_flags,
+    hit_flags,
+    key_counts,
+    mark_prefixes,
+    mark_table,
+    marked_entries,
+)
 from neardup.dedup.scoring import needs_content_score, pair_measures, plain_scores, score_pairs
 from neardup.dedup.templates import (
     content_counts,
@@ -42,10 +51,10 @@ from neardup.shingles import fingerprint_utf8
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
-FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
+FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>"
+KEYS_SCHEMA = ", keys array<long>"  # added for a method whose keys are not the fingerprints
 CHUNK_SCHEMA = "chunk long, data binary"
 ENTRY_SCHEMA = "doc long, need long, key array<long>, count array<long>, in_prefix array<boolean>"
-HOT_SCHEMA = "doc long, fps array<long>"
 BUCKET_SCHEMA = "left long, right long, n long"
 MEASURE_SCHEMA = (
     "left long, right long, shared long, resemblance double, c_lr double, c_rl double, "
@@ -112,37 +121,55 @@ def grouped(batches: Iterator[pa.RecordBatch], column: str) -> Iterator[pa.Table
 # ── stages ───────────────────────────────────────────────────────────────────────────────────
 
 
+def keys_are_fingerprints(config: DedupConfig) -> bool:
+    """Whether the method's index keys are the fingerprints themselves (the full index, as
+    the local engine's ``full_index``): then no ``keys`` column, ``fps`` serves."""
+    return config.method == "full"
+
+
+def fingerprint_schema(config: DedupConfig) -> str:
+    """The schema of :func:`fingerprint_stage`'s output for ``config``."""
+    return FINGERPRINT_SCHEMA + ("" if keys_are_fingerprints(config) else KEYS_SCHEMA)
+
+
 def fingerprint_stage(config: DedupConfig) -> Stage:
-    """``doc, text`` → ``doc, length, size, fps, keys``: canonicalize, shingle, fingerprint
-    (sorted distinct), sketch and index keys (distinct per document) of every document."""
+    """``doc, text`` → ``doc, length, size, fps[, keys]``: canonicalize, shingle, fingerprint
+    (sorted distinct), sketch and index keys (distinct per document; none when they are
+    the fingerprints: :func:`keys_are_fingerprints`) of every document."""
+    with_keys = not keys_are_fingerprints(config)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         method = config.build_method()
         for batch in batches:
             texts = utf8_spans(batch.column("text"))  # the column's bytes: no Python strings
             prints = fingerprint_utf8(*texts, config.text)
-            with weak_notes():  # the local engine reports them; each executor would repeat
-                keys = method.batch_keys(prints)
-            docs = np.asarray(keys.docs, dtype=np.int64)
-            values = np.asarray(keys.keys, dtype=np.uint64)
-            order = np.lexsort((values, docs))
-            docs, values = docs[order], values[order]
-            fresh = np.ones(docs.size, dtype=bool)
-            fresh[1:] = (docs[1:] != docs[:-1]) | (values[1:] != values[:-1])
-            docs, values = docs[fresh], values[fresh]
-            key_offsets = np.zeros(batch.num_rows + 1, dtype=np.int64)
-            np.cumsum(np.bincount(docs, minlength=batch.num_rows), out=key_offsets[1:])
-            yield _batch(
-                {
-                    "doc": batch.column("doc"),
-                    "length": char_counts(*texts),
-                    "size": np.diff(prints.offsets).astype(np.int64),
-                    "fps": list_array(prints.values, prints.offsets),
-                    "keys": list_array(values, key_offsets),
-                }
-            )
+            columns = {
+                "doc": batch.column("doc"),
+                "length": char_counts(*texts),
+                "size": np.diff(prints.offsets).astype(np.int64),
+                "fps": list_array(prints.values, prints.offsets),
+            }
+            if with_keys:
+                with weak_notes():  # the local engine reports them; each executor would repeat
+                    keys = method.batch_keys(prints)
+                columns["keys"] = _distinct_keys(keys.docs, keys.keys, batch.num_rows)
+            yield _batch(columns)
 
     return run
+
+
+def _distinct_keys(docs: np.ndarray, keys: np.ndarray, n: int) -> pa.ListArray:
+    """Each of ``n`` documents' distinct keys (``docs``, ``keys``: an entry each), sorted."""
+    docs = np.asarray(docs, dtype=np.int64)
+    values = np.asarray(keys, dtype=np.uint64)
+    order = np.lexsort((values, docs))
+    docs, values = docs[order], values[order]
+    fresh = np.ones(docs.size, dtype=bool)
+    fresh[1:] = (docs[1:] != docs[:-1]) | (values[1:] != values[:-1])
+    docs, values = docs[fresh], values[fresh]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(docs, minlength=n), out=offsets[1:])
+    return list_array(values, offsets)
 
 
 def _chunks(table: np.ndarray, size: int) -> pa.RecordBatch:
@@ -205,24 +232,22 @@ PrefixRule = tuple[float, int, float, float, int]
 
 
 def _prefixes(
-    batch: pa.RecordBatch, counts: np.ndarray, bits: int, rule: PrefixRule
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The batch's documents' keys, their offsets, count estimates (the smaller of the two
-    tables'), mark slots, prefix flags and needs (one per document), as
+    keys: np.ndarray, offsets: np.ndarray, counts: np.ndarray, bits: int, rule: PrefixRule
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Count estimates of the documents' keys (``keys[offsets[d]:offsets[d+1]]``, the
+    smaller of the two tables' counts), their prefix flags and the documents' needs, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: with ``least`` > 0, keys
     counted ≤ ``low`` are flagged in the hit prefix (:func:`neardup.dedup.prefix.hit_flags`);
     else every need is 1."""
     score, frequent, fallback, least, low = rule
-    keys, offsets = flat_lists(batch.column("keys"))
-    s0, s1, mark = slots(keys, bits)
-    count = np.minimum(counts[0, s0], counts[1, s1]).astype(np.int64)
+    count = entry_counts(keys, counts, bits)
     flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
     if least > 0.0:
         hit, need = hit_flags(offsets, keys, count, least, DEFAULT_HITS, low)
-        flags = np.where(count <= low, hit, flags)
+        np.copyto(flags, hit, where=count <= low)
     else:
         need = np.ones(offsets.size - 1, dtype=np.int64)
-    return keys, offsets, count, mark, flags, need
+    return count, flags, need
 
 
 def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> Stage:
@@ -232,55 +257,50 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
     ``chunk`` bytes; ``counts``: the two count tables."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        seen = np.zeros(max(1 << bits, 8 * chunk), dtype=bool)  # a byte a slot, packed once
+        marks = mark_table(bits)
         for batch in batches:
-            _, _, _, mark, flags, _ = _prefixes(batch, counts, bits, rule)
-            seen[mark[flags]] = True
-        yield _chunks(np.packbits(seen, bitorder="little"), chunk)
+            keys, offsets = flat_lists(batch.column("keys"))
+            _, flags, _ = _prefixes(keys, offsets, counts, bits, rule)
+            mark_prefixes(keys, flags, bits, marks)
+        yield _chunks(marks, chunk)
 
     return run
 
 
-def pairing_stage(counts: np.ndarray, marks: np.ndarray, bits: int, rule: PrefixRule) -> Stage:
-    """``doc, keys`` → ``doc, need, key, count, in_prefix``: each document's entries that
-    can make a pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once,
-    mark set in the bit table ``marks`` of every document's prefix entries) as lists, with
-    the document's need of counted hits (:func:`_prefixes`). A row per document: Spark
-    stores far fewer rows, and explodes them where it groups entries by key."""
+PAIRING_SCHEMA = ENTRY_SCHEMA + ", hot array<long>"
+
+
+def pairing_stage(
+    counts: np.ndarray, marks: np.ndarray, bits: int, rule: PrefixRule, template: int
+) -> Stage:
+    """``doc, keys`` → ``doc, need, key, count, in_prefix, hot``: each document's entries
+    that can make a pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than
+    once, mark set in the bit table ``marks`` of every document's prefix entries) as lists,
+    with the document's need of counted hits (:func:`_prefixes`); and, the keys being the
+    fingerprints, those the count tables count at ``template`` or more (``hot``: the others
+    are held by fewer documents, never template shingles; empty for ``template`` 0). A row
+    per document: Spark stores far fewer rows, and explodes them where it groups entries."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            keys, offsets, count, mark, flags, need = _prefixes(batch, counts, bits, rule)
-            keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool)
-            keep &= count > 1
+            keys, offsets = flat_lists(batch.column("keys"))
+            count, flags, need = _prefixes(keys, offsets, counts, bits, rule)
+            keep = marked_entries(keys, count, bits, marks)
             kept = np.r_[0, np.cumsum(keep)][offsets]
+            hot = count >= template if template else np.zeros(keys.size, dtype=bool)
+            held = np.r_[0, np.cumsum(hot)][offsets]
             yield _batch(
                 {
                     "doc": batch.column("doc"),
                     "need": need.astype(np.int64),
                     "key": list_array(keys[keep], kept),
-                    "count": list_array(count[keep], kept),
+                    "count": list_array(count[keep].astype(np.int64), kept),
                     "in_prefix": pa.ListArray.from_arrays(
                         pa.array(kept.astype(np.int32)), pa.array(flags[keep])
                     ),
+                    "hot": list_array(keys[hot], held),
                 }
             )
-
-    return run
-
-
-def frequent_stage(counts: np.ndarray, bits: int, least: int) -> Stage:
-    """``doc, fps`` → ``doc, fps``: each document's fingerprints that the count tables (of
-    the fingerprints) count at ``least`` or more — the others are held by fewer documents.
-    A row per document (not per fingerprint): far fewer rows for Spark to store."""
-
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            fps, offsets = flat_lists(batch.column("fps"))
-            s0, s1, _ = slots(fps, bits)
-            hot = np.minimum(counts[0, s0], counts[1, s1]) >= least
-            kept = np.r_[0, np.cumsum(hot)][offsets]
-            yield _batch({"doc": batch.column("doc"), "fps": list_array(fps[hot], kept)})
 
     return run
 
