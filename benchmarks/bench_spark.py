@@ -113,7 +113,9 @@ def _cpu_seconds(root: int, skip: int | None = None) -> float:
     return total
 
 
-def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
+def run_spark(
+    path: Path, config: DedupConfig, partitions: int, spark, pairs_per_task: int | None = None
+) -> dict:
     from neardup.engines.spark import spark_dedup
     from neardup.engines.spark_files import read_inputs
 
@@ -121,8 +123,9 @@ def run_spark(path: Path, config: DedupConfig, partitions: int, spark) -> dict:
     jvm = spark.sparkContext._gateway.proc.pid
     started, cpu = time.perf_counter(), _cpu_seconds(jvm)
     docs, _ = read_inputs(spark, Inputs((str(path),)), "jsonl")
+    more = {"pairs_per_task": pairs_per_task} if pairs_per_task else {}
     result = spark_dedup(
-        docs.repartition(partitions), config, id_col="_id", text_col="_text", order="_row"
+        docs.repartition(partitions), config, id_col="_id", text_col="_text", order="_row", **more
     )
     summary = result.summary()
     removed = {
@@ -190,6 +193,7 @@ def main() -> None:
     parser.add_argument("--local-output", type=Path, help="a `neardup dedup` output of --input")
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--pairs-per-task", type=int, help="spark_dedup's (default its own)")
     parser.add_argument("--driver-memory", default="4g")
     args = parser.parse_args()
 
@@ -223,7 +227,7 @@ def main() -> None:
     progress = logging.StreamHandler()  # the stages as they end: a long run's progress
     progress.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     logger.addHandler(progress)
-    remote = run_spark(path, config, args.partitions, spark)
+    remote = run_spark(path, config, args.partitions, spark, args.pairs_per_task)
     same = remote["removed"] == local_removed
     same_candidates = remote["summary"]["candidate_pairs"] == local_candidates
     n = remote["summary"]["documents"]
@@ -232,6 +236,7 @@ def main() -> None:
         "docs": n,
         "master": args.master,
         "partitions": args.partitions,
+        "pairs_per_task": args.pairs_per_task,
         "local_s": round(local_seconds, 1),
         "local_docs_per_s": round(n / local_seconds, 1),
         "spark_s": round(remote["seconds"], 1),

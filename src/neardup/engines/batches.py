@@ -101,21 +101,23 @@ def _batch(columns: dict[str, np.ndarray | pa.Array]) -> pa.RecordBatch:
 
 
 def grouped(batches: Iterator[pa.RecordBatch], column: str) -> Iterator[pa.Table]:
-    """Tables holding whole groups of ``column`` (rows arrive sorted by it, ascending)."""
-    pending: pa.Table | None = None
+    """Tables holding whole groups of ``column`` (rows arrive sorted by it, ascending).
+
+    Only each new batch's column is read: a group spread over many batches (a verification
+    group of millions of rows) costs no more than its rows."""
+    pending: list[pa.RecordBatch] = []
     for batch in batches:
-        table = pa.Table.from_batches([batch])
-        if pending is not None and pending.num_rows:
-            table = pa.concat_tables([pending, table])
-        keys = _ints(table, column)
+        keys = _ints(batch, column)
         if keys.size == 0:
             continue
+        # the rows before the batch's last group end their groups (and the pending one)
         cut = int(np.searchsorted(keys, keys[-1], side="left"))
         if cut:
-            yield table.slice(0, cut)
-        pending = table.slice(cut)
-    if pending is not None and pending.num_rows:
-        yield pending
+            yield pa.Table.from_batches([*pending, batch.slice(0, cut)])
+            pending = []
+        pending.append(batch.slice(cut))
+    if pending:
+        yield pa.Table.from_batches(pending)
 
 
 # ── stages ───────────────────────────────────────────────────────────────────────────────────
@@ -347,16 +349,18 @@ def with_sets_stage(inner: SetsStage, sets: list[str], rows: int) -> Stage:
     pair's two rows in them.
 
     So a document's sets travel once to each group that needs them, not once per pair, and
-    are not copied per pair here either: the kernels index the group's sets."""
+    are not copied per pair here either: the kernels index the group's sets. A pair row's
+    sets are empty, so a set column's values are its documents' (:func:`_doc_sets`): the
+    sets are copied once (into one array a column), never filtered out of the rows."""
 
     def batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
         kind = _ints(table, "kind")
-        docs = table.filter(pa.array(kind == 0))
+        docs = np.flatnonzero(kind == 0)
         pairs = table.filter(pa.array(kind == 1))
-        ids = _ints(docs, "left")
+        ids = _ints(table, "left")[docs]
         order = np.argsort(ids, kind="stable")
         ids = ids[order]
-        of_pairs = inner({name: flat_lists(docs.column(name)) for name in sets})
+        of_pairs = inner({name: _doc_sets(table.column(name), docs) for name in sets})
         for start in range(0, pairs.num_rows, rows):
             chunk = pairs.slice(start, rows)
             left = order[np.searchsorted(ids, _ints(chunk, "left"))]
@@ -368,6 +372,16 @@ def with_sets_stage(inner: SetsStage, sets: list[str], rows: int) -> Stage:
             yield from batches(table)
 
     return run
+
+
+def _doc_sets(column: pa.ChunkedArray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lists of rows ``docs`` of a list column whose other rows' lists are empty, as
+    ``(values, offsets)``: the column's values are theirs already."""
+    values, offsets = flat_lists(column)
+    starts, ends = offsets[docs], offsets[docs + 1]
+    if not np.array_equal(ends[:-1], starts[1:]) or (docs.size and ends[-1] != values.size):
+        raise ValueError("a pair row carries a set: only document rows may")
+    return values, np.r_[starts, values.size]
 
 
 def measure_stage(config: DedupConfig) -> SetsStage:
