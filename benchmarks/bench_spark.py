@@ -22,7 +22,10 @@ a loaded machine) and the machine's load around the runs, the shuffle bytes
 written per document (sum of ``shuffleWriteBytes`` over the timed run's stages, from the
 Spark UI's REST API) and the peak JVM heap of the driver/executor (``peakMemoryMetrics``;
 local mode runs both in one JVM). The results of the two engines are checked to be equal
-(removed ids and their keepers). One run each: the machine is shared, so figures are noisy.
+(removed ids and their keepers; the candidate counts equal up to the local engine's counted
+hits, which count keys by their high bits: a collision there adds a candidate, at most one in
+100,000 — 41 of 36 M on the 1 M mixed corpus). One run each: the machine is shared, so
+figures are noisy.
 
     python benchmarks/bench_spark.py [--docs N | --input PATH [--local-output DIR]]
         [--partitions 16] [--master local[2]] [--driver-memory 4g]
@@ -229,7 +232,10 @@ def main() -> None:
     logger.addHandler(progress)
     remote = run_spark(path, config, args.partitions, spark, args.pairs_per_task)
     same = remote["removed"] == local_removed
-    same_candidates = remote["summary"]["candidate_pairs"] == local_candidates
+    # the local counted hits count keys by their high bits (neardup.dedup.candidates.
+    # entry_words): a collision adds a candidate there, never one here — at most a few more
+    spark_candidates = remote["summary"]["candidate_pairs"]
+    same_candidates = 0 <= local_candidates - spark_candidates <= local_candidates // 10**5
     n = remote["summary"]["documents"]
     row = {
         "input": str(path),
@@ -250,7 +256,7 @@ def main() -> None:
         "peak_jvm_heap_mb": round(remote["peak_heap"] / 2**20),
         "removed": len(local_removed),
         "same_result": same,
-        "same_candidates": same_candidates,
+        "candidates_local_spark": [local_candidates, spark_candidates],
         "spark_stage_seconds": {k: round(v, 1) for k, v in times.seconds.items()},
         "spark_stage_tasks": times.attribute(remote["stages"]),
         "top_spark_stages": [
@@ -269,7 +275,7 @@ def main() -> None:
     stages.write_text(json.dumps(remote["stages"]))
     spark.stop()
     assert same, "the engines disagree"
-    assert same_candidates, "not the same candidates"
+    assert same_candidates, "not the same candidates (up to the local engine's collisions)"
 
 
 if __name__ == "__main__":
