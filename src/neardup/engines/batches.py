@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from neardup._kernels.sample import shared_counts
 from neardup._kernels.script import char_counts
-from neardup.arrays import unique
+from neardup.arrays import pair_codes, split_pair_codes, unique, unique_counts
 from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
 from neardup.dedup.config import DedupConfig, Pairs
@@ -324,12 +324,16 @@ def bucket_stage(max_bucket: int) -> Stage:
 
 
 def _summed(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each pair once, with how often it occurs (document numbers are any int64s: no
-    packing into one word)."""
-    order = np.lexsort((right, left))
-    left, right = left[order], right[order]
+    """Each pair once, with how often it occurs. Document numbers below 2**32 (any input
+    numbered by the engine under 4 G documents) are sorted as one word a pair, twice as
+    fast as a two-key sort; others (any int64s) by the two-key sort."""
     if not left.size:
         return left, right, np.zeros(0, np.int64)
+    if min(left.min(), right.min()) >= 0 and max(left.max(), right.max()) < 1 << 32:
+        codes, counts = unique_counts(pair_codes(left, right))
+        return *split_pair_codes(codes), counts
+    order = np.lexsort((right, left))
+    left, right = left[order], right[order]
     starts = np.flatnonzero(np.r_[True, (left[1:] != left[:-1]) | (right[1:] != right[:-1])])
     return left[starts], right[starts], np.diff(np.r_[starts, left.size]).astype(np.int64)
 
