@@ -58,11 +58,13 @@ def test_lists_round_trip_through_arrow_as_int64():
     st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7), st.booleans()), max_size=60),
     st.integers(1, 40),
     st.integers(2, 9),
+    st.sampled_from([1, 2**29, 2**40, -(2**40)]),
 )
-def test_bucket_stage_gives_each_pair_once_a_batch_with_its_bucket_count(entries, size, cap):
+def test_bucket_stage_gives_each_pair_once_a_batch_with_its_bucket_count(entries, size, cap, scale):
+    """Document numbers packed into a word a pair (below 2**32) or not (any int64s)."""
     entries = sorted({(k, d): (k, d, f) for k, d, f in entries}.values())  # a key once a doc
     keys = np.array([k for k, _, _ in entries], np.int64)
-    docs = np.array([d for _, d, _ in entries], np.int64) * 2**40  # any int64 document numbers
+    docs = np.array([d for _, d, _ in entries], np.int64) * scale
     flags = np.array([f for _, _, f in entries], bool)
     left, right, _ = bucket_pairs(keys, docs, cap, flags)
     expected: dict[tuple[int, int], int] = {}

@@ -199,10 +199,26 @@ def pairing_entries(
     """Entries that can make a pair: their key is counted more than once (``count``: each
     entry's estimate) and is in the prefix of some document (a hashed mark; a key not marked
     is in no prefix). All entries of a key are kept or none, so buckets keep their sizes."""
-    marks = np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)  # one bit a slot
-    _mark(keys, flags, bits, marks)
+    marks = mark_table(bits)
+    mark_prefixes(keys, flags, bits, marks)
+    return marked_entries(keys, count, bits, marks)
+
+
+def mark_table(bits: int) -> np.ndarray:
+    """An empty mark table: one bit a slot (little bit order), ``2**bits`` slots."""
+    return np.zeros(1 << max(bits - 3, 0), dtype=np.uint8)
+
+
+def mark_prefixes(keys: np.ndarray, flags: np.ndarray, bits: int, marks: np.ndarray) -> None:
+    """Set in ``marks`` the mark bit of every flagged entry's key (an engine fills one table
+    over batches of entries)."""
+    _mark(np.ascontiguousarray(keys, dtype=np.uint64), flags, bits, marks)
+
+
+def marked_entries(keys: np.ndarray, count: np.ndarray, bits: int, marks: np.ndarray) -> np.ndarray:
+    """Per entry: counted more than once and its key marked in ``marks``."""
     keep = np.empty(keys.size, dtype=np.bool_)
-    _marked(keys, count, bits, marks, keep)
+    _marked(np.ascontiguousarray(keys, dtype=np.uint64), count, bits, marks, keep)
     return keep
 
 

@@ -23,12 +23,21 @@ import pyarrow as pa
 
 from neardup._kernels.sample import shared_counts
 from neardup._kernels.script import char_counts
-from neardup.arrays import unique
+from neardup.arrays import pair_codes, split_pair_codes, unique, unique_counts
 from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
 from neardup.dedup.config import DedupConfig, Pairs
 from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
-from neardup.dedup.prefix import MAX_COUNT, entry_prefix_flags, hit_flags, key_counts, slots
+from neardup.dedup.prefix import (
+    MAX_COUNT,
+    entry_counts,
+    entry_prefix_flags,
+    hit_flags,
+    key_counts,
+    mark_prefixes,
+    mark_table,
+    marked_entries,
+)
 from neardup.dedup.scoring import needs_content_score, pair_measures, plain_scores, score_pairs
 from neardup.dedup.templates import (
     content_counts,
@@ -42,10 +51,10 @@ from neardup.shingles import fingerprint_utf8
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
-FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>, keys array<long>"
+FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>"
+KEYS_SCHEMA = ", keys array<long>"  # added for a method whose keys are not the fingerprints
 CHUNK_SCHEMA = "chunk long, data binary"
 ENTRY_SCHEMA = "doc long, need long, key array<long>, count array<long>, in_prefix array<boolean>"
-HOT_SCHEMA = "doc long, fps array<long>"
 BUCKET_SCHEMA = "left long, right long, n long"
 MEASURE_SCHEMA = (
     "left long, right long, shared long, resemblance double, c_lr double, c_rl double, "
@@ -92,57 +101,77 @@ def _batch(columns: dict[str, np.ndarray | pa.Array]) -> pa.RecordBatch:
 
 
 def grouped(batches: Iterator[pa.RecordBatch], column: str) -> Iterator[pa.Table]:
-    """Tables holding whole groups of ``column`` (rows arrive sorted by it, ascending)."""
-    pending: pa.Table | None = None
+    """Tables holding whole groups of ``column`` (rows arrive sorted by it, ascending).
+
+    Only each new batch's column is read: a group spread over many batches (a verification
+    group of millions of rows) costs no more than its rows."""
+    pending: list[pa.RecordBatch] = []
     for batch in batches:
-        table = pa.Table.from_batches([batch])
-        if pending is not None and pending.num_rows:
-            table = pa.concat_tables([pending, table])
-        keys = _ints(table, column)
+        keys = _ints(batch, column)
         if keys.size == 0:
             continue
+        # the rows before the batch's last group end their groups (and the pending one)
         cut = int(np.searchsorted(keys, keys[-1], side="left"))
         if cut:
-            yield table.slice(0, cut)
-        pending = table.slice(cut)
-    if pending is not None and pending.num_rows:
-        yield pending
+            yield pa.Table.from_batches([*pending, batch.slice(0, cut)])
+            pending = []
+        pending.append(batch.slice(cut))
+    if pending:
+        yield pa.Table.from_batches(pending)
 
 
 # ── stages ───────────────────────────────────────────────────────────────────────────────────
 
 
+def keys_are_fingerprints(config: DedupConfig) -> bool:
+    """Whether the method's index keys are the fingerprints themselves (the full index, as
+    the local engine's ``full_index``): then no ``keys`` column, ``fps`` serves."""
+    return config.method == "full"
+
+
+def fingerprint_schema(config: DedupConfig) -> str:
+    """The schema of :func:`fingerprint_stage`'s output for ``config``."""
+    return FINGERPRINT_SCHEMA + ("" if keys_are_fingerprints(config) else KEYS_SCHEMA)
+
+
 def fingerprint_stage(config: DedupConfig) -> Stage:
-    """``doc, text`` → ``doc, length, size, fps, keys``: canonicalize, shingle, fingerprint
-    (sorted distinct), sketch and index keys (distinct per document) of every document."""
+    """``doc, text`` → ``doc, length, size, fps[, keys]``: canonicalize, shingle, fingerprint
+    (sorted distinct), sketch and index keys (distinct per document; none when they are
+    the fingerprints: :func:`keys_are_fingerprints`) of every document."""
+    with_keys = not keys_are_fingerprints(config)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         method = config.build_method()
         for batch in batches:
             texts = utf8_spans(batch.column("text"))  # the column's bytes: no Python strings
             prints = fingerprint_utf8(*texts, config.text)
-            with weak_notes():  # the local engine reports them; each executor would repeat
-                keys = method.batch_keys(prints)
-            docs = np.asarray(keys.docs, dtype=np.int64)
-            values = np.asarray(keys.keys, dtype=np.uint64)
-            order = np.lexsort((values, docs))
-            docs, values = docs[order], values[order]
-            fresh = np.ones(docs.size, dtype=bool)
-            fresh[1:] = (docs[1:] != docs[:-1]) | (values[1:] != values[:-1])
-            docs, values = docs[fresh], values[fresh]
-            key_offsets = np.zeros(batch.num_rows + 1, dtype=np.int64)
-            np.cumsum(np.bincount(docs, minlength=batch.num_rows), out=key_offsets[1:])
-            yield _batch(
-                {
-                    "doc": batch.column("doc"),
-                    "length": char_counts(*texts),
-                    "size": np.diff(prints.offsets).astype(np.int64),
-                    "fps": list_array(prints.values, prints.offsets),
-                    "keys": list_array(values, key_offsets),
-                }
-            )
+            columns = {
+                "doc": batch.column("doc"),
+                "length": char_counts(*texts),
+                "size": np.diff(prints.offsets).astype(np.int64),
+                "fps": list_array(prints.values, prints.offsets),
+            }
+            if with_keys:
+                with weak_notes():  # the local engine reports them; each executor would repeat
+                    keys = method.batch_keys(prints)
+                columns["keys"] = _distinct_keys(keys.docs, keys.keys, batch.num_rows)
+            yield _batch(columns)
 
     return run
+
+
+def _distinct_keys(docs: np.ndarray, keys: np.ndarray, n: int) -> pa.ListArray:
+    """Each of ``n`` documents' distinct keys (``docs``, ``keys``: an entry each), sorted."""
+    docs = np.asarray(docs, dtype=np.int64)
+    values = np.asarray(keys, dtype=np.uint64)
+    order = np.lexsort((values, docs))
+    docs, values = docs[order], values[order]
+    fresh = np.ones(docs.size, dtype=bool)
+    fresh[1:] = (docs[1:] != docs[:-1]) | (values[1:] != values[:-1])
+    docs, values = docs[fresh], values[fresh]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(docs, minlength=n), out=offsets[1:])
+    return list_array(values, offsets)
 
 
 def _chunks(table: np.ndarray, size: int) -> pa.RecordBatch:
@@ -205,24 +234,22 @@ PrefixRule = tuple[float, int, float, float, int]
 
 
 def _prefixes(
-    batch: pa.RecordBatch, counts: np.ndarray, bits: int, rule: PrefixRule
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The batch's documents' keys, their offsets, count estimates (the smaller of the two
-    tables'), mark slots, prefix flags and needs (one per document), as
+    keys: np.ndarray, offsets: np.ndarray, counts: np.ndarray, bits: int, rule: PrefixRule
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Count estimates of the documents' keys (``keys[offsets[d]:offsets[d+1]]``, the
+    smaller of the two tables' counts), their prefix flags and the documents' needs, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: with ``least`` > 0, keys
     counted ≤ ``low`` are flagged in the hit prefix (:func:`neardup.dedup.prefix.hit_flags`);
     else every need is 1."""
     score, frequent, fallback, least, low = rule
-    keys, offsets = flat_lists(batch.column("keys"))
-    s0, s1, mark = slots(keys, bits)
-    count = np.minimum(counts[0, s0], counts[1, s1]).astype(np.int64)
+    count = entry_counts(keys, counts, bits)
     flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
     if least > 0.0:
         hit, need = hit_flags(offsets, keys, count, least, DEFAULT_HITS, low)
-        flags = np.where(count <= low, hit, flags)
+        np.copyto(flags, hit, where=count <= low)
     else:
         need = np.ones(offsets.size - 1, dtype=np.int64)
-    return keys, offsets, count, mark, flags, need
+    return count, flags, need
 
 
 def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> Stage:
@@ -232,55 +259,50 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
     ``chunk`` bytes; ``counts``: the two count tables."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        seen = np.zeros(max(1 << bits, 8 * chunk), dtype=bool)  # a byte a slot, packed once
+        marks = mark_table(bits)
         for batch in batches:
-            _, _, _, mark, flags, _ = _prefixes(batch, counts, bits, rule)
-            seen[mark[flags]] = True
-        yield _chunks(np.packbits(seen, bitorder="little"), chunk)
+            keys, offsets = flat_lists(batch.column("keys"))
+            _, flags, _ = _prefixes(keys, offsets, counts, bits, rule)
+            mark_prefixes(keys, flags, bits, marks)
+        yield _chunks(marks, chunk)
 
     return run
 
 
-def pairing_stage(counts: np.ndarray, marks: np.ndarray, bits: int, rule: PrefixRule) -> Stage:
-    """``doc, keys`` → ``doc, need, key, count, in_prefix``: each document's entries that
-    can make a pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than once,
-    mark set in the bit table ``marks`` of every document's prefix entries) as lists, with
-    the document's need of counted hits (:func:`_prefixes`). A row per document: Spark
-    stores far fewer rows, and explodes them where it groups entries by key."""
+PAIRING_SCHEMA = ENTRY_SCHEMA + ", hot array<long>"
+
+
+def pairing_stage(
+    counts: np.ndarray, marks: np.ndarray, bits: int, rule: PrefixRule, template: int
+) -> Stage:
+    """``doc, keys`` → ``doc, need, key, count, in_prefix, hot``: each document's entries
+    that can make a pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than
+    once, mark set in the bit table ``marks`` of every document's prefix entries) as lists,
+    with the document's need of counted hits (:func:`_prefixes`); and, the keys being the
+    fingerprints, those the count tables count at ``template`` or more (``hot``: the others
+    are held by fewer documents, never template shingles; empty for ``template`` 0). A row
+    per document: Spark stores far fewer rows, and explodes them where it groups entries."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            keys, offsets, count, mark, flags, need = _prefixes(batch, counts, bits, rule)
-            keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool)
-            keep &= count > 1
+            keys, offsets = flat_lists(batch.column("keys"))
+            count, flags, need = _prefixes(keys, offsets, counts, bits, rule)
+            keep = marked_entries(keys, count, bits, marks)
             kept = np.r_[0, np.cumsum(keep)][offsets]
+            hot = count >= template if template else np.zeros(keys.size, dtype=bool)
+            held = np.r_[0, np.cumsum(hot)][offsets]
             yield _batch(
                 {
                     "doc": batch.column("doc"),
                     "need": need.astype(np.int64),
                     "key": list_array(keys[keep], kept),
-                    "count": list_array(count[keep], kept),
+                    "count": list_array(count[keep].astype(np.int64), kept),
                     "in_prefix": pa.ListArray.from_arrays(
                         pa.array(kept.astype(np.int32)), pa.array(flags[keep])
                     ),
+                    "hot": list_array(keys[hot], held),
                 }
             )
-
-    return run
-
-
-def frequent_stage(counts: np.ndarray, bits: int, least: int) -> Stage:
-    """``doc, fps`` → ``doc, fps``: each document's fingerprints that the count tables (of
-    the fingerprints) count at ``least`` or more — the others are held by fewer documents.
-    A row per document (not per fingerprint): far fewer rows for Spark to store."""
-
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            fps, offsets = flat_lists(batch.column("fps"))
-            s0, s1, _ = slots(fps, bits)
-            hot = np.minimum(counts[0, s0], counts[1, s1]) >= least
-            kept = np.r_[0, np.cumsum(hot)][offsets]
-            yield _batch({"doc": batch.column("doc"), "fps": list_array(fps[hot], kept)})
 
     return run
 
@@ -302,12 +324,16 @@ def bucket_stage(max_bucket: int) -> Stage:
 
 
 def _summed(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each pair once, with how often it occurs (document numbers are any int64s: no
-    packing into one word)."""
-    order = np.lexsort((right, left))
-    left, right = left[order], right[order]
+    """Each pair once, with how often it occurs. Document numbers below 2**32 (any input
+    numbered by the engine under 4 G documents) are sorted as one word a pair, twice as
+    fast as a two-key sort; others (any int64s) by the two-key sort."""
     if not left.size:
         return left, right, np.zeros(0, np.int64)
+    if min(left.min(), right.min()) >= 0 and max(left.max(), right.max()) < 1 << 32:
+        codes, counts = unique_counts(pair_codes(left, right))
+        return *split_pair_codes(codes), counts
+    order = np.lexsort((right, left))
+    left, right = left[order], right[order]
     starts = np.flatnonzero(np.r_[True, (left[1:] != left[:-1]) | (right[1:] != right[:-1])])
     return left[starts], right[starts], np.diff(np.r_[starts, left.size]).astype(np.int64)
 
@@ -327,16 +353,18 @@ def with_sets_stage(inner: SetsStage, sets: list[str], rows: int) -> Stage:
     pair's two rows in them.
 
     So a document's sets travel once to each group that needs them, not once per pair, and
-    are not copied per pair here either: the kernels index the group's sets."""
+    are not copied per pair here either: the kernels index the group's sets. A pair row's
+    sets are empty, so a set column's values are its documents' (:func:`_doc_sets`): the
+    sets are copied once (into one array a column), never filtered out of the rows."""
 
     def batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
         kind = _ints(table, "kind")
-        docs = table.filter(pa.array(kind == 0))
+        docs = np.flatnonzero(kind == 0)
         pairs = table.filter(pa.array(kind == 1))
-        ids = _ints(docs, "left")
+        ids = _ints(table, "left")[docs]
         order = np.argsort(ids, kind="stable")
         ids = ids[order]
-        of_pairs = inner({name: flat_lists(docs.column(name)) for name in sets})
+        of_pairs = inner({name: _doc_sets(table.column(name), docs) for name in sets})
         for start in range(0, pairs.num_rows, rows):
             chunk = pairs.slice(start, rows)
             left = order[np.searchsorted(ids, _ints(chunk, "left"))]
@@ -348,6 +376,16 @@ def with_sets_stage(inner: SetsStage, sets: list[str], rows: int) -> Stage:
             yield from batches(table)
 
     return run
+
+
+def _doc_sets(column: pa.ChunkedArray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lists of rows ``docs`` of a list column whose other rows' lists are empty, as
+    ``(values, offsets)``: the column's values are theirs already."""
+    values, offsets = flat_lists(column)
+    starts, ends = offsets[docs], offsets[docs + 1]
+    if not np.array_equal(ends[:-1], starts[1:]) or (docs.size and ends[-1] != values.size):
+        raise ValueError("a pair row carries a set: only document rows may")
+    return values, np.r_[starts, values.size]
 
 
 def measure_stage(config: DedupConfig) -> SetsStage:

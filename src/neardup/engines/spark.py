@@ -158,7 +158,7 @@ def spark_dedup(
     with _stage("fingerprints and keys"):
         fp = (
             docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text"))
-            .mapInArrow(B.fingerprint_stage(config), B.FINGERPRINT_SCHEMA)
+            .mapInArrow(B.fingerprint_stage(config), B.fingerprint_schema(config))
             .transform(by_doc)
         )
     with _stage("candidate pairs"):
@@ -240,14 +240,21 @@ def by_doc(df: DataFrame) -> DataFrame:
     would be shuffled again by every join that brings them to pairs or components)."""
     from pyspark import StorageLevel
 
-    try:
-        parts = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    except ValueError:  # "auto" (Databricks)
-        parts = 200
-    out = df.repartition(parts, "doc").sortWithinPartitions("doc")
+    out = df.repartition(partitions(df), "doc").sortWithinPartitions("doc")
     out = out.persist(StorageLevel.MEMORY_AND_DISK)
     out.count()
     return out
+
+
+def partitions(df: DataFrame) -> int:
+    """The session's shuffle partitions: given explicitly to the shuffles that feed Python
+    stages (buckets, keepers), which adaptive execution would otherwise coalesce into a
+    few tasks by their bytes — a few large tasks leave cores idle where each row costs
+    far more in Python than in the shuffle."""
+    try:
+        return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    except ValueError:  # "auto" (Databricks)
+        return 200
 
 
 # ── numbering rows in their order ────────────────────────────────────────────────────────────
@@ -325,13 +332,15 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     low = min(cap, MAX_COUNT - 1) if score > 0.0 and least > 0.0 else 0
     shingles = fp.select("doc", F.explode("fps").alias("f"))
     if score > 0.0:
-        entries, counts, bits = _prefix_entries(fp, (score, frequent, fallback, least, low))
-        if config.template_df:
-            stage = B.frequent_stage(counts, bits, min(config.template_df, MAX_COUNT))
-            hot = fp.select("doc", "fps").mapInArrow(stage, B.HOT_SCHEMA).transform(by_doc)
+        template = min(config.template_df, MAX_COUNT)
+        rule = (score, frequent, fallback, least, low)
+        entries, hot = _prefix_entries(_keys(fp, config), rule, template)
+        if template:
+            with _stage("candidate pairs: template candidates"):
+                hot = hot.transform(by_doc)
             shingles = hot.select("doc", F.explode("fps").alias("f"))
     else:
-        entries = fp.select(
+        entries = _keys(fp, config).select(
             "doc",
             F.explode("keys").alias("key"),
             F.lit(MAX_COUNT).cast("long").alias("count"),
@@ -341,13 +350,14 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     # needed for the others only (a group-by and a join of the frequent keys' entries)
     hot = entries.where(F.col("count") > cap).drop("count")
     freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
-    hot = hot.join(freq, "key").localCheckpoint()
+    with _stage("candidate pairs: frequent keys"):
+        hot = hot.join(freq, "key").localCheckpoint()
     capped = hot.where(F.col("freq") > cap).agg(F.count_distinct("key"))
     small = (
         entries.where((F.col("count") <= cap) & (F.col("count") > low))
         .select("key", "doc", "in_prefix")
         .unionByName(hot.where(F.col("freq").between(2, cap)).select("key", "doc", "in_prefix"))
-        .repartition("key")
+        .repartition(partitions(entries), "key")
         .sortWithinPartitions("key", "doc")
         .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
         .select("left", "right")
@@ -364,7 +374,17 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     pairs = small.unionByName(big)
     if low:
         pairs = pairs.unionByName(_counted_pairs(entries.where(F.col("count") <= low), cap))
-    return pairs.distinct().localCheckpoint(), capped, shingles
+    with _stage("candidate pairs: buckets"):
+        pairs = pairs.distinct().localCheckpoint()
+    return pairs, capped, shingles
+
+
+def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
+    """``doc, keys``: each document's distinct index keys (the full index's: ``fps``)."""
+    from pyspark.sql import functions as F
+
+    column = "fps" if B.keys_are_fingerprints(config) else "keys"
+    return fp.select("doc", F.col(column).alias("keys"))
 
 
 def _counted_pairs(entries: DataFrame, cap: int) -> DataFrame:
@@ -376,7 +396,7 @@ def _counted_pairs(entries: DataFrame, cap: int) -> DataFrame:
 
     shared = (
         entries.select("key", "doc", "in_prefix")
-        .repartition("key")
+        .repartition(partitions(entries), "key")
         .sortWithinPartitions("key", "doc")
         .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
         .groupBy("left", "right")
@@ -395,43 +415,50 @@ CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
 KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships whole tables)
 
 
-def _prefix_entries(fp: DataFrame, rule: B.PrefixRule) -> tuple[DataFrame, np.ndarray, int]:
+def _prefix_entries(
+    keys: DataFrame, rule: B.PrefixRule, template: int
+) -> tuple[DataFrame, DataFrame]:
     """``doc, key, count, in_prefix, need`` of the entries that can make a pair, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
     estimate of :mod:`neardup.dedup.prefix`, the prefix per document (``rule``; with
     counted hits, each document's need), then only keys counted more than once whose mark
-    slot some prefix entry shares (``frequent``: the uncapped limit, 0 for none).
+    slot some prefix entry shares (``frequent``: the uncapped limit, 0 for none). Also
+    ``doc, fps``: each document's keys (the full index's: its fingerprints) counted at
+    ``template`` or more, the only ones that can be template shingles (none for 0).
 
     The two tables (``2 × 2**bits`` bytes, at most 256 MiB, as the local engine's) are
     filled per partition by the local kernel, summed chunk by chunk (shuffle compression
     shrinks their zeros), brought to the driver and shipped to the tasks with the stage
     that reads them (PySpark broadcasts a large function); so is the mark table (one bit a
-    slot). Each document's keys stay in its row: no shuffle of entries until the buckets.
-    Also the count tables and their ``bits``.
+    slot). Each document's keys stay in its row: no shuffle of entries until the buckets,
+    and one pass over them (``keys``: ``doc, keys``) finds both its entries and its
+    template candidates.
     """
     from pyspark.sql import functions as F
 
     score, frequent, fallback, least, low = rule
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
     rule = (score, limit, fallback, least, low)
-    entries = _value(fp.agg(F.sum(F.size("keys"))))
+    entries = _value(keys.agg(F.sum(F.size("keys"))))
     bits = table_bits(entries)
-    keys = fp.select("doc", "keys")
     # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
     few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
     chunk = min(CHUNK, (1 << bits) // 8)
-    stage = B.count_table_stage(bits, chunk)
-    counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
-    counts = counts.reshape(2, 1 << bits)
-    stage = B.mark_stage(counts, bits, rule, chunk)
-    marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
-    stage = B.pairing_stage(counts, marks, bits, rule)
-    per_doc = keys.mapInArrow(stage, B.ENTRY_SCHEMA).localCheckpoint()
+    with _stage("candidate pairs: count tables"):
+        stage = B.count_table_stage(bits, chunk)
+        counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
+        counts = counts.reshape(2, 1 << bits)
+    with _stage("candidate pairs: mark table"):
+        stage = B.mark_stage(counts, bits, rule, chunk)
+        marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
+    with _stage("candidate pairs: pairing entries"):
+        stage = B.pairing_stage(counts, marks, bits, rule, template)
+        per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
     entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
     entries = per_doc.select("doc", "need", entry).select(
         "doc", "e.key", "e.count", "e.in_prefix", "need"
     )
-    return entries, counts, bits
+    return entries, per_doc.select("doc", F.col("hot").alias("fps"))
 
 
 def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndarray:
@@ -629,7 +656,8 @@ def _decisions(
         empty.alias("fps"),
         empty.alias("tmpl"),
     )
-    rows = doc_rows.unionByName(pair_rows).repartition("comp").sortWithinPartitions("comp")
+    rows = doc_rows.unionByName(pair_rows).repartition(partitions(pairs), "comp")
+    rows = rows.sortWithinPartitions("comp")
     return rows.mapInArrow(B.decision_stage(config), B.DECISION_SCHEMA)
 
 
