@@ -25,7 +25,7 @@ from neardup._kernels import threads_for
 from neardup._kernels.jsonl import json_non_finite, line_ends
 from neardup._kernels.script import char_counts
 from neardup.errors import InputError
-from neardup.io.files import byte_chunks, classify, read_error, read_errors
+from neardup.io.files import BOM, byte_chunks, classify, read_error, read_errors
 from neardup.io.readers import (
     DEFAULT_MAX_TEXT_BYTES,
     BadRecord,
@@ -37,7 +37,6 @@ from neardup.io.readers import (
 )
 
 BLOCK_BYTES_MAX = 16 * 2**20  # a block stops growing here even with fewer lines than asked
-_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -254,7 +253,7 @@ def _parse_arrow(
     import pyarrow.json as pj
 
     # a \\u escape of a lone surrogate: Arrow refuses the block (the line reader, the record)
-    if _non_finite(block) or (first_line > 1 and block.startswith(_BOM)):
+    if _non_finite(block) or (first_line > 1 and block.startswith(BOM)):
         return None
     table = None
     for id_type in list(id_types):  # ids as strings, or all integers

@@ -20,6 +20,7 @@ from neardup.errors import InputError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
 
 __all__ = [
+    "BOM",
     "InputFile",
     "LineBlock",
     "byte_chunks",
@@ -171,7 +172,7 @@ def jsonl_line_blocks(path: str | Path, wanted: np.ndarray) -> Iterator[LineBloc
     raise InputError(f"{path}: changed while being read (line {wanted[done]} is gone)")
 
 
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark a file may start with
 _TRAILING = np.frombuffer(b" \t\r\x0b\x0c", dtype=np.uint8)  # what bytes.rstrip() takes
 
 
@@ -186,9 +187,9 @@ def _trimmed(
         ends = ends.copy()
         for k in spaced.tolist():
             ends[k] = starts[k] + len(data[starts[k] : ends[k]].rstrip())
-    if first_line and data.startswith(_BOM, int(starts[0]), int(ends[0])):
+    if first_line and data.startswith(BOM, int(starts[0]), int(ends[0])):
         starts = starts.copy()
-        starts[0] += len(_BOM)
+        starts[0] += len(BOM)
     return starts, ends
 
 
