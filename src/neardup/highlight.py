@@ -70,6 +70,10 @@ def _expected(
     ranges: list[Span] = []
     for word, s, e in zip(words, starts.tolist(), ends.tolist(), strict=True):
         parts = forms[word]
+        if len(parts) == 1:  # most words: the exact piece is the whole raw token
+            tokens.append(parts[0])
+            ranges.append((s, e))
+            continue
         exact = sum(map(len, parts)) == e - s
         at = s
         for part in parts:

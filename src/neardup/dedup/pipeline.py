@@ -24,6 +24,7 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -34,7 +35,7 @@ from neardup.config import config_fingerprint
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.dedup.cluster import ClusterTable, cluster_table
 from neardup.dedup.copyout import Lines, Places, Rows, input_records
-from neardup.dedup.outdir import staged_output
+from neardup.dedup.outdir import staged_output, sync_files
 from neardup.errors import InputError
 from neardup.io.blocks import JsonlBatches, readable_in_blocks
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
@@ -148,13 +149,21 @@ def _run(
     clock = time.perf_counter()
     clusters = cluster_table(result.labels, result.keepers)
     report_docs = _report_documents(result)
-    shown = _write_outputs(result, clusters, inputs, places, out, fmt, config, report_docs)
-    result.timings["outputs"] = time.perf_counter() - clock
-    summary = _summary(result, clusters, inputs, config, bad, fmt, time.perf_counter() - started)
-    summary |= _skipped_summary(skipped)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    stage("writing the report")
-    _write_report(result, shown, config, summary, out)
+    # the outputs are written on this thread while the other core loads the report's
+    # kernels, and reach the disk there while the report is made
+    with ThreadPoolExecutor(1, thread_name_prefix="neardup-beside") as beside:
+        loaded = beside.submit(_load_report, config)
+        shown = _write_outputs(result, clusters, inputs, places, out, fmt, config, report_docs)
+        synced = beside.submit(sync_files, out)
+        result.timings["outputs"] = time.perf_counter() - clock
+        seconds = time.perf_counter() - started
+        summary = _summary(result, clusters, inputs, config, bad, fmt, seconds)
+        summary |= _skipped_summary(skipped)
+        (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+        stage("writing the report")
+        loaded.result()
+        _write_report(result, shown, config, summary, out)
+        synced.result()
     return summary
 
 
@@ -194,10 +203,10 @@ def _write_outputs(
     """Every output file but the summary and report; returns the texts the report needs."""
     ids = result.ids
     suffix = "jsonl" if fmt == "jsonl" else "parquet"
-    with RecordWriter(out / f"pairs.{suffix}", fmt) as writer:
+    with RecordWriter(out / f"pairs.{suffix}", fmt, sync=False) as writer:
         for record in _pair_records(result, config.threshold):
             writer.write(record)
-    with RecordWriter(out / f"clusters.{suffix}", fmt) as writer:
+    with RecordWriter(out / f"clusters.{suffix}", fmt, sync=False) as writer:
         for number, cluster in enumerate(clusters):
             writer.write(
                 {
@@ -212,8 +221,8 @@ def _write_outputs(
         inputs.paths, places, ids, inputs.id_field, inputs.text_field, arrow=fmt == "parquet"
     )
     with (
-        RecordWriter(out / f"kept.{suffix}", fmt) as kept,
-        RecordWriter(out / f"removed.{suffix}", fmt) as removed,
+        RecordWriter(out / f"kept.{suffix}", fmt, sync=False) as kept,
+        RecordWriter(out / f"removed.{suffix}", fmt, sync=False) as removed,
     ):
         i = 0
         for record in records:
@@ -334,6 +343,13 @@ def run_parameters(config: DedupConfig, fmt: Format) -> dict[str, Any]:
         "canonicalization": dataclasses.asdict(config.text.canon),
         "shingles": dataclasses.asdict(config.text.shingle),
     }
+
+
+def _load_report(config: DedupConfig) -> None:
+    """Import the report and load its compiled kernels (from numba's cache)."""
+    from neardup.dedup.report import load_kernels
+
+    load_kernels(config.text)
 
 
 def _write_report(

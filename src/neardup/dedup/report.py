@@ -423,6 +423,14 @@ def pairs_section(
     return "".join(parts)
 
 
+def load_kernels(config: TextConfig) -> None:
+    """Load the compiled kernels that mark shared passages (from numba's cache, ~50 ms), e.g.
+    on another thread while the outputs are written, by marking a short pair."""
+    text = "the kernels load here"
+    passages, _ = shared_passages(text, text, config)
+    original_spans(text, passages.spans, config)
+
+
 def render_report(
     result: DedupResult,
     texts: Mapping[int, str],

@@ -33,8 +33,10 @@ class RecordWriter:
 
     Records go to a temporary file beside ``path``, renamed into place by :meth:`close`; an
     exception inside ``with RecordWriter(...)`` (or :meth:`abort`) deletes it, so a crashed run
-    leaves no half-written file. JSONL is compact UTF-8 JSON (orjson; non-ASCII as is),
-    compressed when ``path`` ends in ``.gz`` (level 1, for speed) or ``.zst``; values JSON
+    leaves no half-written file; the file is flushed to disk before the rename, unless
+    ``sync=False`` (a caller that flushes a whole directory of outputs at once, in parallel:
+    :func:`neardup.dedup.outdir.sync_files`). JSONL is compact UTF-8 JSON (orjson; non-ASCII
+    as is), compressed when ``path`` ends in ``.gz`` (level 1, for speed) or ``.zst``; values JSON
     cannot hold are written as text (dates ISO 8601, decimals as strings, bytes base64).
     :meth:`write_json` adds a record that is already one line of JSON (an input line copied
     through as it is, never parsed and serialized again).
@@ -47,14 +49,16 @@ class RecordWriter:
     and all are rewritten into the unified schema at close.
     """
 
-    def __init__(self, path: str | Path, format: Literal["jsonl", "parquet"] = "jsonl") -> None:
+    def __init__(
+        self, path: str | Path, format: Literal["jsonl", "parquet"] = "jsonl", *, sync: bool = True
+    ) -> None:
         if format not in ("jsonl", "parquet"):
             raise ConfigError(f"format must be 'jsonl' or 'parquet', got {format!r}")
         self.path = Path(path)
         self.format = format
         self.count = 0
         self._sink: _JsonlSink | _ParquetSink = (
-            _JsonlSink(self.path) if format == "jsonl" else _ParquetSink(self.path)
+            _JsonlSink(self.path, sync) if format == "jsonl" else _ParquetSink(self.path, sync)
         )
         self._open = True
 
@@ -129,16 +133,17 @@ def _temp_path(path: Path, tag: str = "") -> Path:
             return tmp
 
 
-def _commit(tmp: Path, path: Path) -> None:
-    """Flush ``tmp`` to disk and rename it to ``path``."""
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
+def _commit(tmp: Path, path: Path, sync: bool = True) -> None:
+    """Flush ``tmp`` to disk (unless the caller syncs it later) and rename it to ``path``."""
+    if sync:
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
     os.replace(tmp, path)
 
 
 class _JsonlSink:
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, sync: bool = True) -> None:
+        self.path, self.sync = path, sync
         self.tmp = _temp_path(path)
         name = path.name.lower()
         raw = open(self.tmp, "wb")  # noqa: SIM115 - closed in finish/discard
@@ -165,7 +170,7 @@ class _JsonlSink:
     def finish(self) -> None:
         self.fh.close()
         self.raw.close()
-        _commit(self.tmp, self.path)
+        _commit(self.tmp, self.path, self.sync)
 
     def discard(self) -> None:
         with contextlib.suppress(Exception):
@@ -203,9 +208,9 @@ def _json_default(value: Any) -> Any:
 class _ParquetSink:
     """Buffered rows → row groups; a schema change starts a new part (unified at close)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, sync: bool = True) -> None:
         self.pa = pyarrow("writing .parquet files")
-        self.path = path
+        self.path, self.sync = path, sync
         self.rows: list[dict[str, Any]] = []
         self.parts: list[Path] = []
         self.schema: Any = None
@@ -270,7 +275,7 @@ class _ParquetSink:
             target = _temp_path(self.path)
             self.parts.append(target)
             _merge_parts(self.pa, self.parts[:-1], target)
-        _commit(self.parts[-1], self.path)
+        _commit(self.parts[-1], self.path, self.sync)
         for part in self.parts[:-1]:
             part.unlink(missing_ok=True)
 

@@ -71,12 +71,11 @@ class TokenBatch:
     def tokens(self, d: int) -> list[str]:
         """Document ``d``'s canonical tokens."""
         t0, t1 = self.tok_offsets[d], self.tok_offsets[d + 1]
-        raw = self.buf.tobytes() if t1 - t0 > 64 else None
-        out = []
-        for s, e in zip(self.tok_starts[t0:t1], self.tok_ends[t0:t1], strict=True):
-            chunk = raw[s:e] if raw is not None else self.buf[s:e].tobytes()
-            out.append(chunk.decode())
-        return out
+        base = int(self.doc_offsets[d])
+        raw = self.buf[base : self.doc_offsets[d + 1]].tobytes()
+        starts = (self.tok_starts[t0:t1] - base).tolist()
+        ends = (self.tok_ends[t0:t1] - base).tolist()
+        return [raw[s:e].decode() for s, e in zip(starts, ends, strict=True)]
 
     def by_char(self, unit: Unit) -> np.ndarray:
         """Per document: shingles of characters (else of tokens). ``auto`` shingles tokens,
