@@ -196,3 +196,23 @@ def test_utf8_spans_are_the_texts_of_an_arrow_column(kind):
         buf, starts, ends = utf8_spans(array)
         got = [buf[s:e].tobytes().decode() for s, e in zip(starts, ends, strict=True)]
         assert got == texts
+
+
+_PIECES = [b"NaN", b"Infinity", b"Infinit", b"aN", b"Na", b"I", b'"', b"\\", b"\n", b":", b"x",
+           b"\xe4\xb8\xad", b" "]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30))
+def test_the_fast_word_test_finds_every_block_the_exact_scan_refuses(parts):
+    """holds_non_finite_words is the substring test, whole, to the last bytes of a block (a
+    word cut off its end would let a NaN literal through to Arrow)."""
+    import numpy as np
+
+    from neardup._kernels.jsonl import holds_non_finite_words, json_non_finite
+
+    block = b"".join(parts)
+    raw = np.frombuffer(block, dtype=np.uint8)
+    words = holds_non_finite_words(raw)
+    assert words == (b"NaN" in block or b"Infinity" in block)
+    assert words or not json_non_finite(raw)

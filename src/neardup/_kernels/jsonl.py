@@ -1,6 +1,6 @@
 """Compiled scans of JSONL bytes (without the GIL, so the reading thread and the workers
 parsing blocks run side by side): lines, and what Arrow's JSON reader takes that the
-line-by-line reader refuses."""
+line-by-line reader refuses (a fast test for the words first, then the exact scan)."""
 
 from __future__ import annotations
 
@@ -65,3 +65,27 @@ def json_non_finite(raw: np.ndarray) -> bool:
             return True
         i += 1
     return False
+
+
+@njit(cache=True, nogil=True)
+def holds_non_finite_words(raw: np.ndarray) -> bool:
+    """Whether the bytes ``NaN`` or ``Infinity`` occur in ``raw`` at all, strings included:
+    one pass without a branch per byte (it vectorizes, ~20 GB/s), so that
+    :func:`json_non_finite`, which tells strings apart byte by byte (~1 GB/s), runs only on
+    the rare blocks that hold the words."""
+    n = raw.size
+    hit = False
+    for i in range(n - 7):  # both words fit
+        hit |= _nan_at(raw, i) | (
+            (raw[i] == _I) & (raw[i + 1] == 0x6E) & (raw[i + 2] == 0x66) & (raw[i + 3] == 0x69)
+            & (raw[i + 4] == 0x6E) & (raw[i + 5] == 0x69) & (raw[i + 6] == 0x74)
+            & (raw[i + 7] == 0x79)
+        )  # fmt: skip
+    for i in range(max(n - 7, 0), n - 2):  # the last bytes: only NaN fits
+        hit |= _nan_at(raw, i)
+    return hit
+
+
+@njit(cache=True, inline="always")
+def _nan_at(raw: np.ndarray, i: int) -> bool:
+    return (raw[i] == _N) & (raw[i + 1] == 0x61) & (raw[i + 2] == _N)

@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from neardup._kernels import threads_for
-from neardup._kernels.jsonl import json_non_finite, line_ends
+from neardup._kernels.jsonl import holds_non_finite_words, json_non_finite, line_ends
 from neardup._kernels.script import char_counts
 from neardup.errors import InputError
 from neardup.io.files import BOM, byte_chunks, classify, read_error, read_errors
@@ -294,11 +294,10 @@ def _parse_arrow(
 
 
 def _non_finite(block: bytes) -> bool:
-    """:func:`json_non_finite` of a block, scanned only when the words occur at all (a
-    substring search is ~10× faster than the scan that tells strings apart)."""
-    if b"NaN" not in block and b"Infinity" not in block:
-        return False
-    return bool(json_non_finite(np.frombuffer(block, dtype=np.uint8)))
+    """:func:`json_non_finite` of a block, scanned only when the words occur at all
+    (:func:`holds_non_finite_words`: ~20× faster than the scan that tells strings apart)."""
+    raw = np.frombuffer(block, dtype=np.uint8)
+    return bool(holds_non_finite_words(raw) and json_non_finite(raw))
 
 
 def utf8_spans(texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
