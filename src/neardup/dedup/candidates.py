@@ -451,9 +451,11 @@ def _bucket_pairs(
     n = keys.size
     total = 0
     capped = 0
+    longest = 0
     i = 0
     while i < n:
         j = _run_end(keys, docs, i)
+        longest = max(longest, j - i)
         m = _distinct_docs(docs, i, j)
         p = _prefix_docs(docs, in_prefix, i, j)
         if m <= max_bucket:
@@ -464,12 +466,16 @@ def _bucket_pairs(
         i = j
     left = np.empty(total, dtype=np.int64)
     right = np.empty(total, dtype=np.int64)
+    members = np.empty(longest, dtype=np.int64)  # one run's documents, reused run by run
+    flags = np.empty(longest, dtype=np.bool_)
     k = 0
     i = 0
     while i < n:
         j = _run_end(keys, docs, i)
-        members, flags = _members(docs, in_prefix, i, j)
-        m = members.size
+        if j - i == 1:  # a key held once (most keys of an LSH) pairs nothing
+            i = j
+            continue
+        m = _members(docs, in_prefix, i, j, members, flags)
         if m <= max_bucket:
             for a in range(m):
                 for b in range(a + 1, m):
@@ -504,18 +510,18 @@ def _prefix_docs(docs: np.ndarray, in_prefix: np.ndarray, i: int, j: int) -> int
 
 @njit(cache=True)
 def _members(
-    docs: np.ndarray, in_prefix: np.ndarray, i: int, j: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct documents of entries ``i:j`` (sorted) and whether each holds it in prefix."""
-    members = np.empty(j - i, dtype=np.int64)
-    flags = np.zeros(j - i, dtype=np.bool_)
+    docs: np.ndarray, in_prefix: np.ndarray, i: int, j: int, members: np.ndarray, flags: np.ndarray
+) -> int:
+    """How many distinct documents entries ``i:j`` (sorted) hold, written to ``members``
+    with whether each holds the key in its prefix to ``flags`` (scratch of ≥ j − i)."""
     m = 0
     for t in range(i, j):
         if t == i or docs[t] != docs[t - 1]:
             members[m] = docs[t]
+            flags[m] = False
             m += 1
         flags[m - 1] |= in_prefix[t]
-    return members[:m], flags[:m]
+    return m
 
 
 @njit(cache=True, inline="always")
