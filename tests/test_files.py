@@ -19,6 +19,7 @@ from neardup.io.files import jsonl_line_blocks
     chunk=st.sampled_from([1, 2, 3, 7, 1 << 20]),  # lines across chunks, or all in one
 )
 @settings(max_examples=200, deadline=None)
+@pytest.mark.filterwarnings("ignore:line buffering")  # a 1-byte buffer: Python's own warning
 def test_jsonl_line_blocks_give_the_wanted_lines_as_stored(lines, picks, chunk):
     # the output copy's reader: lines split across chunks of any size, a BOM on line 1,
     # trailing whitespace off; the same lines as a plain split
