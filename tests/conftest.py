@@ -1,4 +1,5 @@
-"""Shared fixtures: a throwaway PostgreSQL server per test session (per xdist worker)."""
+"""Shared fixtures: a throwaway PostgreSQL server per test session (per xdist worker), and a
+spy on the files flushed to disk."""
 
 from __future__ import annotations
 
@@ -20,3 +21,19 @@ def postgres_server() -> Iterator[PostgresServer]:
 def postgres_url(postgres_server: PostgresServer) -> str:
     """The URL of a new, empty database on the session's server."""
     return postgres_server.create_database()
+
+
+@pytest.fixture
+def flushed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths ``os.fsync`` is called on, in order (a spy: the disk is flushed for real)."""
+    import os
+
+    paths: list[str] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        paths.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    return paths

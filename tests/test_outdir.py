@@ -101,24 +101,10 @@ def test_earlier_outputs_and_temporary_files_are_allowed(tmp_path):
     check_target(out, [tmp_path / "elsewhere.jsonl"])
 
 
-def _flushed(monkeypatch) -> list[str]:
-    """The paths ``os.fsync`` is called on, in order (a spy: the disk is flushed for real)."""
-    flushed: list[str] = []
-    real = os.fsync
-
-    def spy(fd: int) -> None:
-        flushed.append(os.readlink(f"/proc/self/fd/{fd}"))
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", spy)
-    return flushed
-
-
-def test_every_file_is_flushed_to_disk_before_it_replaces_the_earlier_run(tmp_path, monkeypatch):
+def test_every_file_is_flushed_to_disk_before_it_replaces_the_earlier_run(tmp_path, flushed):
     out = tmp_path / "out"
     out.mkdir()
     (out / "kept.jsonl").write_text("old")
-    flushed = _flushed(monkeypatch)
     with staged_output(out) as stage:
         for name in ("kept.jsonl", "removed.jsonl", "summary.json"):
             (stage / name).write_text("new")
@@ -130,8 +116,7 @@ def test_every_file_is_flushed_to_disk_before_it_replaces_the_earlier_run(tmp_pa
     assert flushed[3:] == [str(stage)]
 
 
-def test_a_failed_run_flushes_nothing(tmp_path, monkeypatch):
-    flushed = _flushed(monkeypatch)
+def test_a_failed_run_flushes_nothing(tmp_path, flushed):
     with pytest.raises(RuntimeError):
         _fail_inside(tmp_path / "out", RuntimeError("boom"))
     assert flushed == []
