@@ -275,7 +275,7 @@ def _scan_batch(text, starts, ends, tables, stops, joiners, split_han, short):
     """Every document through ``_scan`` into one buffer; ``short``: with the ASCII map (its
     short paths), else the general path alone. Returns (bytes, token starts/ends, counts)."""
     table, fold, expansions = tables
-    ascii_map = _ascii_map(table, fold) if short else np.zeros(0, np.uint8)
+    ascii_map = _ascii_map(table, fold) if short else np.zeros(0, np.uint16)
     size = 4 * (ends[-1] + 1) if starts.size else 0
     buf, tok_s, tok_e = np.zeros(size, np.uint8), np.zeros(size, np.int64), np.zeros(size, np.int64)
     counts = np.zeros((starts.size, 2), np.int64)

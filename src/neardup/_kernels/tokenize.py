@@ -28,7 +28,8 @@ _SPACE = np.uint8(0x20)
 _U = np.uint64
 _FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
 _FOLD_EXPANDS = np.uint32(0x80000000)
-NON_ASCII = np.uint8(0xFF)  # what :func:`_ascii_map` maps the bytes 0x80-0xFF to
+NON_ASCII = np.uint16(0xFFFF)  # what :func:`_ascii_map` maps the bytes 0x80-0xFF to
+_WORD_CHAR = np.uint16(0x100)  # the flag of a token character in :func:`_ascii_map`
 _MAX_FOLD_GROWTH = 3  # UTF-8 bytes out per byte in, at most, when folding (ΰ: 2 → 6)
 
 
@@ -187,12 +188,12 @@ def _ascii_run(
         a = ascii_map[text[_U(j)]]
         if a == NON_ASCII:
             break
-        t = (np.int64(a) + 127) >> 7  # 1 for a token character (a < 128), 0 for a separator
-        out[_U(p)] = a + (_SPACE & np.uint8(t - 1))  # arithmetic, not a conditional
+        t = np.int64(a >> 8)  # 1 for a token character, 0 for a separator
+        out[_U(p)] = np.uint8(a & 0xFF)  # the folded character, or a space
         tok_s[_U(s)] = p
         tok_e[_U(e)] = p
-        s += t & (1 - inside)
-        e += inside & (1 - t)
+        s += np.int64(t > inside)
+        e += np.int64(t < inside)
         p += t | inside
         inside = t
         j += 1
@@ -202,10 +203,10 @@ def _ascii_run(
     if inside:  # a non-ASCII byte may go on the last word: give it back
         if e == tpos:
             return i, 0, 0
-        while ascii_map[text[j - 1]] != 0:
+        while ascii_map[text[j - 1]] & _WORD_CHAR:
             j -= 1
         return j, tok_e[e - 1] - pos, e - tpos
-    while ascii_map[text[j - 1]] == 0:  # read the separators after the last word again
+    while not ascii_map[text[j - 1]] & _WORD_CHAR:  # read the separators again
         j -= 1
     return j, tok_e[e - 1] - pos, e - tpos
 
@@ -250,7 +251,7 @@ def _scan(
     while i < hi:
         b = text[i]
         if fast and b < 0x80:  # ASCII: a separator, or a word starts (never Han)
-            if ascii_map[b] == 0:
+            if not ascii_map[b] & _WORD_CHAR:
                 gap_break = gap_break or is_break(b)
                 i += 1
                 continue
@@ -288,11 +289,11 @@ def _scan(
             b = text[j]
             if fast and b < 0x80:  # ASCII: never Han (so j > i), one byte out
                 a = ascii_map[b]
-                if a == 0 or han:
+                if not a & _WORD_CHAR or han:
                     break
                 if check_stops:
-                    h = (h ^ np.uint64(a)) * _FNV_PRIME
-                out[p] = a
+                    h = (h ^ np.uint64(a & 0xFF)) * _FNV_PRIME
+                out[p] = np.uint8(a & 0xFF)
                 p += 1
                 j += 1
                 continue
@@ -472,19 +473,20 @@ def stop_bits(stops: np.ndarray) -> int:
 
 @njit(cache=True)
 def _ascii_map(table: np.ndarray, fold: np.ndarray) -> np.ndarray:
-    """Per byte: 0 if it is ASCII and separates tokens, its folded byte if it is an ASCII token
-    character (its own byte when not folding), ``NON_ASCII`` from 0x80 on. Empty (no short
-    path) unless every ASCII character separates or is a token character folding to one
-    nonzero ASCII byte, as with the tables of ``text.chars``."""
-    out = np.full(256, NON_ASCII, dtype=np.uint8)
+    """Per byte: a space if it is ASCII and separates tokens, ``_WORD_CHAR`` | its folded byte
+    if it is an ASCII token character (its own byte when not folding), ``NON_ASCII`` from 0x80
+    on: the byte ``_scan`` writes and whether it is part of a word, in one load. Empty (no
+    short path) unless every ASCII character separates or is a token character folding to
+    one nonzero ASCII byte, as with the tables of ``text.chars``."""
+    out = np.full(256, NON_ASCII, dtype=np.uint16)
     for b in range(128):
-        out[b] = 0
+        out[b] = _SPACE
         if table[b] == SEPARATOR:
             continue
         f = fold[b] if fold.size > 0 else np.uint32(b)
         if table[b] != TOKEN_CHAR or f == 0 or f >= 0x80:
-            return np.zeros(0, dtype=np.uint8)
-        out[b] = np.uint8(f)
+            return np.zeros(0, dtype=np.uint16)
+        out[b] = _WORD_CHAR | np.uint16(f)
     return out
 
 
