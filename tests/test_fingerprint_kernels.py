@@ -3,7 +3,9 @@
 ``unique_per_doc`` (bucket sort of uniform hashes, quicksort fallback) against a per-document
 ``arrays.unique_counts``, for uniform, clustered, duplicated and crc-like (32-bit) values;
 ``tokenize_batch`` (chunks packed in place) against a per-character Python tokenizer driven by
-the same class table, for every number of chunks; the batch cleaning (a compiled pre-check,
+the same class table, for every number of chunks; its short path of ASCII words (no branch a
+byte) against its general path on mixed text, for every table, fold, joiner and Han option;
+the batch cleaning (a compiled pre-check,
 Python only for the flagged texts) against cleaning every text.
 """
 
@@ -12,12 +14,16 @@ import unicodedata
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from neardup._kernels.precheck import MARKUP, NFKC, NON_ASCII, cleaning_flags
 from neardup._kernels.shingle import sort_into, unique_per_doc
 from neardup._kernels.tokenize import (
     SEPARATOR,
     TOKEN_CHAR,
+    _ascii_map,
+    _scan,
+    stop_bits,
     stop_set,
     token_hash,
     tokenize_batch,
@@ -262,3 +268,65 @@ def test_nfkc_stable_characters_are_left_alone_by_nfkc_alone_and_in_pairs():
     # the characters that compose with the one before them are not stable
     assert stable[[0x0301, 0x1161, 0x11A8, 0x0B3E, 0x3099]].tolist() == [0, 0, 0, 0, 0]
     assert stable[[ord("a"), ord("é"), ord("ж"), ord("北")]].tolist() == [1, 1, 1, 1]
+
+
+@njit  # not cached: a cached caller keeps the _scan it was compiled with
+def _scan_batch(text, starts, ends, tables, stops, joiners, split_han, short):
+    """Every document through ``_scan`` into one buffer; ``short``: with the ASCII map (its
+    short paths), else the general path alone. Returns (bytes, token starts/ends, counts)."""
+    table, fold, expansions = tables
+    ascii_map = _ascii_map(table, fold) if short else np.zeros(0, np.uint16)
+    size = 4 * (ends[-1] + 1) if starts.size else 0
+    buf, tok_s, tok_e = np.zeros(size, np.uint8), np.zeros(size, np.int64), np.zeros(size, np.int64)
+    counts = np.zeros((starts.size, 2), np.int64)
+    pos = tpos = 0
+    bits = stop_bits(stops)
+    for d in range(starts.size):
+        ntok, nbytes = _scan(
+            text, starts[d], ends[d], table, fold, expansions, stops, bits, joiners[d],
+            split_han, buf, pos, tok_s, tok_e, tpos, ascii_map,
+        )  # fmt: skip
+        counts[d] = ntok, nbytes
+        pos, tpos = pos + nbytes, tpos + ntok
+    return buf[:pos], tok_s[:tpos], tok_e[:tpos], counts
+
+
+# Text of ASCII words (most of it, so the runs of the short path are long) between ASCII
+# separators and non-ASCII characters: letters that go on a word (é, ß, Cyrillic), Han,
+# ignorables, curly quotes, dashes, ideographic punctuation and spaces.
+_WORDY = st.lists(
+    st.one_of(
+        st.text("abcXYZ019_", min_size=1, max_size=9),
+        st.sampled_from(list(" ,.;\n\t-'\"()")),
+        st.sampled_from(list("éßΰİЁжД北京\u0301\u00ad\u200d’—。\u3000\U00020000")),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_WORDY, max_size=6),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_scan_short_path_of_ascii_words_equals_general_path(
+    texts, punctuation, folding, joiner, split_han, with_stops
+):
+    text, starts, ends = _split(texts)
+    table = chars.word_table() if punctuation else chars.whitespace_table()
+    fold, expansions = chars.fold_table() if folding else (np.empty(0, np.uint32), None)
+    if expansions is None:
+        expansions = np.zeros((1, 3), dtype=np.uint32)
+    stops = _NO_STOPS
+    if with_stops:
+        stops = stop_set(np.array([token_hash(chars.codepoints(w)) for w in _STOPS], np.uint64))
+    joiners = np.full(len(texts), joiner)
+    args = (text, starts, ends, (table, fold, expansions), stops, joiners, split_han)
+    assert _ascii_map(table, fold).size == 256  # the short paths are taken
+    short, general = _scan_batch(*args, True), _scan_batch(*args, False)
+    for got, want in zip(short, general, strict=True):
+        assert np.array_equal(got, want)

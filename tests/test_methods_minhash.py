@@ -13,8 +13,10 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from neardup._kernels.minhash import EMPTY, TAG_BAND, hash_words
+from neardup._kernels.minhash import _TILE, EMPTY, TAG_BAND, hash_words
 from neardup.dedup import DedupConfig, deduplicate
 from neardup.errors import ConfigError, SignatureError, WeakSignatureWarning
 from neardup.methods import get_method
@@ -23,6 +25,7 @@ from neardup.methods.minhash import (
     MinHash,
     MinHashConfig,
     candidate_probability,
+    min_hashes,
     optimal_bands,
     permutation_family,
     recall_bands,
@@ -101,10 +104,41 @@ def test_permutation_family_is_frozen():
 def test_sketch_equals_plain_python_definition():
     rng = np.random.default_rng(7)
     docs = [rng.integers(0, 2**64, size=n, dtype=np.uint64) for n in (1, 3, 50, 700)]
-    method = MinHash(MinHashConfig(num_perm=23, seed=5))  # not a multiple of the kernel's 4
+    method = MinHash(MinHashConfig(num_perm=23, seed=5))  # not a multiple of the kernel's 8
     sigs = method.sketch(batch_of(*docs))
     for d, doc in enumerate(docs):
         assert sigs[d].tolist() == reference_minima(np.unique(doc), 23, 5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, MASK), max_size=30), max_size=4),
+    st.integers(1, 19),
+    st.integers(0, 2**64 - 1),
+)
+def test_minima_equal_plain_python_definition_on_any_values(docs, num_perm, seed):
+    """Any values, any number of functions (blocks of 8 and the rest), empty documents."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WeakSignatureWarning)  # empty documents
+        sigs = min_hashes(batch_of(*docs), num_perm, seed, "MinHash")
+    for d, doc in enumerate(docs):
+        empty = [int(EMPTY)] * num_perm
+        want = reference_minima(sorted(set(doc)), num_perm, seed) if doc else empty
+        assert sigs[d].tolist() == want
+
+
+def test_minima_of_images_near_the_top_and_across_tiles():
+    """The kernel keeps 64-bit minima and shifts them once: an image of all ones (shifted:
+    0xFFFFFFFF) is still a minimum, and a document longer than a tile carries its minima over."""
+    a, b = permutation_family(10, 3)
+    top = [(MASK - int(bi)) * pow(int(ai), -1, 1 << 64) & MASK for ai, bi in zip(a, b, strict=True)]
+    rng = np.random.default_rng(3)
+    long = rng.integers(0, 2**64, size=2 * _TILE + 5, dtype=np.uint64).tolist()
+    docs = [top[:1], top, long]
+    sigs = MinHash(MinHashConfig(num_perm=10, seed=3)).sketch(batch_of(*docs))
+    assert sigs[0].tolist()[0] == 0xFFFFFFFF
+    for d, doc in enumerate(docs):
+        assert sigs[d].tolist() == reference_minima(sorted(set(doc)), 10, 3)
 
 
 def test_band_keys_equal_plain_python_definition():

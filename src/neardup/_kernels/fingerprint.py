@@ -8,6 +8,11 @@ buffers that are reused from document to document (hot in cache), and only its d
 fingerprints are written to the batch's result. The batch-wide token arrays of the separate
 steps are fresh memory (16 bytes a token), whose page faults cost about a third of
 tokenizing; here they are never made.
+
+numba's on-disk cache of ``_fingerprint_into`` is keyed on this file's text alone, yet holds
+the compiled code of every kernel it calls (``_scan``, ``doc_hashes``, ``sort_into``...): a
+change to one of those must come with a change here (this note was last edited with
+``_scan``'s short path of ASCII words), or an old cache keeps the old code.
 """
 
 from __future__ import annotations

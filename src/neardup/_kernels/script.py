@@ -110,8 +110,9 @@ def char_counts(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     n = starts.size
     out = np.zeros(n, dtype=np.int64)
     for d in prange(n):
+        chunk = text[starts[d] : ends[d]]  # indexed from 0: vector loads, not byte inserts
         count = 0
-        for i in range(starts[d], ends[d]):
-            count += (text[i] & 0xC0) != 0x80
+        for i in range(chunk.size):
+            count += (chunk[i] & 0xC0) != 0x80
         out[d] = count
     return out

@@ -25,8 +25,11 @@ BREAK = np.uint8(0x0A)  # joins two tokens a Han shingle must not span (see ``_s
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _SPACE = np.uint8(0x20)
+_U = np.uint64
 _FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
 _FOLD_EXPANDS = np.uint32(0x80000000)
+NON_ASCII = np.uint16(0xFFFF)  # what :func:`_ascii_map` maps the bytes 0x80-0xFF to
+_WORD_CHAR = np.uint16(0x100)  # the flag of a token character in :func:`_ascii_map`
 _MAX_FOLD_GROWTH = 3  # UTF-8 bytes out per byte in, at most, when folding (ΰ: 2 → 6)
 
 
@@ -148,6 +151,66 @@ def decode_utf8(text: np.ndarray, i: int) -> tuple[int, int]:
     ), 4
 
 
+@njit(cache=True, inline="always")
+def _ascii_run(
+    text: np.ndarray,
+    i: int,
+    hi: int,
+    ascii_map: np.ndarray,
+    out: np.ndarray,
+    pos: int,
+    joined: bool,
+    tok_s: np.ndarray,
+    tok_e: np.ndarray,
+    tpos: int,
+) -> tuple[int, int, int]:
+    """The ASCII words from text[i] (a token character) on, as ``_scan`` writes them when
+    there are no stop words and words are joined by a space (``joined``: after a token
+    already written): (where to go on reading, bytes written, tokens). Stops at ``hi`` or at
+    a non-ASCII byte; a word that the non-ASCII byte may go on is given back (read again by
+    ``_scan``), so the tokens are only whole ASCII words — none when the first is not one.
+
+    Without a branch per byte: every byte is written (a separator as a space), the output
+    position moves on a token character or on the first separator after one, and a token's
+    start and end are stored at every byte, the token counts moving on only where one
+    starts or ends. Words of a few letters end at unpredictable places; a branch there
+    costs a misprediction per word, most of the time of a loop taking the bytes one by one.
+    """
+    p = pos
+    if joined:
+        out[p] = _SPACE
+        p += 1
+    s = tpos  # where the next token's start goes
+    e = tpos  # where the next token's end goes
+    inside = 0
+    j = i
+    while j < hi:  # unsigned indices below: no code for negative ones
+        a = ascii_map[text[_U(j)]]
+        if a == NON_ASCII:
+            break
+        t = np.int64(a >> 8)  # 1 for a token character, 0 for a separator
+        out[_U(p)] = np.uint8(a & 0xFF)  # the folded character, or a space
+        tok_s[_U(s)] = p
+        tok_e[_U(e)] = p
+        s += np.int64(t > inside)
+        e += np.int64(t < inside)
+        p += t | inside
+        inside = t
+        j += 1
+    if inside and j == hi:  # the text ends the last word
+        tok_e[e] = p
+        return hi, p - pos, s - tpos
+    if inside:  # a non-ASCII byte may go on the last word: give it back
+        if e == tpos:
+            return i, 0, 0
+        while ascii_map[text[j - 1]] & _WORD_CHAR:
+            j -= 1
+        return j, tok_e[e - 1] - pos, e - tpos
+    while not ascii_map[text[j - 1]] & _WORD_CHAR:  # read the separators again
+        j -= 1
+    return j, tok_e[e - 1] - pos, e - tpos
+
+
 @njit(cache=True)
 def _scan(
     text: np.ndarray,
@@ -173,7 +236,8 @@ def _scan(
     Token boundaries come from the unfolded characters; a token's characters are case folded
     (when ``fold`` is not empty) as they are written. ``split_han``: each Han character is a
     token, joined to a Han token before it by nothing. Returns (tokens kept, bytes written).
-    ``ascii_map`` (:func:`_ascii_map`, or empty) is the short path of ASCII bytes.
+    ``ascii_map`` (:func:`_ascii_map`, or empty) is the short path of ASCII bytes; without
+    stop words, runs of ASCII words take the shorter one of :func:`_ascii_run`.
     """
     check_stops = stops.size > 1
     folding = fold.size > 0
@@ -182,14 +246,24 @@ def _scan(
     prev_han = False  # the last kept token is a Han character
     gap_break = False  # a clause break since the last kept token
     fast = ascii_map.size > 0
+    runs = fast and joiner and not check_stops  # whole ASCII words, no branch a byte
     i = lo
     while i < hi:
         b = text[i]
         if fast and b < 0x80:  # ASCII: a separator, or a word starts (never Han)
-            if ascii_map[b] == 0:
+            if not ascii_map[b] & _WORD_CHAR:
                 gap_break = gap_break or is_break(b)
                 i += 1
                 continue
+            if runs and not (split_han and gap_break and prev_han):
+                to, written, kept = _ascii_run(
+                    text, i, hi, ascii_map, out, pos, ntok > 0, tok_s, tok_e, tpos + ntok
+                )
+                if kept > 0:
+                    i, pos, ntok = to, pos + written, ntok + kept
+                    prev_han = False
+                    gap_break = False
+                    continue
             han = False
         else:
             c, width = decode_utf8(text, i)
@@ -215,11 +289,11 @@ def _scan(
             b = text[j]
             if fast and b < 0x80:  # ASCII: never Han (so j > i), one byte out
                 a = ascii_map[b]
-                if a == 0 or han:
+                if not a & _WORD_CHAR or han:
                     break
                 if check_stops:
-                    h = (h ^ np.uint64(a)) * _FNV_PRIME
-                out[p] = a
+                    h = (h ^ np.uint64(a & 0xFF)) * _FNV_PRIME
+                out[p] = np.uint8(a & 0xFF)
                 p += 1
                 j += 1
                 continue
@@ -399,17 +473,20 @@ def stop_bits(stops: np.ndarray) -> int:
 
 @njit(cache=True)
 def _ascii_map(table: np.ndarray, fold: np.ndarray) -> np.ndarray:
-    """Per ASCII byte: 0 if it separates tokens, else its folded byte (its own byte when not
-    folding). Empty (no short path) unless every ASCII character separates or is a token
-    character folding to one nonzero ASCII byte, as with the tables of ``text.chars``."""
-    out = np.zeros(128, dtype=np.uint8)
+    """Per byte: a space if it is ASCII and separates tokens, ``_WORD_CHAR`` | its folded byte
+    if it is an ASCII token character (its own byte when not folding), ``NON_ASCII`` from 0x80
+    on: the byte ``_scan`` writes and whether it is part of a word, in one load. Empty (no
+    short path) unless every ASCII character separates or is a token character folding to
+    one nonzero ASCII byte, as with the tables of ``text.chars``."""
+    out = np.full(256, NON_ASCII, dtype=np.uint16)
     for b in range(128):
+        out[b] = _SPACE
         if table[b] == SEPARATOR:
             continue
         f = fold[b] if fold.size > 0 else np.uint32(b)
         if table[b] != TOKEN_CHAR or f == 0 or f >= 0x80:
-            return np.zeros(0, dtype=np.uint8)
-        out[b] = np.uint8(f)
+            return np.zeros(0, dtype=np.uint16)
+        out[b] = _WORD_CHAR | np.uint16(f)
     return out
 
 
