@@ -34,6 +34,7 @@ from neardup.dedup.prefix import (
     entry_prefix_flags,
     hit_flags,
     key_counts,
+    listed_counts,
     mark_prefixes,
     mark_table,
     marked_entries,
@@ -90,6 +91,10 @@ def list_array(values: np.ndarray, offsets: np.ndarray) -> pa.ListArray:
 
 def _ints(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
     return np.asarray(batch.column(name).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _field(structs: pa.StructArray, name: str) -> np.ndarray:
+    return np.asarray(structs.field(name).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
 def _floats(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
@@ -234,22 +239,21 @@ PrefixRule = tuple[float, int, float, float, int]
 
 
 def _prefixes(
-    keys: np.ndarray, offsets: np.ndarray, counts: np.ndarray, bits: int, rule: PrefixRule
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Count estimates of the documents' keys (``keys[offsets[d]:offsets[d+1]]``, the
-    smaller of the two tables' counts), their prefix flags and the documents' needs, as
+    keys: np.ndarray, offsets: np.ndarray, count: np.ndarray, rule: PrefixRule
+) -> tuple[np.ndarray, np.ndarray]:
+    """The prefix flags of the documents' keys (``keys[offsets[d]:offsets[d+1]]``, each
+    counted ``count`` ≤ ``MAX_COUNT``) and the documents' needs, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: with ``least`` > 0, keys
     counted ≤ ``low`` are flagged in the hit prefix (:func:`neardup.dedup.prefix.hit_flags`);
     else every need is 1."""
     score, frequent, fallback, least, low = rule
-    count = entry_counts(keys, counts, bits)
     flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
     if least > 0.0:
         hit, need = hit_flags(offsets, keys, count, least, DEFAULT_HITS, low)
         np.copyto(flags, hit, where=count <= low)
     else:
         need = np.ones(offsets.size - 1, dtype=np.int64)
-    return count, flags, need
+    return flags, need
 
 
 def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> Stage:
@@ -262,7 +266,7 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
         marks = mark_table(bits)
         for batch in batches:
             keys, offsets = flat_lists(batch.column("keys"))
-            _, flags, _ = _prefixes(keys, offsets, counts, bits, rule)
+            flags, _ = _prefixes(keys, offsets, entry_counts(keys, counts, bits), rule)
             mark_prefixes(keys, flags, bits, marks)
         yield _chunks(marks, chunk)
 
@@ -286,25 +290,70 @@ def pairing_stage(
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             keys, offsets = flat_lists(batch.column("keys"))
-            count, flags, need = _prefixes(keys, offsets, counts, bits, rule)
+            count = entry_counts(keys, counts, bits)
+            flags, need = _prefixes(keys, offsets, count, rule)
             keep = marked_entries(keys, count, bits, marks)
-            kept = np.r_[0, np.cumsum(keep)][offsets]
-            hot = count >= template if template else np.zeros(keys.size, dtype=bool)
-            held = np.r_[0, np.cumsum(hot)][offsets]
-            yield _batch(
-                {
-                    "doc": batch.column("doc"),
-                    "need": need.astype(np.int64),
-                    "key": list_array(keys[keep], kept),
-                    "count": list_array(count[keep].astype(np.int64), kept),
-                    "in_prefix": pa.ListArray.from_arrays(
-                        pa.array(kept.astype(np.int32)), pa.array(flags[keep])
-                    ),
-                    "hot": list_array(keys[hot], held),
-                }
-            )
+            yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
     return run
+
+
+def exact_pairing_stage(rule: PrefixRule, template: int) -> Stage:
+    """``doc, keys, shared`` → :func:`pairing_stage`'s rows from exact counts: ``shared``
+    lists the document's keys held by more than one document with how many hold them
+    (``key, count`` structs; the others are held by it alone). The order and the prefixes
+    are those of exact counts (the filter is exact for any order shared by every document);
+    every key held twice or more can pair — the buckets skip the keys in no prefix, which
+    pair nothing — and ``count`` is exact (not capped at ``MAX_COUNT``)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            keys, offsets = flat_lists(batch.column("keys"))
+            shared = batch.column("shared")
+            listed_offsets = np.asarray(shared.offsets, dtype=np.int64)
+            fields = shared.values.slice(listed_offsets[0], listed_offsets[-1] - listed_offsets[0])
+            count = listed_counts(
+                offsets,
+                keys,
+                listed_offsets - listed_offsets[0],
+                _field(fields, "key").view(np.uint64),
+                _field(fields, "count"),
+            )
+            capped = np.minimum(count, MAX_COUNT).astype(np.uint8)
+            flags, need = _prefixes(keys, offsets, capped, rule)
+            keep = count > 1
+            yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
+
+    return run
+
+
+def _pairing_batch(
+    batch: pa.RecordBatch,
+    keys: np.ndarray,
+    offsets: np.ndarray,
+    count: np.ndarray,
+    flags: np.ndarray,
+    need: np.ndarray,
+    keep: np.ndarray,
+    template: int,
+) -> pa.RecordBatch:
+    """``doc, need, key, count, in_prefix, hot`` of :func:`pairing_stage`: the ``keep``
+    entries of each document, and its keys counted at ``template`` or more."""
+    kept = np.r_[0, np.cumsum(keep)][offsets]
+    hot = count >= template if template else np.zeros(keys.size, dtype=bool)
+    held = np.r_[0, np.cumsum(hot)][offsets]
+    return _batch(
+        {
+            "doc": batch.column("doc"),
+            "need": need.astype(np.int64),
+            "key": list_array(keys[keep], kept),
+            "count": list_array(count[keep].astype(np.int64), kept),
+            "in_prefix": pa.ListArray.from_arrays(
+                pa.array(kept.astype(np.int32)), pa.array(flags[keep])
+            ),
+            "hot": list_array(keys[hot], held),
+        }
+    )
 
 
 def bucket_stage(max_bucket: int) -> Stage:

@@ -56,7 +56,7 @@ import numpy as np
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.core import _prefix
-from neardup.dedup.prefix import MAX_COUNT, table_bits
+from neardup.dedup.prefix import MAX_COUNT, table_bits, tables_serve
 from neardup.engines import batches as B
 from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
@@ -131,6 +131,7 @@ def spark_dedup(
     text_col: str = "text",
     order: str | None = None,
     pairs_per_task: int = PAIRS_PER_TASK,
+    exact_counts: bool | None = None,
 ) -> SparkDedup:
     """Deduplicate the documents of ``docs`` (columns ``id_col``, ``text_col`` and any).
 
@@ -142,6 +143,12 @@ def spark_dedup(
     sets of the documents of its pairs (at most twice as many), each shipped to it once.
     Fewer, larger tasks ship fewer copies of the sets (a document is in one copy per task
     holding one of its pairs) but need more memory each.
+
+    ``exact_counts``: the prefix order of the full index from exact key frequencies (a
+    shuffle of every key entry and one back of those held twice or more) instead of the
+    count tables; by default when the tables stop ordering the keys
+    (:func:`neardup.dedup.prefix.tables_serve`: beyond ~2 G key entries). The results are
+    the same either way; only the candidate pairs that verification drops differ.
     """
     pyspark("the Spark engine")
     from pyspark.sql import functions as F
@@ -162,7 +169,7 @@ def spark_dedup(
             .transform(by_doc)
         )
     with _stage("candidate pairs"):
-        candidates, capped, shingles = _candidates(fp, config)
+        candidates, capped, shingles = _candidates(fp, config, exact_counts)
     with _stage("verification and templates"):
         scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
@@ -317,10 +324,13 @@ def with_index(
 # ── candidates ───────────────────────────────────────────────────────────────────────────────
 
 
-def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFrame, DataFrame]:
+def _candidates(
+    fp: DataFrame, config: DedupConfig, exact: bool | None
+) -> tuple[DataFrame, DataFrame, DataFrame]:
     """Distinct candidate pairs ``left < right``, the count of capped buckets, and the
-    documents' fingerprints that can be template shingles (``doc, f``: with the count
-    estimate of the prefix order, those it counts at ``template_df`` or more; else all)."""
+    documents' fingerprints that can be template shingles (``doc, f``: with the counts of
+    the prefix order, those it counts at ``template_df`` or more; else all). ``exact``:
+    the prefix order from exact counts (None: when the count tables stop serving)."""
     from pyspark.sql import functions as F
 
     cap = config.max_bucket
@@ -334,12 +344,13 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     if score > 0.0:
         template = min(config.template_df, MAX_COUNT)
         rule = (score, frequent, fallback, least, low)
-        entries, hot = _prefix_entries(_keys(fp, config), rule, template)
+        entries, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact)
         if template:
             with _stage("candidate pairs: template candidates"):
                 hot = hot.transform(by_doc)
             shingles = hot.select("doc", F.explode("fps").alias("f"))
     else:
+        exact = False
         entries = _keys(fp, config).select(
             "doc",
             F.explode("keys").alias("key"),
@@ -348,11 +359,16 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
         )
     # a key the estimate counts ≤ cap is held by ≤ cap documents: exact holder counts are
     # needed for the others only (a group-by and a join of the frequent keys' entries)
-    hot = entries.where(F.col("count") > cap).drop("count")
-    freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
-    with _stage("candidate pairs: frequent keys"):
-        hot = hot.join(freq, "key").localCheckpoint()
-    capped = hot.where(F.col("freq") > cap).agg(F.count_distinct("key"))
+    hot = entries.where(F.col("count") > cap)
+    if exact:  # the counts are exact; a key in no prefix (not marked) pairs nothing
+        hot = hot.withColumnRenamed("count", "freq")
+        capped = hot.where("in_prefix").agg(F.count_distinct("key"))
+    else:
+        hot = hot.drop("count")
+        freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
+        with _stage("candidate pairs: frequent keys"):
+            hot = hot.join(freq, "key").localCheckpoint()
+        capped = hot.where(F.col("freq") > cap).agg(F.count_distinct("key"))
     small = (
         entries.where((F.col("count") <= cap) & (F.col("count") > low))
         .select("key", "doc", "in_prefix")
@@ -416,8 +432,8 @@ KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships 
 
 
 def _prefix_entries(
-    keys: DataFrame, rule: B.PrefixRule, template: int
-) -> tuple[DataFrame, DataFrame]:
+    keys: DataFrame, rule: B.PrefixRule, template: int, exact: bool | None
+) -> tuple[DataFrame, DataFrame, bool]:
     """``doc, key, count, in_prefix, need`` of the entries that can make a pair, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
     estimate of :mod:`neardup.dedup.prefix`, the prefix per document (``rule``; with
@@ -433,6 +449,11 @@ def _prefix_entries(
     slot). Each document's keys stay in its row: no shuffle of entries until the buckets,
     and one pass over them (``keys``: ``doc, keys``) finds both its entries and its
     template candidates.
+
+    Past what the tables serve (``exact`` None and :func:`neardup.dedup.prefix.
+    tables_serve` false), or with ``exact``, the counts are exact instead
+    (:func:`_exact_pairing`); then every key held twice or more is an entry (the buckets
+    skip those in no prefix, as the mark would). Also returns whether they were.
     """
     from pyspark.sql import functions as F
 
@@ -440,25 +461,55 @@ def _prefix_entries(
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
     rule = (score, limit, fallback, least, low)
     entries = _value(keys.agg(F.sum(F.size("keys"))))
+    if exact is None:
+        exact = not tables_serve(entries)
     bits = table_bits(entries)
     # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
     few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
     chunk = min(CHUNK, (1 << bits) // 8)
-    with _stage("candidate pairs: count tables"):
-        stage = B.count_table_stage(bits, chunk)
-        counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
-        counts = counts.reshape(2, 1 << bits)
-    with _stage("candidate pairs: mark table"):
-        stage = B.mark_stage(counts, bits, rule, chunk)
-        marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
-    with _stage("candidate pairs: pairing entries"):
-        stage = B.pairing_stage(counts, marks, bits, rule, template)
-        per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
+    if exact:
+        with _stage("candidate pairs: exact counts and pairing entries"):
+            per_doc = _exact_pairing(keys, rule, template).localCheckpoint()
+    else:
+        with _stage("candidate pairs: count tables"):
+            stage = B.count_table_stage(bits, chunk)
+            counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
+            counts = counts.reshape(2, 1 << bits)
+        with _stage("candidate pairs: mark table"):
+            stage = B.mark_stage(counts, bits, rule, chunk)
+            marks = _table(
+                few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True
+            )
+        with _stage("candidate pairs: pairing entries"):
+            stage = B.pairing_stage(counts, marks, bits, rule, template)
+            per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
     entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
     entries = per_doc.select("doc", "need", entry).select(
         "doc", "e.key", "e.count", "e.in_prefix", "need"
     )
-    return entries, per_doc.select("doc", F.col("hot").alias("fps"))
+    return entries, per_doc.select("doc", F.col("hot").alias("fps")), exact
+
+
+def _exact_pairing(keys: DataFrame, rule: B.PrefixRule, template: int) -> DataFrame:
+    """:func:`batches.exact_pairing_stage` over ``doc, keys``: every key entry shuffled by
+    key and counted there (a window: one shuffle, no group of a hot key's documents), the
+    entries of keys held twice or more sent back to their documents as lists (the others
+    are held once: no need), beside the documents' keys (partitioned by document already)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    held = keys.select("doc", F.explode("keys").alias("key"))
+    counted = held.withColumn("count", F.count("*").over(Window.partitionBy("key")))
+    shared = (
+        counted.where(F.col("count") > 1)
+        .groupBy("doc")
+        .agg(F.collect_list(F.struct("key", "count")).alias("shared"))
+    )
+    none = F.array().cast("array<struct<key:bigint,count:bigint>>")
+    rows = keys.join(shared, "doc", "left").select(
+        "doc", "keys", F.coalesce("shared", none).alias("shared")
+    )
+    return rows.mapInArrow(B.exact_pairing_stage(rule, template), B.PAIRING_SCHEMA)
 
 
 def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndarray:
