@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 DOC = "_doc"  # the document number column added to the input
-PAIRS_PER_TASK = 500_000  # candidate pairs verified by one task (with their documents' sets)
 PAIRS_PER_BATCH = 4096  # pairs copied out of a task's sets at a time
 log = logging.getLogger("neardup.spark")
 
@@ -130,7 +129,7 @@ def spark_dedup(
     id_col: str = "id",
     text_col: str = "text",
     order: str | None = None,
-    pairs_per_task: int = PAIRS_PER_TASK,
+    pairs_per_task: int | None = None,
     exact_counts: bool | None = None,
 ) -> SparkDedup:
     """Deduplicate the documents of ``docs`` (columns ``id_col``, ``text_col`` and any).
@@ -142,7 +141,10 @@ def spark_dedup(
     ``pairs_per_task``: candidate pairs verified per task; a task holds the fingerprint
     sets of the documents of its pairs (at most twice as many), each shipped to it once.
     Fewer, larger tasks ship fewer copies of the sets (a document is in one copy per task
-    holding one of its pairs) but need more memory each.
+    holding one of its pairs) but need more memory each. By default the fewest tasks, at
+    least one a core, whose sets fit in a Python worker (``spark.executor.pyspark.memory``
+    shared by the executor's cores, else 2 GiB), estimated from how the candidate pairs
+    spread over documents (:mod:`neardup.engines.sizing`).
 
     ``exact_counts``: the prefix order of the full index from exact key frequencies (a
     shuffle of every key entry and one back of those held twice or more) instead of the
@@ -577,7 +579,7 @@ def _scored(
     candidates: DataFrame,
     shingles: DataFrame,
     config: DedupConfig,
-    pairs_per_task: int,
+    pairs_per_task: int | None,
 ) -> tuple[DataFrame, DataFrame | int, DataFrame | None]:
     """Every candidate pair with its exact measures and the run's scores (templates
     discounted), the number of template shingles, and the rescored documents' template
@@ -585,7 +587,7 @@ def _scored(
     from pyspark.sql import functions as F
 
     sets = fp.select("doc", "fps")
-    parts = max(2, -(-_value(candidates.agg(F.count("*"))) // pairs_per_task))
+    parts = _verification_groups(fp, candidates, pairs_per_task)
     measured = _verified(
         candidates, sets, B.measure_stage(config), B.MEASURE_SCHEMA, parts
     ).localCheckpoint()
@@ -612,6 +614,53 @@ def _scored(
         .drop("c_s_lr", "c_s_rl")
     )
     return _with_score(scored), template.agg(F.count("*")), wanted_sets
+
+
+def _verification_groups(fp: DataFrame, candidates: DataFrame, pairs_per_task: int | None) -> int:
+    """The groups :func:`_verified` cuts the candidate pairs into: by ``pairs_per_task``
+    when given, else :func:`neardup.engines.sizing.verification_groups` from each
+    document's draws (its own group when it is a left side, one per pair where it is the
+    right: a histogram to the driver), the mean set size, the worker's memory and cores."""
+    from pyspark.sql import functions as F
+
+    from neardup.engines import sizing
+
+    count = _value(candidates.agg(F.count("*")))
+    if pairs_per_task is not None:
+        return max(2, -(-count // pairs_per_task))
+    ends = candidates.select(
+        F.col("left").alias("doc"), F.lit(1).alias("is_left"), F.lit(0).alias("is_right")
+    ).unionByName(
+        candidates.select(
+            F.col("right").alias("doc"), F.lit(0).alias("is_left"), F.lit(1).alias("is_right")
+        )
+    )
+    draws = ends.groupBy("doc").agg((F.max("is_left") + F.sum("is_right")).alias("draws"))
+    hist = draws.groupBy("draws").count().collect()
+    spark = fp.sparkSession
+    memory = sizing.worker_memory(
+        spark.conf.get("spark.executor.pyspark.memory", None),
+        spark.conf.get("spark.executor.cores", None),
+    )
+    groups = sizing.verification_groups(
+        np.array([r["draws"] for r in hist], dtype=np.int64),
+        np.array([r["count"] for r in hist], dtype=np.int64),
+        8.0 * float(fp.agg(F.avg("size")).first()[0] or 0.0),
+        memory,
+        _cores(fp),
+        count,
+    )
+    log.info("verification: %d candidate pairs in %d groups", count, groups)
+    return groups
+
+
+def _cores(df: DataFrame) -> int:
+    """The cluster's cores (Spark's default parallelism); over Spark Connect, which has no
+    SparkContext, the shuffle partitions."""
+    try:
+        return int(df.sparkSession.sparkContext.defaultParallelism)
+    except Exception:  # Spark Connect raises its own not-implemented error
+        return partitions(df)
 
 
 def _with_score(pairs: DataFrame) -> DataFrame:
