@@ -22,8 +22,10 @@ from neardup.dedup.prefix import (
 from neardup.engines.batches import (
     bucket_stage,
     count_table_stage,
+    exact_pairing_stage,
     flat_lists,
     grouped,
+    key_count_stage,
     list_array,
     mark_stage,
     merge_stage,
@@ -136,3 +138,54 @@ def test_count_and_mark_tables_merged_from_partitions_are_the_local_ones(seed, p
     count = np.minimum(local[0, s0], local[1, s1])
     spark_keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool) & (count > 1)
     assert np.array_equal(spark_keep, local_keep)
+
+
+@settings(deadline=None, max_examples=15)
+@given(st.integers(0, 2**32), st.integers(1, 4), st.integers(1, 9))
+def test_exact_counts_from_partitions_of_keys_are_the_true_counts(seed, parts, size):
+    """Entries hashed to partitions by key and cut into batches, counted per partition and
+    sent back as a struct per document and partition: each document's entries get the
+    number of documents holding their key; the keys held twice or more can pair, and the
+    prefix is the one of those counts (frequent keys: counted above ``MAX_COUNT``)."""
+    rng = np.random.default_rng(seed)
+    docs = [
+        np.unique(rng.integers(0, 300, rng.integers(0, 30))).astype(np.uint64) for _ in range(40)
+    ]
+    docs += [np.arange(3, dtype=np.uint64)] * 260  # held by more than MAX_COUNT documents
+    offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
+    keys = np.concatenate(docs)
+    doc_of = np.repeat(np.arange(len(docs)), np.diff(offsets))
+    part = keys % parts
+    rows: dict[int, list[dict]] = {d: [] for d in range(len(docs))}
+    for p in range(parts):
+        mine = np.flatnonzero(part == p)
+        batches = [
+            pa.RecordBatch.from_pydict(
+                {"doc": doc_of[mine[i : i + size]], "key": keys[mine[i : i + size]].view(np.int64)}
+            )
+            for i in range(0, mine.size, size)
+        ]
+        for out in key_count_stage()(iter(batches)):
+            for r in out.to_pylist():
+                rows[r["doc"]].append({"keys": r["keys"], "counts": r["counts"]})
+    shared = pa.array(
+        [rows[d] for d in range(len(docs))],
+        pa.list_(pa.struct([("keys", pa.list_(pa.int64())), ("counts", pa.list_(pa.int64()))])),
+    )
+    batch = pa.RecordBatch.from_pydict(
+        {"doc": np.arange(len(docs)), "keys": list_array(keys, offsets), "shared": shared}
+    )
+    rule = (0.6, 10, 0.5, 0.5, 50)
+    (out,) = exact_pairing_stage(rule, 10)(iter([batch]))
+    distinct, held = np.unique(keys, return_counts=True)
+    true = held[np.searchsorted(distinct, keys)]
+    got_keys, got_offsets = flat_lists(out.column("key"))
+    got_counts, _ = flat_lists(out.column("count"))
+    assert np.array_equal(got_keys, keys[true > 1])
+    assert np.array_equal(got_counts.view(np.int64), true[true > 1])
+    assert np.array_equal(got_offsets, np.r_[0, np.cumsum(true > 1)][offsets])
+    flags = entry_prefix_flags(offsets, keys, np.minimum(true, 255).astype(np.uint8), 0.6, 10, 0.5)
+    hit, _ = hit_flags(offsets, keys, np.minimum(true, 255).astype(np.uint8), 0.5, DEFAULT_HITS, 50)
+    flags = np.where(true <= 50, hit, flags)
+    got_flags = np.asarray(out.column("in_prefix").values.to_numpy(zero_copy_only=False))
+    assert np.array_equal(got_flags, flags[true > 1])

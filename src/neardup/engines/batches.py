@@ -93,8 +93,9 @@ def _ints(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
     return np.asarray(batch.column(name).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
-def _field(structs: pa.StructArray, name: str) -> np.ndarray:
-    return np.asarray(structs.field(name).to_numpy(zero_copy_only=False), dtype=np.int64)
+def _values(lists: pa.ListArray) -> np.ndarray:
+    """The values of a list<int64> array as its offsets index them (the whole child)."""
+    return np.asarray(lists.values.to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
 def _floats(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
@@ -298,26 +299,66 @@ def pairing_stage(
     return run
 
 
+SHARED_SCHEMA = "doc long, keys array<long>, counts array<long>"
+SHARED_TYPE = "array<struct<keys:array<bigint>,counts:array<bigint>>>"
+
+
+def key_count_stage() -> Stage:
+    """``doc, key`` (every entry of the keys hashed to this partition, any order) → ``doc,
+    keys, counts``: for each document, its keys here held by more than one document and
+    how many hold them (exact; a row per document and partition). The partition's entries
+    are counted at once (a sort in NumPy): Spark sorts nothing, and a hot key's documents
+    are never gathered into one group."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        tables = [b for b in batches if b.num_rows]
+        if not tables:
+            return
+        table = pa.Table.from_batches(tables)
+        keys, docs = _ints(table, "key"), _ints(table, "doc")
+        distinct, held = unique_counts(keys)
+        count = held[np.searchsorted(distinct, keys)]
+        shared = np.flatnonzero(count > 1)
+        shared = shared[np.argsort(docs[shared], kind="stable")]
+        docs = docs[shared]
+        starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]]) if docs.size else docs
+        offsets = np.r_[starts, docs.size]
+        yield _batch(
+            {
+                "doc": docs[starts],
+                "keys": list_array(keys[shared], offsets),
+                "counts": list_array(count[shared], offsets),
+            }
+        )
+
+    return run
+
+
 def exact_pairing_stage(rule: PrefixRule, template: int) -> Stage:
     """``doc, keys, shared`` → :func:`pairing_stage`'s rows from exact counts: ``shared``
     lists the document's keys held by more than one document with how many hold them
-    (``key, count`` structs; the others are held by it alone). The order and the prefixes
-    are those of exact counts (the filter is exact for any order shared by every document);
-    every key held twice or more can pair — the buckets skip the keys in no prefix, which
-    pair nothing — and ``count`` is exact (not capped at ``MAX_COUNT``)."""
+    (structs of ``keys, counts`` lists of :func:`key_count_stage`, a struct per partition
+    of keys; the others are held by it alone). The order and the prefixes are those of
+    exact counts (the filter is exact for any order shared by every document); every key
+    held twice or more can pair — the buckets skip the keys in no prefix, which pair
+    nothing — and ``count`` is exact (not capped at ``MAX_COUNT``)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             keys, offsets = flat_lists(batch.column("keys"))
             shared = batch.column("shared")
-            listed_offsets = np.asarray(shared.offsets, dtype=np.int64)
-            fields = shared.values.slice(listed_offsets[0], listed_offsets[-1] - listed_offsets[0])
+            parts = shared.values  # the structs (offsets of ``shared`` index them)
+            listed, counts = parts.field("keys"), parts.field("counts")
+            ends = np.asarray(listed.offsets, dtype=np.int64)
+            if not np.array_equal(ends, np.asarray(counts.offsets, dtype=np.int64)):
+                raise ValueError("a document's shared keys and their counts differ in length")
+            bounds = ends[np.asarray(shared.offsets, dtype=np.int64)]
             count = listed_counts(
                 offsets,
                 keys,
-                listed_offsets - listed_offsets[0],
-                _field(fields, "key").view(np.uint64),
-                _field(fields, "count"),
+                bounds - bounds[0],
+                _values(listed)[bounds[0] : bounds[-1]].view(np.uint64),
+                _values(counts)[bounds[0] : bounds[-1]],
             )
             capped = np.minimum(count, MAX_COUNT).astype(np.uint8)
             flags, need = _prefixes(keys, offsets, capped, rule)

@@ -494,20 +494,20 @@ def _prefix_entries(
 
 def _exact_pairing(keys: DataFrame, rule: B.PrefixRule, template: int) -> DataFrame:
     """:func:`batches.exact_pairing_stage` over ``doc, keys``: every key entry shuffled by
-    key and counted there (a window: one shuffle, no group of a hot key's documents), the
-    entries of keys held twice or more sent back to their documents as lists (the others
-    are held once: no need), beside the documents' keys (partitioned by document already)."""
-    from pyspark.sql import Window
+    key and counted there (:func:`batches.key_count_stage`: no sort, no group of a hot
+    key's documents), the entries of keys held twice or more sent back to their documents
+    (the others are held once: no need) — a row per document and partition, gathered by a
+    group-by —, beside the documents' keys (partitioned by document already)."""
     from pyspark.sql import functions as F
 
     held = keys.select("doc", F.explode("keys").alias("key"))
-    counted = held.withColumn("count", F.count("*").over(Window.partitionBy("key")))
     shared = (
-        counted.where(F.col("count") > 1)
+        held.repartition(partitions(keys), "key")
+        .mapInArrow(B.key_count_stage(), B.SHARED_SCHEMA)
         .groupBy("doc")
-        .agg(F.collect_list(F.struct("key", "count")).alias("shared"))
+        .agg(F.collect_list(F.struct("keys", "counts")).alias("shared"))
     )
-    none = F.array().cast("array<struct<key:bigint,count:bigint>>")
+    none = F.array().cast(B.SHARED_TYPE)
     rows = keys.join(shared, "doc", "left").select(
         "doc", "keys", F.coalesce("shared", none).alias("shared")
     )
