@@ -16,6 +16,7 @@ of batches at group boundaries so that no group is split.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -299,23 +300,79 @@ def pairing_stage(
     return run
 
 
+PACKED_KEYS_SCHEMA = "part long, doc array<long>, key array<long>"
+PACKED_ENTRY_SCHEMA = PACKED_KEYS_SCHEMA + ", in_prefix array<boolean>"
+_PART_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: spreads keys that are small integers
+
+
+def scatter_stage(labels: np.ndarray, columns: tuple[str, ...], most: int | None = None) -> Stage:
+    """Rows of documents (``doc`` and list columns ``columns``, the first the keys; with
+    ``most``, only the entries whose ``count`` list value is ≤ it) → a row per partition
+    of keys (hashed) and batch: ``part`` and the entries' ``doc`` and ``columns`` as lists.
+
+    So Spark shuffles a few large rows by ``part`` instead of a row per key entry (the
+    cost of an exploded shuffle is per row); ``labels[p]``: the ``part`` value that Spark's
+    hash partitioning sends to partition ``p``, so each partition gets one part."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            values = [_flat(batch.column(c)) for c in columns]
+            offsets = np.asarray(batch.column(columns[0]).offsets, dtype=np.int64)
+            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            keep = np.ones(docs.size, dtype=bool)
+            if most is not None:
+                keep = _flat(batch.column("count")) <= most
+            keys = values[0].view(np.uint64)
+            part = (((keys * _PART_MIX) >> np.uint64(32)) % np.uint64(labels.size)).astype(np.int64)
+            part[~keep] = labels.size  # left out: sorted last
+            order = np.argsort(part, kind="stable")[: np.count_nonzero(keep)]
+            if not order.size:
+                continue
+            part = part[order]
+            starts = np.flatnonzero(np.r_[True, part[1:] != part[:-1]])
+            bounds = pa.array(np.r_[starts, part.size].astype(np.int32))
+            lists = {"doc": pa.ListArray.from_arrays(bounds, pa.array(docs[order]))}
+            for name, v in zip(columns, values, strict=True):
+                lists[name] = pa.ListArray.from_arrays(bounds, pa.array(v[order]))
+            yield _batch({"part": labels[part[starts]].astype(np.int64), **lists})
+
+    return run
+
+
+def _flat(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The values of a list column (as its offsets, from its first, index them)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    offsets = np.asarray(column.offsets, dtype=np.int64)
+    return column.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]
+
+
+def _entries(table: pa.Table, name: str) -> np.ndarray:
+    """A column of entries: scalars a row, or lists (rows packed by :func:`scatter_stage`)."""
+    column = table.column(name)
+    if pa.types.is_list(column.type):
+        return _flat(column)
+    return column.to_numpy(zero_copy_only=False)
+
+
 SHARED_SCHEMA = "doc long, keys array<long>, counts array<long>"
 SHARED_TYPE = "array<struct<keys:array<bigint>,counts:array<bigint>>>"
 
 
 def key_count_stage() -> Stage:
-    """``doc, key`` (every entry of the keys hashed to this partition, any order) → ``doc,
-    keys, counts``: for each document, its keys here held by more than one document and
-    how many hold them (exact; a row per document and partition). The partition's entries
-    are counted at once (a sort in NumPy): Spark sorts nothing, and a hot key's documents
-    are never gathered into one group."""
+    """``doc, key`` (every entry of the keys hashed to this partition, any order; packed by
+    :func:`scatter_stage`) → ``doc, keys, counts``: for each document, its keys here held
+    by more than one document and how many hold them (exact; a row per document and
+    partition). The partition's entries are counted at once (a sort in NumPy): Spark
+    sorts nothing, and a hot key's documents are never gathered into one group."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         tables = [b for b in batches if b.num_rows]
         if not tables:
             return
         table = pa.Table.from_batches(tables)
-        keys, docs = _ints(table, "key"), _ints(table, "doc")
+        keys = np.asarray(_entries(table, "key"), dtype=np.int64)
+        docs = np.asarray(_entries(table, "doc"), dtype=np.int64)
         distinct, held = unique_counts(keys)
         count = held[np.searchsorted(distinct, keys)]
         shared = np.flatnonzero(count > 1)
@@ -397,16 +454,33 @@ def _pairing_batch(
     )
 
 
-def bucket_stage(max_bucket: int) -> Stage:
-    """``key, doc, in_prefix`` sorted by key then document → ``left, right, n``: the
-    candidate pairs of each batch's buckets, each once, with how many of those buckets pair
-    it (so Spark dedups and counts fewer rows than one per bucket and pair)."""
+BUCKET_ROWS = 1 << 20  # entries paired at a time (whole buckets: a chunk ends with a key)
+
+
+def bucket_stage(max_bucket: int, rows: int = BUCKET_ROWS) -> Stage:
+    """``key, doc, in_prefix`` (every entry of the keys hashed to this partition, any
+    order; a row each or packed by :func:`scatter_stage`) → ``left, right, n``: the
+    candidate pairs of the partition's buckets, each once a chunk of about ``rows``
+    entries, with how many of its buckets pair it (so Spark dedups and counts fewer rows
+    than one per bucket and pair). The partition is sorted by key and document at once in
+    NumPy: Spark sorts nothing, and the kernel runs on large chunks."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for table in grouped(batches, "key"):
-            keys, docs = _ints(table, "key"), _ints(table, "doc")
-            flags = np.asarray(table.column("in_prefix").to_numpy(zero_copy_only=False))
-            left, right, _ = bucket_pairs(keys, docs, max_bucket, flags)
+        tables = [b for b in batches if b.num_rows]
+        if not tables:
+            return
+        table = pa.Table.from_batches(tables)
+        keys = np.asarray(_entries(table, "key"), dtype=np.int64)
+        docs = np.asarray(_entries(table, "doc"), dtype=np.int64)
+        flags = np.asarray(_entries(table, "in_prefix"), dtype=bool)
+        order = np.lexsort((docs, keys))
+        keys, docs, flags = keys[order], docs[order], flags[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        ends = np.r_[starts, keys.size]  # the first key starting at or after each cut
+        cuts = ends[np.searchsorted(starts, np.arange(0, keys.size, rows))]
+        bounds = unique(np.r_[cuts, keys.size])
+        for i, j in itertools.pairwise(bounds.tolist()):
+            left, right, _ = bucket_pairs(keys[i:j], docs[i:j], max_bucket, flags[i:j])
             left, right, n = _summed(left, right)
             yield _batch({"left": left, "right": right, "n": n})
 

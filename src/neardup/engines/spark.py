@@ -266,6 +266,28 @@ def partitions(df: DataFrame) -> int:
         return 200
 
 
+def partition_labels(df: DataFrame, parts: int) -> np.ndarray:
+    """For each of ``parts`` partitions, an integer that ``repartition(parts, column)``
+    sends there (Spark's Murmur3 hash, pmod ``parts``), found by Spark's own hash among
+    the first integers: rows packed per partition (:func:`batches.scatter_stage`) then
+    fill every partition once."""
+    from pyspark.sql import functions as F
+
+    found = (
+        df.sparkSession.range(64 * parts)
+        .select("id", F.pmod(F.hash("id"), F.lit(parts)).alias("p"))
+        .groupBy("p")
+        .agg(F.min("id").alias("id"))
+        .collect()
+    )
+    labels = np.full(parts, -1, dtype=np.int64)
+    for row in found:
+        labels[row["p"]] = row["id"]
+    missing = labels < 0
+    labels[missing] = 64 * parts + np.arange(np.count_nonzero(missing))  # shared, still right
+    return labels
+
+
 # ── numbering rows in their order ────────────────────────────────────────────────────────────
 
 
@@ -346,7 +368,9 @@ def _candidates(
     if score > 0.0:
         template = min(config.template_df, MAX_COUNT)
         rule = (score, frequent, fallback, least, low)
-        entries, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact)
+        per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact)
+        entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
+        entries = per_doc.select("doc", entry).select("doc", "e.key", "e.count", "e.in_prefix")
         if template:
             with _stage("candidate pairs: template candidates"):
                 hot = hot.transform(by_doc)
@@ -376,7 +400,6 @@ def _candidates(
         .select("key", "doc", "in_prefix")
         .unionByName(hot.where(F.col("freq").between(2, cap)).select("key", "doc", "in_prefix"))
         .repartition(partitions(entries), "key")
-        .sortWithinPartitions("key", "doc")
         .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
         .select("left", "right")
     )
@@ -391,7 +414,7 @@ def _candidates(
     )
     pairs = small.unionByName(big)
     if low:
-        pairs = pairs.unionByName(_counted_pairs(entries.where(F.col("count") <= low), cap))
+        pairs = pairs.unionByName(_counted_pairs(per_doc, low, cap))
     with _stage("candidate pairs: buckets"):
         pairs = pairs.distinct().localCheckpoint()
     return pairs, capped, shingles
@@ -405,22 +428,24 @@ def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
     return fp.select("doc", F.col(column).alias("keys"))
 
 
-def _counted_pairs(entries: DataFrame, cap: int) -> DataFrame:
-    """``left, right``: the pairs of documents sharing, among these entries (``doc, key,
-    in_prefix, need`` of keys held by ≤ ``cap`` documents), at least the smaller of their
-    two needs of keys in either one's hit prefix — the buckets' pairs, one per shared key,
-    counted by a group-by (:mod:`neardup.dedup.candidates`)."""
+def _counted_pairs(per_doc: DataFrame, low: int, cap: int) -> DataFrame:
+    """``left, right``: the pairs of documents sharing, among their entries counted ≤
+    ``low`` (``per_doc``: ``doc, need`` and the lists ``key, count, in_prefix``), at least
+    the smaller of their two needs of keys in either one's hit prefix — the buckets' pairs,
+    one per shared key, counted by a group-by (:mod:`neardup.dedup.candidates`). The
+    entries travel to their keys' partitions packed (:func:`batches.scatter_stage`)."""
     from pyspark.sql import functions as F
 
+    labels = partition_labels(per_doc, partitions(per_doc))
+    stage = B.scatter_stage(labels, ("key", "in_prefix"), most=low)
     shared = (
-        entries.select("key", "doc", "in_prefix")
-        .repartition(partitions(entries), "key")
-        .sortWithinPartitions("key", "doc")
+        per_doc.mapInArrow(stage, B.PACKED_ENTRY_SCHEMA)
+        .repartition(labels.size, "part")
         .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
         .groupBy("left", "right")
         .agg(F.sum("n").alias("shared"))
     )
-    need = entries.select("doc", "need").distinct()
+    need = per_doc.select("doc", "need")  # a row a document
     return (
         shared.join(need.select(F.col("doc").alias("left"), F.col("need").alias("need_l")), "left")
         .join(need.select(F.col("doc").alias("right"), F.col("need").alias("need_r")), "right")
@@ -436,7 +461,8 @@ KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships 
 def _prefix_entries(
     keys: DataFrame, rule: B.PrefixRule, template: int, exact: bool | None
 ) -> tuple[DataFrame, DataFrame, bool]:
-    """``doc, key, count, in_prefix, need`` of the entries that can make a pair, as
+    """``doc, need, key, count, in_prefix`` (the last three lists: a row a document) of
+    the entries that can make a pair, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
     estimate of :mod:`neardup.dedup.prefix`, the prefix per document (``rule``; with
     counted hits, each document's need), then only keys counted more than once whose mark
@@ -485,11 +511,7 @@ def _prefix_entries(
         with _stage("candidate pairs: pairing entries"):
             stage = B.pairing_stage(counts, marks, bits, rule, template)
             per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
-    entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
-    entries = per_doc.select("doc", "need", entry).select(
-        "doc", "e.key", "e.count", "e.in_prefix", "need"
-    )
-    return entries, per_doc.select("doc", F.col("hot").alias("fps")), exact
+    return per_doc, per_doc.select("doc", F.col("hot").alias("fps")), exact
 
 
 def _exact_pairing(keys: DataFrame, rule: B.PrefixRule, template: int) -> DataFrame:
@@ -500,9 +522,12 @@ def _exact_pairing(keys: DataFrame, rule: B.PrefixRule, template: int) -> DataFr
     group-by —, beside the documents' keys (partitioned by document already)."""
     from pyspark.sql import functions as F
 
-    held = keys.select("doc", F.explode("keys").alias("key"))
+    labels = partition_labels(keys, partitions(keys))
+    packed = keys.select("doc", F.col("keys").alias("key")).mapInArrow(
+        B.scatter_stage(labels, ("key",)), B.PACKED_KEYS_SCHEMA
+    )
     shared = (
-        held.repartition(partitions(keys), "key")
+        packed.repartition(labels.size, "part")
         .mapInArrow(B.key_count_stage(), B.SHARED_SCHEMA)
         .groupBy("doc")
         .agg(F.collect_list(F.struct("keys", "counts")).alias("shared"))
