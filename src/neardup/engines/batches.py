@@ -347,12 +347,19 @@ def _flat(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return column.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]
 
 
-def _entries(table: pa.Table, name: str) -> np.ndarray:
-    """A column of entries: scalars a row, or lists (rows packed by :func:`scatter_stage`)."""
-    column = table.column(name)
-    if pa.types.is_list(column.type):
-        return _flat(column)
-    return column.to_numpy(zero_copy_only=False)
+def _partition_entries(batches: Iterator[pa.RecordBatch], *names: str) -> list[np.ndarray]:
+    """The columns ``names`` of a whole partition's entries (a row each, or lists in rows
+    packed by :func:`scatter_stage`), integers as ``int64``."""
+    rows = [b for b in batches if b.num_rows]
+    if not rows:
+        return [np.empty(0, np.int64) for _ in names]
+    table = pa.Table.from_batches(rows)
+    out = []
+    for name in names:
+        column = table.column(name)
+        values = _flat(column) if pa.types.is_list(column.type) else column.to_numpy()
+        out.append(values if values.dtype == np.bool_ else values.astype(np.int64))
+    return out
 
 
 SHARED_SCHEMA = "doc long, keys array<long>, counts array<long>"
@@ -367,12 +374,9 @@ def key_count_stage() -> Stage:
     sorts nothing, and a hot key's documents are never gathered into one group."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        tables = [b for b in batches if b.num_rows]
-        if not tables:
+        keys, docs = _partition_entries(batches, "key", "doc")
+        if not keys.size:
             return
-        table = pa.Table.from_batches(tables)
-        keys = np.asarray(_entries(table, "key"), dtype=np.int64)
-        docs = np.asarray(_entries(table, "doc"), dtype=np.int64)
         distinct, held = unique_counts(keys)
         count = held[np.searchsorted(distinct, keys)]
         shared = np.flatnonzero(count > 1)
@@ -466,13 +470,10 @@ def bucket_stage(max_bucket: int, rows: int = BUCKET_ROWS) -> Stage:
     NumPy: Spark sorts nothing, and the kernel runs on large chunks."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        tables = [b for b in batches if b.num_rows]
-        if not tables:
+        keys, docs, flags = _partition_entries(batches, "key", "doc", "in_prefix")
+        if not keys.size:
             return
-        table = pa.Table.from_batches(tables)
-        keys = np.asarray(_entries(table, "key"), dtype=np.int64)
-        docs = np.asarray(_entries(table, "doc"), dtype=np.int64)
-        flags = np.asarray(_entries(table, "in_prefix"), dtype=bool)
+        flags = flags.astype(bool)
         order = np.lexsort((docs, keys))
         keys, docs, flags = keys[order], docs[order], flags[order]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])

@@ -13,18 +13,23 @@ The stages are the local engine's (:mod:`neardup.dedup.core`), mapped onto Spark
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
 prefix order               the local count-min and mark tables, filled per partition
                            by the local kernel, merged chunk by chunk, shipped with
-                           the stages that read them (≤ 256 MiB, the local bound)
+                           the stages that read them (≤ 256 MiB, the local bound);
+                           past what they serve (> 16 entries a slot), exact counts:
+                           the entries shuffled packed by key, counted in NumPy, those
+                           of keys held twice or more sent back to their documents
 prefix filter              per document in its row (no shuffle of entries); only the
                            entries that can pair leave it, as lists (a row a document)
-candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``, each
-                           task's pairs distinct (with their bucket counts);
-                           keys counted ≤ ``max_bucket``: each pair's shared keys
-                           counted by a group-by, kept at the smaller need
+candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow`` (the
+                           entries shuffled packed: a row per partition and batch;
+                           sorted in NumPy), each chunk's pairs distinct (with their
+                           bucket counts); keys counted ≤ ``max_bucket``: each pair's
+                           shared keys counted by a group-by, kept at the smaller need
                            (counted hits of :mod:`neardup.dedup.candidates`);
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
-exact verification        candidate pairs in groups of ``pairs_per_task``, each with
-                           the fingerprint sets of its documents, once (fingerprints are
+exact verification        candidate pairs in groups (the fewest that fit a Python
+                           worker, one a core at least: :mod:`neardup.engines.sizing`),
+                           each with the fingerprint sets of its documents, once (fingerprints are
                            hash-partitioned by document and cached: a join to them
                            shuffles only its other side)
 templates                  near-copy groups (large-star / small-star), holder counts of
@@ -40,7 +45,9 @@ DataFrame's own row order), which breaks every tie as the local engine's index d
 pairs, clusters, kept and removed sets equal the local engine's. Only DataFrame operations
 (no RDDs): it runs over Spark Connect. Nothing collected to the driver grows with the corpus
 but the per-partition row counts used to number the documents; the prefix order's tables
-(as large as the local engine's, at most 2 × 128 MiB + 16 MiB) pass through it.
+(as large as the local engine's, at most 2 × 128 MiB + 16 MiB) pass through it, and so do
+the histogram of the documents' draws that sizes verification (a row per distinct count)
+and a label per shuffle partition.
 """
 
 from __future__ import annotations
