@@ -22,11 +22,14 @@ from neardup.dedup.prefix import (
 from neardup.engines.batches import (
     bucket_stage,
     count_table_stage,
+    exact_pairing_stage,
     flat_lists,
     grouped,
+    key_count_stage,
     list_array,
     mark_stage,
     merge_stage,
+    scatter_stage,
 )
 
 
@@ -60,22 +63,27 @@ def test_lists_round_trip_through_arrow_as_int64():
     st.integers(2, 9),
     st.sampled_from([1, 2**29, 2**40, -(2**40)]),
 )
-def test_bucket_stage_gives_each_pair_once_a_batch_with_its_bucket_count(entries, size, cap, scale):
+def test_bucket_stage_gives_each_pair_once_a_chunk_with_its_bucket_count(entries, size, cap, scale):
     """Document numbers packed into a word a pair (below 2**32) or not (any int64s)."""
     entries = sorted({(k, d): (k, d, f) for k, d, f in entries}.values())  # a key once a doc
     keys = np.array([k for k, _, _ in entries], np.int64)
     docs = np.array([d for _, d, _ in entries], np.int64) * scale
     flags = np.array([f for _, _, f in entries], bool)
+    order = np.lexsort((docs, keys))
+    keys, docs, flags = keys[order], docs[order], flags[order]
     left, right, _ = bucket_pairs(keys, docs, cap, flags)
     expected: dict[tuple[int, int], int] = {}
     for pair in zip(left.tolist(), right.tolist(), strict=True):
         expected[pair] = expected.get(pair, 0) + 1
-    table = pa.RecordBatch.from_pydict({"key": keys, "doc": docs, "in_prefix": flags})
+    shuffled = np.random.default_rng(size).permutation(len(entries))  # any order in
+    table = pa.RecordBatch.from_pydict(
+        {"key": keys[shuffled], "doc": docs[shuffled], "in_prefix": flags[shuffled]}
+    )
     pieces = [table.slice(i, size) for i in range(0, len(entries), size)]
     summed: dict[tuple[int, int], int] = {}
-    for batch in bucket_stage(cap)(iter(pieces)):
+    for batch in bucket_stage(cap, rows=size)(iter(pieces)):
         pairs = list(zip(batch["left"].to_pylist(), batch["right"].to_pylist(), strict=True))
-        assert len(set(pairs)) == len(pairs)  # each pair once a batch
+        assert len(set(pairs)) == len(pairs)  # each pair once a chunk
         for pair, n in zip(pairs, batch["n"].to_pylist(), strict=True):
             summed[pair] = summed.get(pair, 0) + n
     assert summed == expected
@@ -136,3 +144,71 @@ def test_count_and_mark_tables_merged_from_partitions_are_the_local_ones(seed, p
     count = np.minimum(local[0, s0], local[1, s1])
     spark_keep = ((marks[mark >> 3] >> (mark & 7).astype(np.uint8)) & 1).astype(bool) & (count > 1)
     assert np.array_equal(spark_keep, local_keep)
+
+
+@settings(deadline=None, max_examples=15)
+@given(st.integers(0, 2**32), st.integers(1, 4), st.integers(1, 9))
+def test_exact_counts_from_partitions_of_keys_are_the_true_counts(seed, parts, size):
+    """Entries scattered packed to partitions by key from batches of documents, counted per
+    partition and sent back as a struct per document and partition: each document's entries get the
+    number of documents holding their key; the keys held twice or more can pair, and the
+    prefix is the one of those counts (frequent keys: counted above ``MAX_COUNT``)."""
+    rng = np.random.default_rng(seed)
+    docs = [
+        np.unique(rng.integers(0, 300, rng.integers(0, 30))).astype(np.uint64) for _ in range(40)
+    ]
+    docs += [np.arange(3, dtype=np.uint64)] * 260  # held by more than MAX_COUNT documents
+    offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
+    keys = np.concatenate(docs)
+    # documents in batches of ``size``, scattered packed to ``parts`` partitions of keys
+    batches = [
+        pa.RecordBatch.from_pydict(
+            {
+                "doc": np.arange(i, min(i + size, len(docs))),
+                "key": list_array(
+                    keys[offsets[i] : offsets[min(i + size, len(docs))]],
+                    offsets[i : min(i + size, len(docs)) + 1] - offsets[i],
+                ),
+            }
+        )
+        for i in range(0, len(docs), size)
+    ]
+    labels = np.arange(parts) * 7 + 3
+    packed: dict[int, list[pa.RecordBatch]] = {label: [] for label in labels.tolist()}
+    for out in scatter_stage(labels, ("key",))(iter(batches)):
+        for r in range(out.num_rows):
+            packed[out.column("part")[r].as_py()].append(out.slice(r, 1))
+    assert (
+        sum(
+            len(pa.Table.from_batches(b).column("key").combine_chunks().values)
+            for b in packed.values()
+            if b
+        )
+        == keys.size
+    )
+    rows: dict[int, list[dict]] = {d: [] for d in range(len(docs))}
+    for part in packed.values():
+        for out in key_count_stage()(iter(part)):
+            for r in out.to_pylist():
+                rows[r["doc"]].append({"keys": r["keys"], "counts": r["counts"]})
+    shared = pa.array(
+        [rows[d] for d in range(len(docs))],
+        pa.list_(pa.struct([("keys", pa.list_(pa.int64())), ("counts", pa.list_(pa.int64()))])),
+    )
+    batch = pa.RecordBatch.from_pydict(
+        {"doc": np.arange(len(docs)), "keys": list_array(keys, offsets), "shared": shared}
+    )
+    rule = (0.6, 10, 0.5, 0.5, 50)
+    (out,) = exact_pairing_stage(rule, 10)(iter([batch]))
+    distinct, held = np.unique(keys, return_counts=True)
+    true = held[np.searchsorted(distinct, keys)]
+    got_keys, got_offsets = flat_lists(out.column("key"))
+    got_counts, _ = flat_lists(out.column("count"))
+    assert np.array_equal(got_keys, keys[true > 1])
+    assert np.array_equal(got_counts.view(np.int64), true[true > 1])
+    assert np.array_equal(got_offsets, np.r_[0, np.cumsum(true > 1)][offsets])
+    flags = entry_prefix_flags(offsets, keys, np.minimum(true, 255).astype(np.uint8), 0.6, 10, 0.5)
+    hit, _ = hit_flags(offsets, keys, np.minimum(true, 255).astype(np.uint8), 0.5, DEFAULT_HITS, 50)
+    flags = np.where(true <= 50, hit, flags)
+    got_flags = np.asarray(out.column("in_prefix").values.to_numpy(zero_copy_only=False))
+    assert np.array_equal(got_flags, flags[true > 1])

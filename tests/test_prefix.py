@@ -11,10 +11,12 @@ from neardup.dedup.prefix import (
     entry_prefix_flags,
     hit_flags,
     key_counts,
+    listed_counts,
     pairing_entries,
     prefix_size,
     slots,
     table_bits,
+    tables_serve,
 )
 
 keys_lists = st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 40), max_size=400)
@@ -126,3 +128,24 @@ def test_han_fingerprints_spread_over_the_slots_of_the_count_and_mark_tables():
     for mix in (prefix._MIX_COUNT, prefix._MIX_COUNT2, prefix._MIX_MARK):
         slots = np.unique((han * mix) >> np.uint64(64 - 16))
         assert slots.size > 10_000  # of 65 536: ~16 000 expected for random slots
+
+
+def test_tables_serve_up_to_sixteen_entries_a_slot_of_the_largest_tables():
+    assert all(map(tables_serve, [1, 10**9, 16 << 27]))
+    assert not any(map(tables_serve, [(16 << 27) + 1, 16 * 10**9]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sets(st.integers(0, 2**64 - 1) | st.integers(0, 30), max_size=12), max_size=8))
+def test_listed_counts_fill_the_listed_keys_and_one_for_the_others(sets):
+    """Keys held by several documents get their exact count, in any listed order."""
+    docs = [np.array(sorted(s), dtype=np.uint64) for s in sets]
+    keys = np.concatenate([np.empty(0, np.uint64), *docs])
+    offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
+    held = {k: sum(k in s for s in sets) for s in sets for k in s}
+    listed = [[k for k in reversed(sorted(s)) if held[k] > 1] for s in sets]
+    listed_keys = np.array([k for ks in listed for k in ks], dtype=np.uint64)
+    listed_offsets = np.r_[0, np.cumsum([len(ks) for ks in listed])].astype(np.int64)
+    counts = np.array([held[k] for k in listed_keys.tolist()], dtype=np.int64)
+    got = listed_counts(offsets, keys, listed_offsets, listed_keys, counts)
+    assert got.tolist() == [held[k] for k in keys.tolist()]

@@ -16,6 +16,7 @@ of batches at group boundaries so that no group is split.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -34,6 +35,7 @@ from neardup.dedup.prefix import (
     entry_prefix_flags,
     hit_flags,
     key_counts,
+    listed_counts,
     mark_prefixes,
     mark_table,
     marked_entries,
@@ -90,6 +92,11 @@ def list_array(values: np.ndarray, offsets: np.ndarray) -> pa.ListArray:
 
 def _ints(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
     return np.asarray(batch.column(name).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _values(lists: pa.ListArray) -> np.ndarray:
+    """The values of a list<int64> array as its offsets index them (the whole child)."""
+    return np.asarray(lists.values.to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
 def _floats(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
@@ -234,22 +241,21 @@ PrefixRule = tuple[float, int, float, float, int]
 
 
 def _prefixes(
-    keys: np.ndarray, offsets: np.ndarray, counts: np.ndarray, bits: int, rule: PrefixRule
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Count estimates of the documents' keys (``keys[offsets[d]:offsets[d+1]]``, the
-    smaller of the two tables' counts), their prefix flags and the documents' needs, as
+    keys: np.ndarray, offsets: np.ndarray, count: np.ndarray, rule: PrefixRule
+) -> tuple[np.ndarray, np.ndarray]:
+    """The prefix flags of the documents' keys (``keys[offsets[d]:offsets[d+1]]``, each
+    counted ``count`` ≤ ``MAX_COUNT``) and the documents' needs, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: with ``least`` > 0, keys
     counted ≤ ``low`` are flagged in the hit prefix (:func:`neardup.dedup.prefix.hit_flags`);
     else every need is 1."""
     score, frequent, fallback, least, low = rule
-    count = entry_counts(keys, counts, bits)
     flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
     if least > 0.0:
         hit, need = hit_flags(offsets, keys, count, least, DEFAULT_HITS, low)
         np.copyto(flags, hit, where=count <= low)
     else:
         need = np.ones(offsets.size - 1, dtype=np.int64)
-    return count, flags, need
+    return flags, need
 
 
 def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> Stage:
@@ -262,7 +268,7 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
         marks = mark_table(bits)
         for batch in batches:
             keys, offsets = flat_lists(batch.column("keys"))
-            _, flags, _ = _prefixes(keys, offsets, counts, bits, rule)
+            flags, _ = _prefixes(keys, offsets, entry_counts(keys, counts, bits), rule)
             mark_prefixes(keys, flags, bits, marks)
         yield _chunks(marks, chunk)
 
@@ -286,37 +292,196 @@ def pairing_stage(
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             keys, offsets = flat_lists(batch.column("keys"))
-            count, flags, need = _prefixes(keys, offsets, counts, bits, rule)
+            count = entry_counts(keys, counts, bits)
+            flags, need = _prefixes(keys, offsets, count, rule)
             keep = marked_entries(keys, count, bits, marks)
-            kept = np.r_[0, np.cumsum(keep)][offsets]
-            hot = count >= template if template else np.zeros(keys.size, dtype=bool)
-            held = np.r_[0, np.cumsum(hot)][offsets]
-            yield _batch(
-                {
-                    "doc": batch.column("doc"),
-                    "need": need.astype(np.int64),
-                    "key": list_array(keys[keep], kept),
-                    "count": list_array(count[keep].astype(np.int64), kept),
-                    "in_prefix": pa.ListArray.from_arrays(
-                        pa.array(kept.astype(np.int32)), pa.array(flags[keep])
-                    ),
-                    "hot": list_array(keys[hot], held),
-                }
-            )
+            yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
     return run
 
 
-def bucket_stage(max_bucket: int) -> Stage:
-    """``key, doc, in_prefix`` sorted by key then document → ``left, right, n``: the
-    candidate pairs of each batch's buckets, each once, with how many of those buckets pair
-    it (so Spark dedups and counts fewer rows than one per bucket and pair)."""
+PACKED_KEYS_SCHEMA = "part long, doc array<long>, key array<long>"
+PACKED_ENTRY_SCHEMA = PACKED_KEYS_SCHEMA + ", in_prefix array<boolean>"
+_PART_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: spreads keys that are small integers
+
+
+def scatter_stage(labels: np.ndarray, columns: tuple[str, ...], most: int | None = None) -> Stage:
+    """Rows of documents (``doc`` and list columns ``columns``, the first the keys; with
+    ``most``, only the entries whose ``count`` list value is ≤ it) → a row per partition
+    of keys (hashed) and batch: ``part`` and the entries' ``doc`` and ``columns`` as lists.
+
+    So Spark shuffles a few large rows by ``part`` instead of a row per key entry (the
+    cost of an exploded shuffle is per row); ``labels[p]``: the ``part`` value that Spark's
+    hash partitioning sends to partition ``p``, so each partition gets one part."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for table in grouped(batches, "key"):
-            keys, docs = _ints(table, "key"), _ints(table, "doc")
-            flags = np.asarray(table.column("in_prefix").to_numpy(zero_copy_only=False))
-            left, right, _ = bucket_pairs(keys, docs, max_bucket, flags)
+        for batch in batches:
+            values = [_flat(batch.column(c)) for c in columns]
+            offsets = np.asarray(batch.column(columns[0]).offsets, dtype=np.int64)
+            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            keep = np.ones(docs.size, dtype=bool)
+            if most is not None:
+                keep = _flat(batch.column("count")) <= most
+            keys = values[0].view(np.uint64)
+            part = (((keys * _PART_MIX) >> np.uint64(32)) % np.uint64(labels.size)).astype(np.int64)
+            part[~keep] = labels.size  # left out: sorted last
+            order = np.argsort(part, kind="stable")[: np.count_nonzero(keep)]
+            if not order.size:
+                continue
+            part = part[order]
+            starts = np.flatnonzero(np.r_[True, part[1:] != part[:-1]])
+            bounds = pa.array(np.r_[starts, part.size].astype(np.int32))
+            lists = {"doc": pa.ListArray.from_arrays(bounds, pa.array(docs[order]))}
+            for name, v in zip(columns, values, strict=True):
+                lists[name] = pa.ListArray.from_arrays(bounds, pa.array(v[order]))
+            yield _batch({"part": labels[part[starts]].astype(np.int64), **lists})
+
+    return run
+
+
+def _flat(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The values of a list column (as its offsets, from its first, index them)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    offsets = np.asarray(column.offsets, dtype=np.int64)
+    return column.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]
+
+
+def _partition_entries(batches: Iterator[pa.RecordBatch], *names: str) -> list[np.ndarray]:
+    """The columns ``names`` of a whole partition's entries (a row each, or lists in rows
+    packed by :func:`scatter_stage`), integers as ``int64``."""
+    rows = [b for b in batches if b.num_rows]
+    if not rows:
+        return [np.empty(0, np.int64) for _ in names]
+    table = pa.Table.from_batches(rows)
+    out = []
+    for name in names:
+        column = table.column(name)
+        values = _flat(column) if pa.types.is_list(column.type) else column.to_numpy()
+        out.append(values if values.dtype == np.bool_ else values.astype(np.int64))
+    return out
+
+
+SHARED_SCHEMA = "doc long, keys array<long>, counts array<long>"
+SHARED_TYPE = "array<struct<keys:array<bigint>,counts:array<bigint>>>"
+
+
+def key_count_stage() -> Stage:
+    """``doc, key`` (every entry of the keys hashed to this partition, any order; packed by
+    :func:`scatter_stage`) → ``doc, keys, counts``: for each document, its keys here held
+    by more than one document and how many hold them (exact; a row per document and
+    partition). The partition's entries are counted at once (a sort in NumPy): Spark
+    sorts nothing, and a hot key's documents are never gathered into one group."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        keys, docs = _partition_entries(batches, "key", "doc")
+        if not keys.size:
+            return
+        distinct, held = unique_counts(keys)
+        count = held[np.searchsorted(distinct, keys)]
+        shared = np.flatnonzero(count > 1)
+        shared = shared[np.argsort(docs[shared], kind="stable")]
+        docs = docs[shared]
+        starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]]) if docs.size else docs
+        offsets = np.r_[starts, docs.size]
+        yield _batch(
+            {
+                "doc": docs[starts],
+                "keys": list_array(keys[shared], offsets),
+                "counts": list_array(count[shared], offsets),
+            }
+        )
+
+    return run
+
+
+def exact_pairing_stage(rule: PrefixRule, template: int) -> Stage:
+    """``doc, keys, shared`` → :func:`pairing_stage`'s rows from exact counts: ``shared``
+    lists the document's keys held by more than one document with how many hold them
+    (structs of ``keys, counts`` lists of :func:`key_count_stage`, a struct per partition
+    of keys; the others are held by it alone). The order and the prefixes are those of
+    exact counts (the filter is exact for any order shared by every document); every key
+    held twice or more can pair — the buckets skip the keys in no prefix, which pair
+    nothing — and ``count`` is exact (not capped at ``MAX_COUNT``)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            keys, offsets = flat_lists(batch.column("keys"))
+            shared = batch.column("shared")
+            parts = shared.values  # the structs (offsets of ``shared`` index them)
+            listed, counts = parts.field("keys"), parts.field("counts")
+            ends = np.asarray(listed.offsets, dtype=np.int64)
+            if not np.array_equal(ends, np.asarray(counts.offsets, dtype=np.int64)):
+                raise ValueError("a document's shared keys and their counts differ in length")
+            bounds = ends[np.asarray(shared.offsets, dtype=np.int64)]
+            count = listed_counts(
+                offsets,
+                keys,
+                bounds - bounds[0],
+                _values(listed)[bounds[0] : bounds[-1]].view(np.uint64),
+                _values(counts)[bounds[0] : bounds[-1]],
+            )
+            capped = np.minimum(count, MAX_COUNT).astype(np.uint8)
+            flags, need = _prefixes(keys, offsets, capped, rule)
+            keep = count > 1
+            yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
+
+    return run
+
+
+def _pairing_batch(
+    batch: pa.RecordBatch,
+    keys: np.ndarray,
+    offsets: np.ndarray,
+    count: np.ndarray,
+    flags: np.ndarray,
+    need: np.ndarray,
+    keep: np.ndarray,
+    template: int,
+) -> pa.RecordBatch:
+    """``doc, need, key, count, in_prefix, hot`` of :func:`pairing_stage`: the ``keep``
+    entries of each document, and its keys counted at ``template`` or more."""
+    kept = np.r_[0, np.cumsum(keep)][offsets]
+    hot = count >= template if template else np.zeros(keys.size, dtype=bool)
+    held = np.r_[0, np.cumsum(hot)][offsets]
+    return _batch(
+        {
+            "doc": batch.column("doc"),
+            "need": need.astype(np.int64),
+            "key": list_array(keys[keep], kept),
+            "count": list_array(count[keep].astype(np.int64), kept),
+            "in_prefix": pa.ListArray.from_arrays(
+                pa.array(kept.astype(np.int32)), pa.array(flags[keep])
+            ),
+            "hot": list_array(keys[hot], held),
+        }
+    )
+
+
+BUCKET_ROWS = 1 << 20  # entries paired at a time (whole buckets: a chunk ends with a key)
+
+
+def bucket_stage(max_bucket: int, rows: int = BUCKET_ROWS) -> Stage:
+    """``key, doc, in_prefix`` (every entry of the keys hashed to this partition, any
+    order; a row each or packed by :func:`scatter_stage`) → ``left, right, n``: the
+    candidate pairs of the partition's buckets, each once a chunk of about ``rows``
+    entries, with how many of its buckets pair it (so Spark dedups and counts fewer rows
+    than one per bucket and pair). The partition is sorted by key and document at once in
+    NumPy: Spark sorts nothing, and the kernel runs on large chunks."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        keys, docs, flags = _partition_entries(batches, "key", "doc", "in_prefix")
+        if not keys.size:
+            return
+        flags = flags.astype(bool)
+        order = np.lexsort((docs, keys))
+        keys, docs, flags = keys[order], docs[order], flags[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        ends = np.r_[starts, keys.size]  # the first key starting at or after each cut
+        cuts = ends[np.searchsorted(starts, np.arange(0, keys.size, rows))]
+        bounds = unique(np.r_[cuts, keys.size])
+        for i, j in itertools.pairwise(bounds.tolist()):
+            left, right, _ = bucket_pairs(keys[i:j], docs[i:j], max_bucket, flags[i:j])
             left, right, n = _summed(left, right)
             yield _batch({"left": left, "right": right, "n": n})
 

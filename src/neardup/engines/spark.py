@@ -13,18 +13,23 @@ The stages are the local engine's (:mod:`neardup.dedup.core`), mapped onto Spark
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
 prefix order               the local count-min and mark tables, filled per partition
                            by the local kernel, merged chunk by chunk, shipped with
-                           the stages that read them (≤ 256 MiB, the local bound)
+                           the stages that read them (≤ 256 MiB, the local bound);
+                           past what they serve (> 16 entries a slot), exact counts:
+                           the entries shuffled packed by key, counted in NumPy, those
+                           of keys held twice or more sent back to their documents
 prefix filter              per document in its row (no shuffle of entries); only the
                            entries that can pair leave it, as lists (a row a document)
-candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow``, each
-                           task's pairs distinct (with their bucket counts);
-                           keys counted ≤ ``max_bucket``: each pair's shared keys
-                           counted by a group-by, kept at the smaller need
+candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow`` (the
+                           entries shuffled packed: a row per partition and batch;
+                           sorted in NumPy), each chunk's pairs distinct (with their
+                           bucket counts); keys counted ≤ ``max_bucket``: each pair's
+                           shared keys counted by a group-by, kept at the smaller need
                            (counted hits of :mod:`neardup.dedup.candidates`);
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
-exact verification        candidate pairs in groups of ``pairs_per_task``, each with
-                           the fingerprint sets of its documents, once (fingerprints are
+exact verification        candidate pairs in groups (the fewest that fit a Python
+                           worker, one a core at least: :mod:`neardup.engines.sizing`),
+                           each with the fingerprint sets of its documents, once (fingerprints are
                            hash-partitioned by document and cached: a join to them
                            shuffles only its other side)
 templates                  near-copy groups (large-star / small-star), holder counts of
@@ -40,7 +45,9 @@ DataFrame's own row order), which breaks every tie as the local engine's index d
 pairs, clusters, kept and removed sets equal the local engine's. Only DataFrame operations
 (no RDDs): it runs over Spark Connect. Nothing collected to the driver grows with the corpus
 but the per-partition row counts used to number the documents; the prefix order's tables
-(as large as the local engine's, at most 2 × 128 MiB + 16 MiB) pass through it.
+(as large as the local engine's, at most 2 × 128 MiB + 16 MiB) pass through it, and so do
+the histogram of the documents' draws that sizes verification (a row per distinct count)
+and a label per shuffle partition.
 """
 
 from __future__ import annotations
@@ -56,7 +63,7 @@ import numpy as np
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.core import _prefix
-from neardup.dedup.prefix import MAX_COUNT, table_bits
+from neardup.dedup.prefix import MAX_COUNT, table_bits, tables_serve
 from neardup.engines import batches as B
 from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
@@ -65,7 +72,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 DOC = "_doc"  # the document number column added to the input
-PAIRS_PER_TASK = 500_000  # candidate pairs verified by one task (with their documents' sets)
 PAIRS_PER_BATCH = 4096  # pairs copied out of a task's sets at a time
 log = logging.getLogger("neardup.spark")
 
@@ -130,7 +136,8 @@ def spark_dedup(
     id_col: str = "id",
     text_col: str = "text",
     order: str | None = None,
-    pairs_per_task: int = PAIRS_PER_TASK,
+    pairs_per_task: int | None = None,
+    exact_counts: bool | None = None,
 ) -> SparkDedup:
     """Deduplicate the documents of ``docs`` (columns ``id_col``, ``text_col`` and any).
 
@@ -141,7 +148,16 @@ def spark_dedup(
     ``pairs_per_task``: candidate pairs verified per task; a task holds the fingerprint
     sets of the documents of its pairs (at most twice as many), each shipped to it once.
     Fewer, larger tasks ship fewer copies of the sets (a document is in one copy per task
-    holding one of its pairs) but need more memory each.
+    holding one of its pairs) but need more memory each. By default the fewest tasks, at
+    least one a core, whose sets fit in a Python worker (``spark.executor.pyspark.memory``
+    shared by the executor's cores, else 2 GiB), estimated from how the candidate pairs
+    spread over documents (:mod:`neardup.engines.sizing`).
+
+    ``exact_counts``: the prefix order of the full index from exact key frequencies (a
+    shuffle of every key entry and one back of those held twice or more) instead of the
+    count tables; by default when the tables stop ordering the keys
+    (:func:`neardup.dedup.prefix.tables_serve`: beyond ~2 G key entries). The results are
+    the same either way; only the candidate pairs that verification drops differ.
     """
     pyspark("the Spark engine")
     from pyspark.sql import functions as F
@@ -162,7 +178,7 @@ def spark_dedup(
             .transform(by_doc)
         )
     with _stage("candidate pairs"):
-        candidates, capped, shingles = _candidates(fp, config)
+        candidates, capped, shingles = _candidates(fp, config, exact_counts)
     with _stage("verification and templates"):
         scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
@@ -257,6 +273,28 @@ def partitions(df: DataFrame) -> int:
         return 200
 
 
+def partition_labels(df: DataFrame, parts: int) -> np.ndarray:
+    """For each of ``parts`` partitions, an integer that ``repartition(parts, column)``
+    sends there (Spark's Murmur3 hash, pmod ``parts``), found by Spark's own hash among
+    the first integers: rows packed per partition (:func:`batches.scatter_stage`) then
+    fill every partition once."""
+    from pyspark.sql import functions as F
+
+    found = (
+        df.sparkSession.range(64 * parts)
+        .select("id", F.pmod(F.hash("id"), F.lit(parts)).alias("p"))
+        .groupBy("p")
+        .agg(F.min("id").alias("id"))
+        .collect()
+    )
+    labels = np.full(parts, -1, dtype=np.int64)
+    for row in found:
+        labels[row["p"]] = row["id"]
+    missing = labels < 0
+    labels[missing] = 64 * parts + np.arange(np.count_nonzero(missing))  # shared, still right
+    return labels
+
+
 # ── numbering rows in their order ────────────────────────────────────────────────────────────
 
 
@@ -317,10 +355,13 @@ def with_index(
 # ── candidates ───────────────────────────────────────────────────────────────────────────────
 
 
-def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFrame, DataFrame]:
+def _candidates(
+    fp: DataFrame, config: DedupConfig, exact: bool | None
+) -> tuple[DataFrame, DataFrame, DataFrame]:
     """Distinct candidate pairs ``left < right``, the count of capped buckets, and the
-    documents' fingerprints that can be template shingles (``doc, f``: with the count
-    estimate of the prefix order, those it counts at ``template_df`` or more; else all)."""
+    documents' fingerprints that can be template shingles (``doc, f``: with the counts of
+    the prefix order, those it counts at ``template_df`` or more; else all). ``exact``:
+    the prefix order from exact counts (None: when the count tables stop serving)."""
     from pyspark.sql import functions as F
 
     cap = config.max_bucket
@@ -334,12 +375,15 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     if score > 0.0:
         template = min(config.template_df, MAX_COUNT)
         rule = (score, frequent, fallback, least, low)
-        entries, hot = _prefix_entries(_keys(fp, config), rule, template)
+        per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact)
+        entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
+        entries = per_doc.select("doc", entry).select("doc", "e.key", "e.count", "e.in_prefix")
         if template:
             with _stage("candidate pairs: template candidates"):
                 hot = hot.transform(by_doc)
             shingles = hot.select("doc", F.explode("fps").alias("f"))
     else:
+        exact = False
         entries = _keys(fp, config).select(
             "doc",
             F.explode("keys").alias("key"),
@@ -348,17 +392,21 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
         )
     # a key the estimate counts ≤ cap is held by ≤ cap documents: exact holder counts are
     # needed for the others only (a group-by and a join of the frequent keys' entries)
-    hot = entries.where(F.col("count") > cap).drop("count")
-    freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
-    with _stage("candidate pairs: frequent keys"):
-        hot = hot.join(freq, "key").localCheckpoint()
-    capped = hot.where(F.col("freq") > cap).agg(F.count_distinct("key"))
+    hot = entries.where(F.col("count") > cap)
+    if exact:  # the counts are exact; a key in no prefix (not marked) pairs nothing
+        hot = hot.withColumnRenamed("count", "freq")
+        capped = hot.where("in_prefix").agg(F.count_distinct("key"))
+    else:
+        hot = hot.drop("count")
+        freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
+        with _stage("candidate pairs: frequent keys"):
+            hot = hot.join(freq, "key").localCheckpoint()
+        capped = hot.where(F.col("freq") > cap).agg(F.count_distinct("key"))
     small = (
         entries.where((F.col("count") <= cap) & (F.col("count") > low))
         .select("key", "doc", "in_prefix")
         .unionByName(hot.where(F.col("freq").between(2, cap)).select("key", "doc", "in_prefix"))
         .repartition(partitions(entries), "key")
-        .sortWithinPartitions("key", "doc")
         .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
         .select("left", "right")
     )
@@ -373,7 +421,7 @@ def _candidates(fp: DataFrame, config: DedupConfig) -> tuple[DataFrame, DataFram
     )
     pairs = small.unionByName(big)
     if low:
-        pairs = pairs.unionByName(_counted_pairs(entries.where(F.col("count") <= low), cap))
+        pairs = pairs.unionByName(_counted_pairs(per_doc, low, cap))
     with _stage("candidate pairs: buckets"):
         pairs = pairs.distinct().localCheckpoint()
     return pairs, capped, shingles
@@ -387,22 +435,24 @@ def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
     return fp.select("doc", F.col(column).alias("keys"))
 
 
-def _counted_pairs(entries: DataFrame, cap: int) -> DataFrame:
-    """``left, right``: the pairs of documents sharing, among these entries (``doc, key,
-    in_prefix, need`` of keys held by ≤ ``cap`` documents), at least the smaller of their
-    two needs of keys in either one's hit prefix — the buckets' pairs, one per shared key,
-    counted by a group-by (:mod:`neardup.dedup.candidates`)."""
+def _counted_pairs(per_doc: DataFrame, low: int, cap: int) -> DataFrame:
+    """``left, right``: the pairs of documents sharing, among their entries counted ≤
+    ``low`` (``per_doc``: ``doc, need`` and the lists ``key, count, in_prefix``), at least
+    the smaller of their two needs of keys in either one's hit prefix — the buckets' pairs,
+    one per shared key, counted by a group-by (:mod:`neardup.dedup.candidates`). The
+    entries travel to their keys' partitions packed (:func:`batches.scatter_stage`)."""
     from pyspark.sql import functions as F
 
+    labels = partition_labels(per_doc, partitions(per_doc))
+    stage = B.scatter_stage(labels, ("key", "in_prefix"), most=low)
     shared = (
-        entries.select("key", "doc", "in_prefix")
-        .repartition(partitions(entries), "key")
-        .sortWithinPartitions("key", "doc")
+        per_doc.mapInArrow(stage, B.PACKED_ENTRY_SCHEMA)
+        .repartition(labels.size, "part")
         .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
         .groupBy("left", "right")
         .agg(F.sum("n").alias("shared"))
     )
-    need = entries.select("doc", "need").distinct()
+    need = per_doc.select("doc", "need")  # a row a document
     return (
         shared.join(need.select(F.col("doc").alias("left"), F.col("need").alias("need_l")), "left")
         .join(need.select(F.col("doc").alias("right"), F.col("need").alias("need_r")), "right")
@@ -416,9 +466,10 @@ KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships 
 
 
 def _prefix_entries(
-    keys: DataFrame, rule: B.PrefixRule, template: int
-) -> tuple[DataFrame, DataFrame]:
-    """``doc, key, count, in_prefix, need`` of the entries that can make a pair, as
+    keys: DataFrame, rule: B.PrefixRule, template: int, exact: bool | None
+) -> tuple[DataFrame, DataFrame, bool]:
+    """``doc, need, key, count, in_prefix`` (the last three lists: a row a document) of
+    the entries that can make a pair, as
     :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
     estimate of :mod:`neardup.dedup.prefix`, the prefix per document (``rule``; with
     counted hits, each document's need), then only keys counted more than once whose mark
@@ -433,6 +484,11 @@ def _prefix_entries(
     slot). Each document's keys stay in its row: no shuffle of entries until the buckets,
     and one pass over them (``keys``: ``doc, keys``) finds both its entries and its
     template candidates.
+
+    Past what the tables serve (``exact`` None and :func:`neardup.dedup.prefix.
+    tables_serve` false), or with ``exact``, the counts are exact instead
+    (:func:`_exact_pairing`); then every key held twice or more is an entry (the buckets
+    skip those in no prefix, as the mark would). Also returns whether they were.
     """
     from pyspark.sql import functions as F
 
@@ -440,25 +496,54 @@ def _prefix_entries(
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
     rule = (score, limit, fallback, least, low)
     entries = _value(keys.agg(F.sum(F.size("keys"))))
+    if exact is None:
+        exact = not tables_serve(entries)
     bits = table_bits(entries)
     # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
     few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
     chunk = min(CHUNK, (1 << bits) // 8)
-    with _stage("candidate pairs: count tables"):
-        stage = B.count_table_stage(bits, chunk)
-        counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
-        counts = counts.reshape(2, 1 << bits)
-    with _stage("candidate pairs: mark table"):
-        stage = B.mark_stage(counts, bits, rule, chunk)
-        marks = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True)
-    with _stage("candidate pairs: pairing entries"):
-        stage = B.pairing_stage(counts, marks, bits, rule, template)
-        per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
-    entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
-    entries = per_doc.select("doc", "need", entry).select(
-        "doc", "e.key", "e.count", "e.in_prefix", "need"
+    if exact:
+        with _stage("candidate pairs: exact counts and pairing entries"):
+            per_doc = _exact_pairing(keys, rule, template).localCheckpoint()
+    else:
+        with _stage("candidate pairs: count tables"):
+            stage = B.count_table_stage(bits, chunk)
+            counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
+            counts = counts.reshape(2, 1 << bits)
+        with _stage("candidate pairs: mark table"):
+            stage = B.mark_stage(counts, bits, rule, chunk)
+            marks = _table(
+                few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True
+            )
+        with _stage("candidate pairs: pairing entries"):
+            stage = B.pairing_stage(counts, marks, bits, rule, template)
+            per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
+    return per_doc, per_doc.select("doc", F.col("hot").alias("fps")), exact
+
+
+def _exact_pairing(keys: DataFrame, rule: B.PrefixRule, template: int) -> DataFrame:
+    """:func:`batches.exact_pairing_stage` over ``doc, keys``: every key entry shuffled by
+    key and counted there (:func:`batches.key_count_stage`: no sort, no group of a hot
+    key's documents), the entries of keys held twice or more sent back to their documents
+    (the others are held once: no need) — a row per document and partition, gathered by a
+    group-by —, beside the documents' keys (partitioned by document already)."""
+    from pyspark.sql import functions as F
+
+    labels = partition_labels(keys, partitions(keys))
+    packed = keys.select("doc", F.col("keys").alias("key")).mapInArrow(
+        B.scatter_stage(labels, ("key",)), B.PACKED_KEYS_SCHEMA
     )
-    return entries, per_doc.select("doc", F.col("hot").alias("fps"))
+    shared = (
+        packed.repartition(labels.size, "part")
+        .mapInArrow(B.key_count_stage(), B.SHARED_SCHEMA)
+        .groupBy("doc")
+        .agg(F.collect_list(F.struct("keys", "counts")).alias("shared"))
+    )
+    none = F.array().cast(B.SHARED_TYPE)
+    rows = keys.join(shared, "doc", "left").select(
+        "doc", "keys", F.coalesce("shared", none).alias("shared")
+    )
+    return rows.mapInArrow(B.exact_pairing_stage(rule, template), B.PAIRING_SCHEMA)
 
 
 def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndarray:
@@ -526,7 +611,7 @@ def _scored(
     candidates: DataFrame,
     shingles: DataFrame,
     config: DedupConfig,
-    pairs_per_task: int,
+    pairs_per_task: int | None,
 ) -> tuple[DataFrame, DataFrame | int, DataFrame | None]:
     """Every candidate pair with its exact measures and the run's scores (templates
     discounted), the number of template shingles, and the rescored documents' template
@@ -534,7 +619,7 @@ def _scored(
     from pyspark.sql import functions as F
 
     sets = fp.select("doc", "fps")
-    parts = max(2, -(-_value(candidates.agg(F.count("*"))) // pairs_per_task))
+    parts = _verification_groups(fp, candidates, pairs_per_task)
     measured = _verified(
         candidates, sets, B.measure_stage(config), B.MEASURE_SCHEMA, parts
     ).localCheckpoint()
@@ -561,6 +646,53 @@ def _scored(
         .drop("c_s_lr", "c_s_rl")
     )
     return _with_score(scored), template.agg(F.count("*")), wanted_sets
+
+
+def _verification_groups(fp: DataFrame, candidates: DataFrame, pairs_per_task: int | None) -> int:
+    """The groups :func:`_verified` cuts the candidate pairs into: by ``pairs_per_task``
+    when given, else :func:`neardup.engines.sizing.verification_groups` from each
+    document's draws (its own group when it is a left side, one per pair where it is the
+    right: a histogram to the driver), the mean set size, the worker's memory and cores."""
+    from pyspark.sql import functions as F
+
+    from neardup.engines import sizing
+
+    count = _value(candidates.agg(F.count("*")))
+    if pairs_per_task is not None:
+        return max(2, -(-count // pairs_per_task))
+    ends = candidates.select(
+        F.col("left").alias("doc"), F.lit(1).alias("is_left"), F.lit(0).alias("is_right")
+    ).unionByName(
+        candidates.select(
+            F.col("right").alias("doc"), F.lit(0).alias("is_left"), F.lit(1).alias("is_right")
+        )
+    )
+    draws = ends.groupBy("doc").agg((F.max("is_left") + F.sum("is_right")).alias("draws"))
+    hist = draws.groupBy("draws").count().collect()
+    spark = fp.sparkSession
+    memory = sizing.worker_memory(
+        spark.conf.get("spark.executor.pyspark.memory", None),
+        spark.conf.get("spark.executor.cores", None),
+    )
+    groups = sizing.verification_groups(
+        np.array([r["draws"] for r in hist], dtype=np.int64),
+        np.array([r["count"] for r in hist], dtype=np.int64),
+        8.0 * float(fp.agg(F.avg("size")).first()[0] or 0.0),
+        memory,
+        _cores(fp),
+        count,
+    )
+    log.info("verification: %d candidate pairs in %d groups", count, groups)
+    return groups
+
+
+def _cores(df: DataFrame) -> int:
+    """The cluster's cores (Spark's default parallelism); over Spark Connect, which has no
+    SparkContext, the shuffle partitions."""
+    try:
+        return int(df.sparkSession.sparkContext.defaultParallelism)
+    except Exception:  # Spark Connect raises its own not-implemented error
+        return partitions(df)
 
 
 def _with_score(pairs: DataFrame) -> DataFrame:
