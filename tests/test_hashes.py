@@ -77,6 +77,17 @@ def test_xxh3_matches_xxhash_at_every_boundary_length(n, seed):
     assert xxh3_64(buf, start, end, np.uint64(seed)) == xxhash.xxh3_64_intdigest(data, seed)
 
 
+@pytest.mark.parametrize("n", range(17, 66))
+@pytest.mark.parametrize(("before", "after"), [(16, 16), (15, 40), (40, 15), (16, 0)])
+def test_xxh3_of_17_to_64_bytes_with_room_around_matches_xxhash(n, before, after):
+    """With 16 bytes of buffer either side, 17..64 bytes take the path without a branch on
+    the length (bytes around the span read, not counted); with less, the other path."""
+    seed = n * 0x9E3779B97F4A7C15 % (1 << 64)
+    data = random_bytes(n, seed=n + before)
+    buf, start, end = embed(data, before, after)
+    assert xxh3_64(buf, start, end, np.uint64(seed)) == xxhash.xxh3_64_intdigest(data, seed)
+
+
 @pytest.mark.parametrize("n", MULTI_KB_LENGTHS)
 @pytest.mark.parametrize("seed", [0, 7, U64])
 def test_xxh3_matches_xxhash_on_multi_kb_inputs(n, seed):

@@ -12,7 +12,8 @@ tokenizing; here they are never made.
 numba's on-disk cache of ``_fingerprint_into`` is keyed on this file's text alone, yet holds
 the compiled code of every kernel it calls (``_scan``, ``doc_hashes``, ``sort_into``...): a
 change to one of those must come with a change here (this note was last edited with
-``_scan``'s short path of ASCII words), or an old cache keeps the old code.
+``_scan``'s short path of ASCII words and XXH3's of 17..64 bytes), or an old cache keeps the
+old code.
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@
 A word w-shingle is the byte span from the first byte of token i to the last byte of token
 i + w - 1 of the canonical buffer (tokens there are joined by one space), so hashing the span
 is hashing the shingle's text. A character k-shingle is a span of k code points.
+
+numba's on-disk cache of these kernels is keyed on this file's text alone, yet holds the
+code of the hashes they inline (``hashes._dispatch_valid``): a change there must come with
+a change here (last: XXH3 of 17..64 bytes without a branch on the length), or an old cache
+keeps the old code.
 """
 
 from __future__ import annotations
