@@ -333,3 +333,19 @@ def test_the_progress_bar_counts_the_input_lines_only_when_it_is_shown(
     result = run("dedup", str(data), "--out", str(tmp_path / "out"))
     assert result.exit_code == 0, result.output
     assert counted == ([str(data)] if terminal else [])
+
+
+@pytest.mark.parametrize(("given", "threads"), [(None, 1), ("2", 2)])
+def test_numpy_under_the_command_starts_no_blas_threads_unless_asked(given, threads):
+    """The commands do no linear algebra: NumPy's OpenBLAS starts no threads to spin beside
+    neardup's workers (one process thread in all), unless the user set their number."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = "import os, neardup.cli, numpy; print(len(os.listdir('/proc/self/task')))"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.strip() == str(threads), done.stderr
