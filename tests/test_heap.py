@@ -1,5 +1,6 @@
 """The heap tuning: freed blocks under KEEP_BELOW are reused, not faulted in again."""
 
+import os
 import subprocess
 import sys
 
@@ -21,7 +22,12 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 
 
 def _faults(mode: str) -> int:
-    out = subprocess.run([sys.executable, "-c", FAULTS, mode], capture_output=True, text=True)
+    # pages of 4 KiB: NumPy's huge pages (when the mapping happens to be aligned for them,
+    # which varies from run to run) would cut the faults of a fresh mapping 500-fold
+    env = {**os.environ, "NUMPY_MADVISE_HUGEPAGE": "0"}
+    out = subprocess.run(
+        [sys.executable, "-c", FAULTS, mode], capture_output=True, text=True, env=env
+    )
     assert out.returncode == 0, out.stderr
     return int(out.stdout)
 
