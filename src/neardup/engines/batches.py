@@ -358,7 +358,7 @@ def _partition_entries(batches: Iterator[pa.RecordBatch], *names: str) -> list[n
     for name in names:
         column = table.column(name)
         values = _flat(column) if pa.types.is_list(column.type) else column.to_numpy()
-        out.append(values if values.dtype == np.bool_ else values.astype(np.int64))
+        out.append(values if values.dtype == np.bool_ else values.astype(np.int64, copy=False))
     return out
 
 

@@ -53,9 +53,10 @@ and a label per shuffle partition.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -371,11 +372,13 @@ def _candidates(
     # keys counted ≤ low (never saturated, never in a capped bucket) make pairs by counted
     # hits when least > 0 (:mod:`neardup.dedup.candidates`); the others as before
     low = min(cap, MAX_COUNT - 1) if score > 0.0 and least > 0.0 else 0
+    # the part value of each shuffle partition, for the packed shuffles (one tiny job, once)
+    labels = functools.cache(lambda: partition_labels(fp, partitions(fp)))
     shingles = fp.select("doc", F.explode("fps").alias("f"))
     if score > 0.0:
         template = min(config.template_df, MAX_COUNT)
         rule = (score, frequent, fallback, least, low)
-        per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact)
+        per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact, labels)
         entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
         entries = per_doc.select("doc", entry).select("doc", "e.key", "e.count", "e.in_prefix")
         if template:
@@ -421,7 +424,7 @@ def _candidates(
     )
     pairs = small.unionByName(big)
     if low:
-        pairs = pairs.unionByName(_counted_pairs(per_doc, low, cap))
+        pairs = pairs.unionByName(_counted_pairs(per_doc, low, cap, labels()))
     with _stage("candidate pairs: buckets"):
         pairs = pairs.distinct().localCheckpoint()
     return pairs, capped, shingles
@@ -435,7 +438,7 @@ def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
     return fp.select("doc", F.col(column).alias("keys"))
 
 
-def _counted_pairs(per_doc: DataFrame, low: int, cap: int) -> DataFrame:
+def _counted_pairs(per_doc: DataFrame, low: int, cap: int, labels: np.ndarray) -> DataFrame:
     """``left, right``: the pairs of documents sharing, among their entries counted ≤
     ``low`` (``per_doc``: ``doc, need`` and the lists ``key, count, in_prefix``), at least
     the smaller of their two needs of keys in either one's hit prefix — the buckets' pairs,
@@ -443,7 +446,6 @@ def _counted_pairs(per_doc: DataFrame, low: int, cap: int) -> DataFrame:
     entries travel to their keys' partitions packed (:func:`batches.scatter_stage`)."""
     from pyspark.sql import functions as F
 
-    labels = partition_labels(per_doc, partitions(per_doc))
     stage = B.scatter_stage(labels, ("key", "in_prefix"), most=low)
     shared = (
         per_doc.mapInArrow(stage, B.PACKED_ENTRY_SCHEMA)
@@ -466,7 +468,11 @@ KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships 
 
 
 def _prefix_entries(
-    keys: DataFrame, rule: B.PrefixRule, template: int, exact: bool | None
+    keys: DataFrame,
+    rule: B.PrefixRule,
+    template: int,
+    exact: bool | None,
+    labels: Callable[[], np.ndarray],
 ) -> tuple[DataFrame, DataFrame, bool]:
     """``doc, need, key, count, in_prefix`` (the last three lists: a row a document) of
     the entries that can make a pair, as
@@ -487,8 +493,9 @@ def _prefix_entries(
 
     Past what the tables serve (``exact`` None and :func:`neardup.dedup.prefix.
     tables_serve` false), or with ``exact``, the counts are exact instead
-    (:func:`_exact_pairing`); then every key held twice or more is an entry (the buckets
-    skip those in no prefix, as the mark would). Also returns whether they were.
+    (:func:`_exact_pairing`, its entries packed to the parts ``labels()`` gives); then
+    every key held twice or more is an entry (the buckets skip those in no prefix, as the
+    mark would). Also returns whether they were.
     """
     from pyspark.sql import functions as F
 
@@ -504,7 +511,7 @@ def _prefix_entries(
     chunk = min(CHUNK, (1 << bits) // 8)
     if exact:
         with _stage("candidate pairs: exact counts and pairing entries"):
-            per_doc = _exact_pairing(keys, rule, template).localCheckpoint()
+            per_doc = _exact_pairing(keys, rule, template, labels()).localCheckpoint()
     else:
         with _stage("candidate pairs: count tables"):
             stage = B.count_table_stage(bits, chunk)
@@ -521,7 +528,9 @@ def _prefix_entries(
     return per_doc, per_doc.select("doc", F.col("hot").alias("fps")), exact
 
 
-def _exact_pairing(keys: DataFrame, rule: B.PrefixRule, template: int) -> DataFrame:
+def _exact_pairing(
+    keys: DataFrame, rule: B.PrefixRule, template: int, labels: np.ndarray
+) -> DataFrame:
     """:func:`batches.exact_pairing_stage` over ``doc, keys``: every key entry shuffled by
     key and counted there (:func:`batches.key_count_stage`: no sort, no group of a hot
     key's documents), the entries of keys held twice or more sent back to their documents
@@ -529,7 +538,6 @@ def _exact_pairing(keys: DataFrame, rule: B.PrefixRule, template: int) -> DataFr
     group-by —, beside the documents' keys (partitioned by document already)."""
     from pyspark.sql import functions as F
 
-    labels = partition_labels(keys, partitions(keys))
     packed = keys.select("doc", F.col("keys").alias("key")).mapInArrow(
         B.scatter_stage(labels, ("key",)), B.PACKED_KEYS_SCHEMA
     )
