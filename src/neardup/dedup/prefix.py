@@ -134,8 +134,9 @@ def _entry_counts(keys: np.ndarray, counts: np.ndarray, bits: int, out: np.ndarr
 
 def slots(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each key's slot in the two count tables and in the mark table (as :func:`key_counts`
-    and :func:`pairing_entries` index them), for an engine that counts by a group-by: a
-    table's count of a slot is ``min(entries hashed there, MAX_COUNT)``."""
+    and :func:`pairing_entries` index them), computed in NumPy: the tables as a group-by
+    would count them (a slot's count is ``min(entries hashed there, MAX_COUNT)``), against
+    which the kernels and the Spark engine's merged tables are checked."""
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     shift = np.uint64(64 - bits)
     return tuple(  # type: ignore[return-value]
