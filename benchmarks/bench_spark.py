@@ -131,15 +131,14 @@ def run_spark(
     jvm = spark.sparkContext._gateway.proc.pid
     started, cpu = time.perf_counter(), _cpu_seconds(jvm)
     docs, _ = read_inputs(spark, Inputs((str(path),)), "jsonl")
-    more = {"pairs_per_task": pairs_per_task} if pairs_per_task else {}
     result = spark_dedup(
         docs.repartition(partitions),
         config,
         id_col="_id",
         text_col="_text",
         order="_row",
+        pairs_per_task=pairs_per_task,
         exact_counts=exact_counts,
-        **more,
     )
     summary = result.summary()
     removed = {
