@@ -3,8 +3,10 @@
 A fingerprint held by many documents is found in two passes over the flat fingerprint array:
 a saturating counter per hashed slot (a one-row count sketch: a slot's count is at least the
 count of every fingerprint in it), then the fingerprints of the slots that reached the limit
-are collected for an exact count by the caller. Membership in the (small, sorted) template
-set is a binary search.
+are collected. Their exact holder counts (:func:`held_counts`) look at every document once,
+behind a cache-sized bit filter, and count in hash tables small enough for the core's cache
+(the keys cut by hash into partitions). Membership in the (small) template set is a lookup
+behind the same kind of filter.
 """
 
 from __future__ import annotations
@@ -98,11 +100,11 @@ def hot_table(
     bits: int,
     min_count: int,
     table_bits: int,
-) -> tuple[np.ndarray, np.ndarray, bool]:
-    """``(keys, table, complete)``: the distinct fingerprints of ``docs`` that
-    :func:`hot_values` takes, in an open-addressing table of ``2**table_bits`` slots (as
-    :func:`distinct_table`) built in one pass, without the repeats; ``complete`` is False
-    when they were more than half the slots (call again with a larger table)."""
+) -> tuple[np.ndarray, bool]:
+    """``(keys, complete)``: the distinct fingerprints of ``docs`` that :func:`hot_values`
+    takes, found in one pass through an open-addressing table of ``2**table_bits`` slots,
+    without the repeats; ``complete`` is False when they were more than half the slots
+    (call again with a larger table)."""
     table = np.full(1 << table_bits, -1, dtype=np.int32)
     keys = np.empty(1 << (table_bits - 1), dtype=np.uint64)
     shift = np.uint64(64 - table_bits)
@@ -118,11 +120,59 @@ def hot_table(
                 s = (s + 1) & mask
             if table[s] < 0:
                 if n == keys.size:
-                    return keys[:n], table, False
+                    return keys[:n], False
                 table[s] = n
                 keys[n] = v
                 n += 1
-    return keys[:n], table, True
+    return keys[:n], True
+
+
+# ── a bit filter of a set of fingerprints, sized to the set ─────────────────────────────────
+# Two bits of one 64-bit word per key ("blocked"): a probe is one load. Eight bits a key give
+# ~5 % false positives; the filter of the ~4 M fingerprints of the pairs at 100 k documents is
+# 4 MiB and stays in the last-level cache: a probe that misses it costs several times more.
+_MIX2 = np.uint64(0xD6E8FEB86659FD93)
+_FILTER_BITS_PER_KEY = 8
+_MIN_FILTER_BITS, _MAX_FILTER_BITS = 12, 27  # 512 B … 16 MiB
+
+
+def filter_bits(keys: int) -> int:
+    """Bits (log2) of the filter of ``keys`` fingerprints (repeats counted)."""
+    need = max(keys, 1) * _FILTER_BITS_PER_KEY
+    return min(max(int(need - 1).bit_length(), _MIN_FILTER_BITS), _MAX_FILTER_BITS)
+
+
+@njit(cache=True, inline="always")
+def _filter_word(value: np.uint64, shift: np.uint64) -> tuple[int, np.uint64]:
+    """The word of ``value`` in a filter (``shift`` = 64 - log2 of its words) and its two bits
+    (taken from bits of the image that do not choose the word)."""
+    h = value * _MIX2
+    one = np.uint64(1)
+    bits = (one << ((h >> np.uint64(20)) & np.uint64(63))) | (
+        one << ((h >> np.uint64(26)) & np.uint64(63))
+    )
+    return int(h >> shift), bits
+
+
+@njit(cache=True)
+def key_filter(keys: np.ndarray, bits: int) -> np.ndarray:
+    """A filter of ``2**bits`` bits (uint64 words) of ``keys``: a fingerprint that
+    :func:`_may_be_key` rejects is none of them."""
+    words = np.zeros(1 << (bits - 6), dtype=np.uint64)
+    shift = np.uint64(64 - (bits - 6))
+    for i in range(keys.size):
+        w, b = _filter_word(keys[i], shift)
+        words[w] |= b
+    return words
+
+
+@njit(cache=True, inline="always")
+def _may_be_key(value: np.uint64, words: np.ndarray, shift: np.uint64) -> bool:
+    w, b = _filter_word(value, shift)
+    return (words[w] & b) == b
+
+
+# ── membership in the template set ──────────────────────────────────────────────────────────
 
 
 def member_counts(
@@ -134,25 +184,54 @@ def member_counts(
 
 
 def _index(sorted_set: np.ndarray) -> tuple:
-    """``(keys, table, bits, filter)`` of a set of values, for :func:`_lookup`."""
-    bits = max(int(sorted_set.size).bit_length() + 1, 4)
-    keys, table = distinct_table(sorted_set, bits)
-    return keys, table, bits, key_filter(keys)
+    """``(keys, table, bits, filter, filter shift)`` of a set of distinct values, for
+    :func:`_lookup`."""
+    keys = np.ascontiguousarray(sorted_set, dtype=np.uint64)
+    bits = max(int(keys.size).bit_length() + 1, 4)
+    fbits = filter_bits(keys.size)
+    return keys, _key_table(keys, bits), bits, key_filter(keys, fbits), np.uint64(70 - fbits)
+
+
+@njit(cache=True)
+def _key_table(keys: np.ndarray, bits: int) -> np.ndarray:
+    """An open-addressing table of 2**bits slots (> 2·keys.size) holding each distinct key's
+    index in ``keys`` (-1: empty)."""
+    table = np.full(1 << bits, -1, dtype=np.int32)
+    shift = np.uint64(64 - bits)
+    mask = np.int64((1 << bits) - 1)
+    for i in range(keys.size):
+        s = np.int64(_slot(keys[i], shift))
+        while table[s] >= 0:
+            s = (s + 1) & mask
+        table[s] = i
+    return table
+
+
+@njit(cache=True, inline="always")
+def _lookup(v: np.uint64, index: tuple) -> bool:
+    """Whether ``v`` is one of the keys of an :func:`_index`."""
+    keys, table, bits, words, fshift = index
+    if not _may_be_key(v, words, fshift):
+        return False
+    mask = np.int64((1 << bits) - 1)
+    s = np.int64(_slot(v, np.uint64(64 - bits)))
+    while table[s] >= 0:
+        if keys[table[s]] == v:
+            return True
+        s = (s + 1) & mask
+    return False
 
 
 @njit(cache=True, parallel=True)
 def _member_counts(
     values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, index: tuple
 ) -> np.ndarray:
-    keys, table, bits, bitmap = index
-    shift = np.uint64(64 - bits)
-    mask = np.int64((1 << bits) - 1)
     out = np.zeros(docs.size, dtype=np.int64)
     for i in prange(docs.size):
         d = docs[i]
         n = 0
         for k in range(offsets[d], offsets[d + 1]):
-            n += _lookup(values[k], keys, table, shift, mask, bitmap) >= 0
+            n += _lookup(values[k], index)
         out[i] = n
     return out
 
@@ -173,9 +252,6 @@ def shared_member_counts(
 def _shared_member_counts(
     values: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray, index: tuple
 ) -> np.ndarray:
-    keys, table, bits, bitmap = index
-    shift = np.uint64(64 - bits)
-    mask = np.int64((1 << bits) - 1)
     out = np.zeros(left.size, dtype=np.int64)
     for k in prange(left.size):
         p, q = left[k], right[k]
@@ -186,7 +262,7 @@ def _shared_member_counts(
             x = values[i]
             y = values[j]
             if x == y:
-                n += _lookup(x, keys, table, shift, mask, bitmap) >= 0
+                n += _lookup(x, index)
             i += x <= y
             j += y <= x
         out[k] = n
@@ -208,99 +284,230 @@ def gather(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndar
     return out
 
 
-_FILTER_BITS = 26  # a 8 MiB bit filter in front of the table: most fingerprints miss it
-_MIX2 = np.uint64(0xD6E8FEB86659FD93)
+# ── exact holder counts ─────────────────────────────────────────────────────────────────────
+_SCAN_BLOCK = 1 << 24  # entries of the scanned documents looked at per parallel block
+_PART_ENTRIES = 8192  # keys (with repeats) per partition: its table is ~200 KiB, in L2
 
 
-@njit(cache=True, inline="always")
-def _filter_bit(value: np.uint64) -> int:
-    return int((value * _MIX2) >> np.uint64(64 - _FILTER_BITS))
+def held_counts(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    mine: np.ndarray,
+    own: np.ndarray,
+    scan: np.ndarray,
+    entry_count: np.ndarray,
+    entry_least: int,
+    least: int,
+    chunks: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, held)``: the distinct fingerprints of ``mine`` held by ``least`` or more
+    documents, and by how many.
 
-
-@njit(cache=True)
-def key_filter(keys: np.ndarray) -> np.ndarray:
-    """A bit filter of ``keys``: a fingerprint whose bit is clear is none of them."""
-    bitmap = np.zeros(1 << (_FILTER_BITS - 3), dtype=np.uint8)
-    for i in range(keys.size):
-        b = _filter_bit(keys[i])
-        bitmap[b >> 3] |= np.uint8(1 << (b & 7))
-    return bitmap
-
-
-@njit(cache=True, inline="always")
-def _lookup(
-    v: np.uint64,
-    keys: np.ndarray,
-    table: np.ndarray,
-    shift: np.uint64,
-    mask: np.int64,
-    bitmap: np.ndarray,
-) -> int:
-    """The index of ``v`` among the table's keys, -1 if it is none of them."""
-    b = _filter_bit(v)
-    if not (bitmap[b >> 3] >> (b & 7)) & 1:
-        return -1
-    s = np.int64(_slot(v, shift))
-    while table[s] >= 0:
-        if keys[table[s]] == v:
-            return table[s]
-        s = (s + 1) & mask
-    return -1
-
-
-@njit(cache=True)
-def distinct_table(values: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(keys, table)``: the distinct ``values`` (in first-seen order) and an open-addressing
-    table of 2**bits slots holding each key's index (-1: empty); 2**bits > 2·values.size."""
-    table = np.full(1 << bits, -1, dtype=np.int32)
-    keys = np.empty(values.size, dtype=np.uint64)
-    shift = np.uint64(64 - bits)
-    mask = np.int64((1 << bits) - 1)
-    n = 0
-    for i in range(values.size):
-        v = values[i]
-        s = np.int64(_slot(v, shift))
-        while table[s] >= 0 and keys[table[s]] != v:
-            s = (s + 1) & mask
-        if table[s] < 0:
-            table[s] = n
-            keys[n] = v
-            n += 1
-    return keys[:n], table
+    An entry of ``mine`` whose ``own`` flag is set (uint8, or empty: none) counts for its own
+    document, a holder not in ``scan``; every document of ``scan`` is looked at once, each
+    entry behind a bit filter of ``mine`` (and, with ``entry_count`` aligned with ``values``,
+    only entries counted ``entry_least`` or more there). The entries that pass are few; they
+    and ``mine`` are cut by hash into partitions counted in cache-sized tables in parallel.
+    """
+    fbits = filter_bits(mine.size)
+    words = key_filter(mine, fbits)
+    ends = np.cumsum(offsets[scan + 1] - offsets[scan])
+    passing = []
+    start = 0
+    while start < scan.size:  # blocks of bounded entries: the pass buffer is bounded too
+        before = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, before + _SCAN_BLOCK, side="right")), start + 1)
+        block = scan[start:stop]
+        passing.append(
+            _passing(values, offsets, block, words, fbits, entry_count, entry_least, chunks)
+        )
+        start = stop
+    seen = np.concatenate(passing) if passing else np.empty(0, dtype=np.uint64)
+    pbits = min(max((mine.size // _PART_ENTRIES).bit_length(), 1), 12)
+    mine_p, own_p, mine_starts = _partition(mine, own, pbits, chunks)
+    seen_p, _, seen_starts = _partition(seen, np.empty(0, np.uint8), pbits, chunks)
+    least = max(least, 0)  # an empty slot holds -1
+    return _count(mine_p, own_p, mine_starts, seen_p, seen_starts, pbits, least, chunks)
 
 
 @njit(cache=True, parallel=True)
-def holder_counts(
+def _passing(
     values: np.ndarray,
     offsets: np.ndarray,
     docs: np.ndarray,
-    keys: np.ndarray,
-    table: np.ndarray,
-    bits: int,
-    bitmap: np.ndarray,
-    chunks: int,
+    words: np.ndarray,
+    fbits: int,
     entry_count: np.ndarray,
-    least: int,
+    entry_least: int,
+    chunks: int,
 ) -> np.ndarray:
-    """Exactly how many of ``docs`` hold each of ``keys`` (looked up in ``table`` behind the
-    bit filter ``bitmap``). ``entry_count`` (aligned with ``values``, or empty): an entry
-    counted below ``least`` there is none of the keys and is not looked up."""
-    shift = np.uint64(64 - bits)
-    mask = np.int64((1 << bits) - 1)
-    filtered = entry_count.size > 0
-    partial = np.zeros((chunks, keys.size), dtype=np.int32)
+    """The entries of ``docs`` that the filter (and ``entry_count``) let through."""
+    shift = np.uint64(70 - fbits)
+    counted = entry_count.size > 0
+    bases = np.zeros(chunks + 1, dtype=np.int64)
+    for c in range(chunks):
+        for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
+            bases[c + 1] += offsets[docs[i] + 1] - offsets[docs[i]]
+    bases = np.cumsum(bases)
+    buffer = np.empty(bases[-1], dtype=np.uint64)  # pages touched only as far as written
+    ends = bases[:-1].copy()
     for c in prange(chunks):
-        counts = partial[c]
+        n = bases[c]
         for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
             d = docs[i]
             for k in range(offsets[d], offsets[d + 1]):
-                if filtered and entry_count[k] < least:
+                if counted and entry_count[k] < entry_least:
                     continue
-                at = _lookup(values[k], keys, table, shift, mask, bitmap)
-                if at >= 0:
-                    counts[at] += 1
-    total = np.zeros(keys.size, dtype=np.int64)
-    for i in prange(keys.size):
+                v = values[k]
+                buffer[n] = v
+                n += _may_be_key(v, words, shift)
+        ends[c] = n
+    out = np.empty(np.sum(ends - bases[:-1]), dtype=np.uint64)
+    m = 0
+    for c in range(chunks):
+        out[m : m + ends[c] - bases[c]] = buffer[bases[c] : ends[c]]
+        m += ends[c] - bases[c]
+    return out
+
+
+@njit(cache=True, inline="always")
+def _part(value: np.uint64, pbits: int) -> int:
+    return int((value * _MIX) >> np.uint64(64 - pbits))
+
+
+@njit(cache=True, parallel=True)
+def _partition(
+    keys: np.ndarray, flags: np.ndarray, pbits: int, chunks: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``keys`` (and their ``flags``, if any) ordered by partition (the top ``pbits`` bits
+    of their image), and where each partition starts (a histogram, then a scatter, both a
+    chunk of ``keys`` per thread)."""
+    parts = 1 << pbits
+    flagged = flags.size > 0
+    counts = np.zeros((chunks, parts), dtype=np.int64)
+    for c in prange(chunks):
+        for i in range(c * keys.size // chunks, (c + 1) * keys.size // chunks):
+            counts[c, _part(keys[i], pbits)] += 1
+    starts = np.zeros(parts + 1, dtype=np.int64)
+    at = np.empty((chunks, parts), dtype=np.int64)
+    n = 0
+    for p in range(parts):
+        starts[p] = n
         for c in range(chunks):
-            total[i] += partial[c, i]
-    return total
+            at[c, p] = n
+            n += counts[c, p]
+    starts[parts] = n
+    out = np.empty(keys.size, dtype=np.uint64)
+    out_flags = np.empty(flags.size, dtype=np.uint8)
+    for c in prange(chunks):
+        for i in range(c * keys.size // chunks, (c + 1) * keys.size // chunks):
+            p = _part(keys[i], pbits)
+            out[at[c, p]] = keys[i]
+            if flagged:
+                out_flags[at[c, p]] = flags[i]
+            at[c, p] += 1
+    return out, out_flags, starts
+
+
+@njit(cache=True, parallel=True)
+def _count(
+    mine: np.ndarray,
+    own: np.ndarray,
+    mine_starts: np.ndarray,
+    seen: np.ndarray,
+    seen_starts: np.ndarray,
+    pbits: int,
+    least: int,
+    chunks: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The keys of ``mine`` held ``least`` times or more, and how often, partition by
+    partition (:func:`_count_partition`): each of ``chunks`` threads takes every
+    ``chunks``-th one into a table of its own, sized for the largest."""
+    parts = mine_starts.size - 1
+    largest = np.max(np.diff(mine_starts)) if parts else 0
+    size = 16
+    while size < 2 * largest:
+        size *= 2
+    keys_out = np.empty(mine.size, dtype=np.uint64)
+    held_out = np.empty(mine.size, dtype=np.int64)
+    found = np.zeros(parts, dtype=np.int64)
+    for c in prange(chunks):
+        keys = np.empty(size, dtype=np.uint64)
+        held = np.full(size, -1, dtype=np.int32)  # -1: an empty slot
+        for p in range(c, parts, chunks):
+            found[p] = _count_partition(
+                mine, own, mine_starts[p], mine_starts[p + 1], seen, seen_starts[p],
+                seen_starts[p + 1], pbits, least, keys, held, keys_out, held_out,
+            )
+    return _compact(keys_out, mine_starts, found), _compact(held_out, mine_starts, found)
+
+
+@njit(cache=True)
+def _compact(values: np.ndarray, starts: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """The first ``found[p]`` values from each ``starts[p]`` on, one after the other (not in
+    a parallel function: there numba makes every slice copy a parallel loop of its own)."""
+    out = np.empty(np.sum(found), dtype=values.dtype)
+    m = 0
+    for p in range(found.size):
+        out[m : m + found[p]] = values[starts[p] : starts[p] + found[p]]
+        m += found[p]
+    return out
+
+
+@njit(cache=True)
+def _count_partition(
+    mine: np.ndarray,
+    own: np.ndarray,
+    lo: int,
+    hi: int,
+    seen: np.ndarray,
+    seen_lo: int,
+    seen_hi: int,
+    pbits: int,
+    least: int,
+    keys: np.ndarray,
+    held: np.ndarray,
+    keys_out: np.ndarray,
+    held_out: np.ndarray,
+) -> int:
+    """One partition: a table (``keys``, ``held``: -1 for empty, left so) of its entries of
+    ``mine`` (``own`` flags counted), each of its ``seen`` entries that is a key counted;
+    the keys held ``least`` times or more written from ``lo`` on, and how many."""
+    flagged = own.size > 0
+    bits = 4
+    while (1 << bits) < 2 * (hi - lo):
+        bits += 1
+    mask = np.int64((1 << bits) - 1)
+    for i in range(lo, hi):
+        v = mine[i]
+        s = _in_part(v, pbits, bits)
+        while held[s] >= 0 and keys[s] != v:
+            s = (s + 1) & mask
+        if held[s] < 0:
+            keys[s] = v
+            held[s] = 0
+        if flagged:
+            held[s] += own[i]
+    for i in range(seen_lo, seen_hi):
+        v = seen[i]
+        s = _in_part(v, pbits, bits)
+        while held[s] >= 0:
+            if keys[s] == v:
+                held[s] += 1
+                break
+            s = (s + 1) & mask
+    n = lo
+    for s in range(1 << bits):
+        if held[s] >= least:
+            keys_out[n] = keys[s]
+            held_out[n] = held[s]
+            n += 1
+        held[s] = -1
+    return n - lo
+
+
+@njit(cache=True, inline="always")
+def _in_part(value: np.uint64, pbits: int, bits: int) -> np.int64:
+    """A key's slot in its partition's table of 2**bits slots: the bits of its image after
+    the partition's."""
+    return np.int64(((value * _MIX) << np.uint64(pbits)) >> np.uint64(64 - bits))

@@ -48,7 +48,7 @@ MIN_PLAIN = 0.5  # the discount raises a score only where this much is shared pl
 MIN_CONTENT = 15  # a content score is measured against at least this many shingles
 HAN_DF = 4  # a Han shingle is template when held by this many times ``min_df`` groups
 _MIN_BITS, _MAX_BITS = 12, 26  # count-sketch slots: 4 Ki … 64 Mi (128 MiB of uint16)
-_MAX_EXACT_KEYS = 1 << 23  # fingerprints counted exactly in a hash table (~200 MiB at most)
+_MAX_EXACT_KEYS = 1 << 23  # fingerprints gathered with repeats and counted (~150 MiB at most)
 
 
 def group_representatives(
@@ -80,10 +80,11 @@ def template_shingles(
 ) -> np.ndarray:
     """Sorted fingerprints held by at least ``min_df`` of ``docs`` (each doc a sorted set).
 
-    With ``wanted`` (documents), only their fingerprints are looked at, each counted
-    exactly in a hash table over one pass; when they are many, only those a count sketch of
-    all documents puts at ``min_df`` or more (the rest cannot be template), gathered
-    without repeats into a hash table in one pass. Without,
+    With ``wanted`` (documents), only their fingerprints are looked at, counted exactly
+    (:func:`neardup._kernels.templates.held_counts`): a wanted document among ``docs`` counts
+    for itself, the others are looked through once for them. When the wanted fingerprints
+    are many, only those a count sketch of all documents puts at ``min_df`` or more are
+    counted (the rest cannot be template), gathered without repeats. Without ``wanted``,
     the sketch's hot fingerprints of all documents are counted by a sort. ``counts`` (one
     per entry of ``values``, never below how many documents hold it, e.g. the candidate
     stage's estimates) replaces the sketch, and the exact count looks up only the entries
@@ -97,14 +98,16 @@ def template_shingles(
     if wanted is not None:
         wanted = np.ascontiguousarray(wanted, np.int64)
         if counts is None and hot.wanted_total(wanted) <= _MAX_EXACT_KEYS:
-            mine = _k.gather(values, offsets, wanted)
-            return _counted_exactly(values, offsets, docs, mine, min_df)
-        # only what the counts put at min_df can be (not gathered all: 1 GB at 1 M), and in a
-        # table of the distinct ones (not gathered with their repeats: 100 M+ at 1 M)
-        keys, table = hot.table_of(wanted)
-        return _counted_exactly(values, offsets, docs, keys, min_df, counts, table)
+            return _held_by_wanted(values, offsets, docs, wanted, min_df)
+        # only what the counts put at min_df can be (not gathered all: 1 GB at 1 M), and
+        # without repeats (not gathered with them: 100 M+ at 1 M)
+        keys = hot.keys_of(wanted)
+        return _counted_exactly(values, offsets, keys, _NOT_OWN, docs, min_df, hot.entry_counts)
     distinct, held = unique_counts(hot.values_of(docs))
     return distinct[reaches_template(distinct, held, min_df)]
+
+
+_NOT_OWN = np.empty(0, dtype=np.uint8)
 
 
 class _Hot:
@@ -123,6 +126,7 @@ class _Hot:
         self.values, self.offsets, self.docs, self.total = values, offsets, docs, total
         self.counts, self.bits = counts, 0
         self.least = min(min_df, 255 if counts is not None else 65535)  # counters saturate
+        self.entry_counts = _NOT_OWN if counts is None else counts  # per entry, or none
 
     def wanted_total(self, wanted: np.ndarray) -> int:
         return int((self.offsets[wanted + 1] - self.offsets[wanted]).sum())
@@ -134,15 +138,15 @@ class _Hot:
                 self.values, self.offsets, self.docs, self.bits, numba.get_num_threads()
             )
 
-    def table_of(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct hot fingerprints of ``docs`` and their hash table (one pass)."""
+    def keys_of(self, docs: np.ndarray) -> np.ndarray:
+        """The distinct hot fingerprints of ``docs`` (one pass through a hash table)."""
         self._sketch()
         args = (self.values, self.offsets, docs, self.counts, self.bits, self.least)
         bits = max(self.wanted_total(docs).bit_length() - 4, _MIN_BITS)  # grown when full
         while True:
-            keys, table, complete = _k.hot_table(*args, bits)
+            keys, complete = _k.hot_table(*args, bits)
             if complete:
-                return keys, table
+                return keys
             bits += 2
 
     def values_of(self, docs: np.ndarray) -> np.ndarray:
@@ -165,38 +169,44 @@ def _sketch_bits(total: int) -> int:
     return int(np.clip(np.ceil(np.log2(max(total / 4, 1))), _MIN_BITS, _MAX_BITS))
 
 
+def _held_by_wanted(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, wanted: np.ndarray, min_df: int
+) -> np.ndarray:
+    """The template fingerprints of the ``wanted`` documents: those among ``docs`` count
+    for their own fingerprints as they are gathered; only the other ``docs`` are looked
+    through (most wanted fingerprints are found in their own document first)."""
+    holder = np.zeros(offsets.size - 1, dtype=np.bool_)
+    holder[docs] = True
+    own = np.repeat(holder[wanted], offsets[wanted + 1] - offsets[wanted]).view(np.uint8)
+    holder[wanted] = False
+    mine = _k.gather(values, offsets, wanted)
+    return _counted_exactly(values, offsets, mine, own, docs[holder[docs]], min_df, _NOT_OWN)
+
+
 def _counted_exactly(
     values: np.ndarray,
     offsets: np.ndarray,
-    docs: np.ndarray,
     mine: np.ndarray,
+    own: np.ndarray,
+    scan: np.ndarray,
     min_df: int,
-    counts: np.ndarray | None = None,
-    table: np.ndarray | None = None,
+    entry_counts: np.ndarray,
 ) -> np.ndarray:
-    """The fingerprints of ``mine`` (with repeats; or distinct, in their hash ``table``)
-    held by ≥ ``min_df`` of ``docs``: one pass over the documents (skipping entries
-    ``counts`` puts below ``min_df``)."""
+    """The fingerprints of ``mine`` (with repeats, or distinct) held by ≥ ``min_df``
+    documents: those flagged ``own`` count for their document, ``scan`` is looked through
+    (skipping entries ``entry_counts``, if any, puts below ``min_df``)."""
     if mine.size == 0:
         return mine
-    if table is None:
-        keys, table = _k.distinct_table(mine, max(int(np.ceil(np.log2(mine.size))) + 1, _MIN_BITS))
-    else:
-        keys = mine
-    bits = int(table.size).bit_length() - 1
-    bitmap = _k.key_filter(keys)
-    entry_count = np.empty(0, np.uint8) if counts is None else counts
-    held = _k.holder_counts(
+    keys, held = _k.held_counts(
         values,
         offsets,
-        docs,
-        keys,
-        table,
-        bits,
-        bitmap,
-        numba.get_num_threads(),
-        entry_count,
+        mine,
+        own,
+        scan,
+        entry_counts,
         min(min_df, 255),
+        min_df,
+        numba.get_num_threads(),
     )
     return np.sort(keys[reaches_template(keys, held, min_df)])
 
