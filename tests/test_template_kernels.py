@@ -80,8 +80,8 @@ def test_entries_counted_below_the_bar_are_not_looked_up(sets, noise):
             values, offsets, distinct, NOT_COUNTED, everything, over, 3, 3, 2
         )
     frequent = held >= 3
-    assert sorted(zip(keys.tolist(), counts.tolist())) == sorted(
-        zip(distinct[frequent].tolist(), held[frequent].tolist())
+    assert sorted(zip(keys.tolist(), counts.tolist(), strict=True)) == sorted(
+        zip(distinct[frequent].tolist(), held[frequent].tolist(), strict=True)
     )
 
 

@@ -436,8 +436,19 @@ def _count(
         held = np.full(size, -1, dtype=np.int32)  # -1: an empty slot
         for p in range(c, parts, chunks):
             found[p] = _count_partition(
-                mine, own, mine_starts[p], mine_starts[p + 1], seen, seen_starts[p],
-                seen_starts[p + 1], pbits, least, keys, held, keys_out, held_out,
+                mine,
+                own,
+                mine_starts[p],
+                mine_starts[p + 1],
+                seen,
+                seen_starts[p],
+                seen_starts[p + 1],
+                pbits,
+                least,
+                keys,
+                held,
+                keys_out,
+                held_out,
             )
     return _compact(keys_out, mine_starts, found), _compact(held_out, mine_starts, found)
 
