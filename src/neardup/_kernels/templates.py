@@ -359,8 +359,9 @@ def _passing(
                 if counted and entry_count[k] < entry_least:
                     continue
                 v = values[k]
-                buffer[n] = v
-                n += _may_be_key(v, words, shift)
+                if _may_be_key(v, words, shift):  # a branch taken ~5 % of the time
+                    buffer[n] = v
+                    n += 1
         ends[c] = n
     out = np.empty(np.sum(ends - bases[:-1]), dtype=np.uint64)
     m = 0

@@ -12,9 +12,10 @@ make a two-line reply a "duplicate" of every other reply on the list. So, per ru
    footer is held by a long message but does not hold it, so it never joins it.
 2. **Template shingles** are those held by ``min_df`` or more groups (``HAN_DF`` times that
    for a shingle of a Han clause, flagged in its fingerprint: two characters are a word),
-   counted exactly for the fingerprints of the documents being scored (a hash table and one
-   pass; a count sketch and an exact count of the hot fingerprints when those documents are
-   most of the corpus).
+   counted exactly for the fingerprints of the documents being scored: those that are a
+   group's holder count for themselves, the other holders are looked through once behind a
+   bit filter of those fingerprints (only the hot ones, by the candidate stage's counts or a
+   count sketch, when they are most of the corpus).
 3. **Content** of a document is its shingles that are not template shingles; pair scores are
    measured on content (:func:`content_counts`). A document made of template shingles only
    (a footer alone) has no content to protect and is judged on all its shingles. The
