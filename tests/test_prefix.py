@@ -95,21 +95,32 @@ def test_counts_by_group_by_give_the_tables_flags(docs, bits, score, frequent):
     st.sampled_from([0.3, 0.5, 0.7]),
     st.integers(1, 6),
     st.integers(2, 200),
+    st.sampled_from([0.0, 0.6, 0.8]),
+    st.integers(2, 300),
 )
-def test_hit_prefix_and_need(counts, least, hits, cap):
-    """The hit prefix is the m − ⌈least·m⌉ + k first keys by (count, key), k = min(hits,
-    ⌈least·m⌉); the need is k less its keys counted above the cap, at least 1."""
+def test_hit_prefix_and_need(counts, least, hits, cap, score, frequent):
+    """The hit prefix is the m − ⌈s·m⌉ + k first keys by (count, key), k = min(hits, ⌈s·m⌉),
+    for s = ``score`` where those keys are all counted below ``frequent`` (and ``score`` is
+    above ``least``), else for s = ``least``; the need is k less its keys counted above the
+    cap, at least 1."""
     count = np.concatenate([np.minimum(c, MAX_COUNT) for c in counts]).astype(np.uint8)
     keys = np.arange(count.size, dtype=np.uint64)[::-1].copy()  # ties broken by the key
     starts = np.cumsum([0] + [len(c) for c in counts]).astype(np.int64)
-    flags, need = hit_flags(starts, keys, count, least, hits, cap)
+    flags, need = hit_flags(starts, keys, count, least, hits, cap, score, frequent)
+
+    def hit_prefix(order, s):
+        overlap = max(int(np.ceil(s * len(order) - 1e-9)), 1)
+        k = min(hits, overlap)
+        return set(order[: len(order) - overlap + k]), k
+
     for d in range(len(counts)):
         lo, hi = starts[d], starts[d + 1]
-        m = hi - lo
-        overlap = max(int(np.ceil(least * m - 1e-9)), 1)
-        k = min(hits, overlap)
         order = sorted(range(lo, hi), key=lambda t: (count[t], keys[t]))
-        first = set(order[: m - overlap + k])
+        first, k = hit_prefix(order, least)
+        if score > least:
+            on_score, k_score = hit_prefix(order, score)
+            if all(count[t] < frequent for t in on_score):
+                first, k = on_score, k_score
         assert {t for t in range(lo, hi) if flags[t]} == first
         assert need[d] == max(k - sum(count[t] > cap for t in first), 1)
 

@@ -63,6 +63,43 @@ def shared_counts(
     return out
 
 
+_STRIDE = 16  # merge steps between two checks of whether the answer is already certain
+
+
+@njit(cache=True, parallel=True)
+def share_at_least(
+    values: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray, least: float
+) -> np.ndarray:
+    """Per pair of documents of one ragged batch: do they share a value, and at least
+    ``least`` of the smaller one's (``shared / smaller >= least``, as computed once all is
+    counted)? Each merge walk stops as soon as the answer is certain: the count so far
+    reaches it, or even every value left on the shorter side could not (most candidate
+    pairs share little, and are dropped about half way)."""
+    out = np.zeros(left.size, dtype=np.bool_)
+    for k in prange(left.size):
+        p, q = left[k], right[k]
+        i, i_end = offsets[p], offsets[p + 1]
+        j, j_end = offsets[q], offsets[q + 1]
+        smaller = min(i_end - i, j_end - j)
+        shared = 0
+        while smaller > 0:
+            for _ in range(_STRIDE):
+                if i >= i_end or j >= j_end:
+                    break
+                x = values[i]
+                y = values[j]
+                shared += x == y
+                i += x <= y
+                j += y <= x
+            if shared > 0 and shared / smaller >= least:
+                out[k] = True
+                break
+            left_over = min(i_end - i, j_end - j)  # no more can be shared
+            if left_over == 0 or (shared + left_over) / smaller < least:
+                break
+    return out
+
+
 @njit(cache=True, parallel=True)
 def bottom_n_estimates(
     values: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray, n: int

@@ -308,7 +308,8 @@ def _prefix(config: DedupConfig) -> tuple[float, int, float, float]:
     Kept pairs hold ≥ the threshold of one side's content (≥ the guard: never less); with
     templates they also hold ≥ ``least_keepable`` plainly, and the pairs that group near
     copies for the template count (``NEAR_COPY`` both ways) must be found too. Every one of
-    them holds ≥ ``least_keepable`` plainly (``least``: counted hits).
+    them holds ≥ ``least_keepable`` plainly (``least``: counted hits, for the documents
+    whose hit prefix for the score reaches a frequent key; the others take the score's).
     """
     if config.method != "full" or not config.verify:
         return 0.0, 0, 0.0, 0.0

@@ -176,13 +176,25 @@ def entry_prefix_flags(
 
 @njit(cache=True, parallel=True)
 def hit_flags(
-    starts: np.ndarray, keys: np.ndarray, count: np.ndarray, least: float, hits: int, cap: int
+    starts: np.ndarray,
+    keys: np.ndarray,
+    count: np.ndarray,
+    least: float,
+    hits: int,
+    cap: int,
+    score: float = 0.0,
+    frequent: int = MAX_COUNT + 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(flags, need)``: per entry, is it in its document's *hit prefix* — its
     ``m − ⌈least·m⌉ + k`` first keys by (count, key), ``k = min(hits, ⌈least·m⌉)``, which
     hold ≥ ``k`` of the keys it shares with any document holding ≥ ``least`` of it —; per
     document, how many of those shared keys must be counted ≤ ``cap`` (``k`` less the keys
-    of its hit prefix counted above ``cap``; at least 1)."""
+    of its hit prefix counted above ``cap``; at least 1).
+
+    With ``score`` > ``least``, a document whose hit prefix for ``score`` holds no key
+    counted ``frequent`` or more takes that one: those keys are its content's first, so it
+    holds ``k`` of the keys shared with any document that holds ≥ ``score`` of its content
+    (:mod:`neardup.dedup.candidates`); the others take the one for ``least``."""
     flags = np.zeros(keys.size, dtype=np.bool_)
     need = np.ones(starts.size - 1, dtype=np.int32)
     for d in prange(starts.size - 1):
@@ -190,16 +202,26 @@ def hit_flags(
         m = j - i
         if m == 0:
             continue
-        overlap = max(int(np.ceil(least * m - 1e-9)), 1)
-        k = min(hits, overlap)
-        take = m - overlap + k
         hist = _histogram(count[i:j])
+        take, k = _hit_prefix(m, least, hits)
+        if score > least:
+            take_score, k_score = _hit_prefix(m, score, hits)
+            if _kth_count(hist, take_score) < frequent:
+                take, k = take_score, k_score
         _flag_first(count[i:j], keys[i:j], _kth_count(hist, take), take, flags[i:j])
         high = 0
         for t in range(i, j):
             high += flags[t] and count[t] > cap
         need[d] = max(k - high, 1)
     return flags, need
+
+
+@njit(cache=True, inline="always")
+def _hit_prefix(m: int, least: float, hits: int) -> tuple[int, int]:
+    """``(size, k)`` of the hit prefix of a document of ``m`` keys for ``least``."""
+    overlap = max(int(np.ceil(least * m - 1e-9)), 1)
+    k = min(hits, overlap)
+    return m - overlap + k, k
 
 
 @njit(cache=True)

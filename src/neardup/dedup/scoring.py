@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from neardup._kernels.sample import shared_counts
+from neardup._kernels.sample import share_at_least, shared_counts
 from neardup.arrays import unique
 from neardup.dedup.candidates import Candidates
 from neardup.dedup.config import DedupConfig, Pairs
@@ -27,16 +27,13 @@ def keepable(
 ) -> Candidates:
     """The candidates whose plain containment reaches ``least_keepable`` in one direction
     (the others are below the threshold in any measure, with or without templates, and
-    group no near copies: :func:`needs_content_score`), counted in chunks so that the
-    measures of all candidates are never in memory at once."""
+    group no near copies: :func:`needs_content_score`), in chunks; each pair's merge walk
+    stops once its answer is certain (most candidates share little)."""
     left, right, least = candidates.left, candidates.right, config.least_keepable
     kept_left, kept_right = [], []
     for start in range(0, left.size, _CHUNK_PAIRS):
         lo, hi = left[start : start + _CHUNK_PAIRS], right[start : start + _CHUNK_PAIRS]
-        shared = shared_counts(values, offsets, lo, hi)
-        smaller = np.minimum(offsets[lo + 1] - offsets[lo], offsets[hi + 1] - offsets[hi])
-        with np.errstate(divide="ignore", invalid="ignore"):  # the larger containment
-            keep = (shared > 0) & (shared / smaller >= least)
+        keep = share_at_least(values, offsets, lo, hi, least)  # the larger containment
         kept_left.append(lo[keep])
         kept_right.append(hi[keep])
     empty = np.empty(0, dtype=np.int64)

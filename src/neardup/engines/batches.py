@@ -251,7 +251,7 @@ def _prefixes(
     score, frequent, fallback, least, low = rule
     flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
     if least > 0.0:
-        hit, need = hit_flags(offsets, keys, count, least, DEFAULT_HITS, low)
+        hit, need = hit_flags(offsets, keys, count, least, DEFAULT_HITS, low, score, frequent)
         np.copyto(flags, hit, where=count <= low)
     else:
         need = np.ones(offsets.size - 1, dtype=np.int64)
