@@ -49,7 +49,7 @@ MIN_PLAIN = 0.5  # the discount raises a score only where this much is shared pl
 MIN_CONTENT = 15  # a content score is measured against at least this many shingles
 HAN_DF = 4  # a Han shingle is template when held by this many times ``min_df`` groups
 _MIN_BITS, _MAX_BITS = 12, 26  # count-sketch slots: 4 Ki … 64 Mi (128 MiB of uint16)
-_MAX_EXACT_KEYS = 1 << 23  # fingerprints gathered with repeats and counted (~150 MiB at most)
+_MAX_EXACT_KEYS = 1 << 23  # fingerprints gathered with repeats and counted (~300 MiB at most)
 
 
 def group_representatives(
@@ -103,12 +103,12 @@ def template_shingles(
         # only what the counts put at min_df can be (not gathered all: 1 GB at 1 M), and
         # without repeats (not gathered with them: 100 M+ at 1 M)
         keys = hot.keys_of(wanted)
-        return _counted_exactly(values, offsets, keys, _NOT_OWN, docs, min_df, hot.entry_counts)
+        return _counted_exactly(values, offsets, keys, _NONE, docs, min_df, hot.entry_counts)
     distinct, held = unique_counts(hot.values_of(docs))
     return distinct[reaches_template(distinct, held, min_df)]
 
 
-_NOT_OWN = np.empty(0, dtype=np.uint8)
+_NONE = np.empty(0, dtype=np.uint8)  # no per-entry flags or counts
 
 
 class _Hot:
@@ -127,7 +127,7 @@ class _Hot:
         self.values, self.offsets, self.docs, self.total = values, offsets, docs, total
         self.counts, self.bits = counts, 0
         self.least = min(min_df, 255 if counts is not None else 65535)  # counters saturate
-        self.entry_counts = _NOT_OWN if counts is None else counts  # per entry, or none
+        self.entry_counts = _NONE if counts is None else counts  # per entry, or none
 
     def wanted_total(self, wanted: np.ndarray) -> int:
         return int((self.offsets[wanted + 1] - self.offsets[wanted]).sum())
@@ -181,7 +181,7 @@ def _held_by_wanted(
     own = np.repeat(holder[wanted], offsets[wanted + 1] - offsets[wanted]).view(np.uint8)
     holder[wanted] = False
     mine = _k.gather(values, offsets, wanted)
-    return _counted_exactly(values, offsets, mine, own, docs[holder[docs]], min_df, _NOT_OWN)
+    return _counted_exactly(values, offsets, mine, own, docs[holder[docs]], min_df, _NONE)
 
 
 def _counted_exactly(
