@@ -203,11 +203,9 @@ def hit_flags(
         if m == 0:
             continue
         hist = _histogram(count[i:j])
-        take, k = _hit_prefix(m, least, hits)
-        if score > least:
-            take_score, k_score = _hit_prefix(m, score, hits)
-            if _kth_count(hist, take_score) < frequent:
-                take, k = take_score, k_score
+        take, k = _hit_prefix(m, max(score, least), hits)
+        if score > least and _kth_count(hist, take) >= frequent:  # as entry_prefix_flags
+            take, k = _hit_prefix(m, least, hits)
         _flag_first(count[i:j], keys[i:j], _kth_count(hist, take), take, flags[i:j])
         high = 0
         for t in range(i, j):
