@@ -120,6 +120,8 @@ def lossless_stars(
     right: np.ndarray,
     s_lr: np.ndarray,
     s_rl: np.ndarray,
+    h_lr: np.ndarray,
+    h_rl: np.ndarray,
     preference: np.ndarray,
     guard: float,
     tie: float,
@@ -129,14 +131,16 @@ def lossless_stars(
     ``s_lr[k]`` is how much of ``left[k]`` is in ``right[k]`` (``s_rl[k]`` the other way).
     A document may go only into a keeper that holds it: score(member in keeper) ≥ ``guard``.
     Passes over the unplaced documents in ``preference`` order (best first): a document
-    becomes a keeper unless an unplaced document contains it (holds it at ≥ ``guard`` and
-    by more than ``tie`` above the score it is held by): the container is decided first, so
-    it is never removed into a document it contains. A keeper takes every unplaced document
-    it holds. When a pass places nothing (a cycle, possible only with mixed plain/content
-    scores) its first document is made a keeper. O(passes · (n + pairs)); one pass under a
-    symmetric measure.
+    becomes a keeper unless an unplaced document contains it (holds it at ≥ ``guard``, and
+    holds more of it — ``h_lr`` / ``h_rl``, the same pairs' containment as written — by
+    more than ``tie`` than it holds of the other): the container is decided first, so it is
+    never removed into a document it contains. A keeper takes every unplaced document it
+    holds. When a pass places nothing (a cycle, possible only where the two measures
+    disagree) its first document is made a keeper. O(passes · (n + pairs)); one pass under
+    a symmetric measure.
     """
     offsets, neighbour, out, into = _directed_adjacency(n, left, right, s_lr, s_rl)
+    _, _, held_out, held_into = _directed_adjacency(n, left, right, h_lr, h_rl)
     keep_of = np.full(n, -1, dtype=np.int64)
     pending = preference.copy()
     while pending.size:
@@ -148,7 +152,7 @@ def lossless_stars(
             blocked = False
             for j in range(offsets[r], offsets[r + 1]):
                 m = neighbour[j]
-                if keep_of[m] < 0 and out[j] >= guard and into[j] < out[j] - tie:
+                if keep_of[m] < 0 and out[j] >= guard and held_into[j] < held_out[j] - tie:
                     blocked = True
                     break
             if blocked:

@@ -36,9 +36,9 @@ DIRECTIONS: tuple[str, ...] = get_args(Direction)
 KEEP_FORMS = "first | longest | shortest | field:NAME[:min|max]"
 
 _INT32_MAX = np.iinfo(np.int32).max
-# Two documents holding each other within this margin are equals, and the keep policy
-# chooses between them; beyond it the one holding more of the other is its container.
-CONTAINER_MARGIN = 0.2
+# Two documents holding each other within this margin (as written) are equals, and the keep
+# policy chooses between them; beyond it the one holding more of the other is its container.
+CONTAINER_MARGIN = 0.1
 
 
 # ── keep policy ──────────────────────────────────────────────────────────────────────────────
@@ -215,6 +215,7 @@ def lossless_keepers(
     rank: np.ndarray,
     guard: float,
     margin: float = CONTAINER_MARGIN,
+    held: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """``keep_of[d]``: the document kept in place of ``d`` (itself when ``d`` is kept).
 
@@ -222,26 +223,30 @@ def lossless_keepers(
     (``score_lr[i]`` for ``left[i]`` in ``right[i]``, ``score_rl[i]`` the other way) reaches
     ``guard``. Documents are decided best first by ``rank`` (see :func:`preference_rank`),
     except that a document contained in an undecided one waits for it — contained: held at
-    ≥ ``guard`` and by more than ``margin`` above the score at which it holds the other. So
-    the keep policy chooses among documents that hold each other about equally (copies,
-    light edits), and a document that contains another (an answer quoting a question)
-    never loses to it. A keeper takes every undecided document it holds; chains are
-    not followed (A in B, B in C, A not in C: C keeps B, A stays). O(n log n + pairs) for
-    the usual shallow containment; only the given pairs are used.
+    ≥ ``guard``, and held more than it holds the other by ``margin`` in ``held`` (the pairs'
+    containment as written, both ways; default: the scores). So the keep policy chooses
+    among documents that hold each other about equally (copies, light edits), and the fuller
+    text (an answer quoting a question, an original beside its partial translation) never
+    loses to the text it contains. A keeper takes every undecided document it holds; chains
+    are not followed (A in B, B in C, A not in C: C keeps B, A stays). O(n log n + pairs)
+    for the usual shallow containment; only the given pairs are used.
     """
     left, right = _pair_arrays(n, left, right)
     scores = []
-    for name, values in (("score_lr", score_lr), ("score_rl", score_rl)):
+    named = (("score_lr", score_lr), ("score_rl", score_rl))
+    if held is not None:
+        named += (("held_lr", held[0]), ("held_rl", held[1]))
+    for name, values in named:
         array = np.ascontiguousarray(values, dtype=np.float64)
         if array.shape != left.shape:
             raise InputError(f"{name} has shape {array.shape}, expected {left.shape}")
         scores.append(array)
+    if held is None:
+        scores += scores[:2]
     if not isinstance(guard, numbers.Real) or isinstance(guard, bool) or not math.isfinite(guard):
         raise ConfigError(f"guard={guard!r} must be a finite number")
     preference, _ = _preference(rank, n)
-    return _k.lossless_stars(
-        n, left, right, scores[0], scores[1], preference, float(guard), float(margin)
-    )
+    return _k.lossless_stars(n, left, right, *scores, preference, float(guard), float(margin))
 
 
 def pairs_to_keepers(

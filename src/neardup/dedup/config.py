@@ -12,7 +12,7 @@ import numpy as np
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.dedup.cluster import KeepPolicy
-from neardup.dedup.templates import DEFAULT_TEMPLATE_DF, MIN_PLAIN
+from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
 from neardup.errors import ConfigError
 from neardup.methods import get_method, method_classes
 from neardup.methods.base import Method
@@ -67,10 +67,9 @@ class DedupConfig:
     @property
     def least_keepable(self) -> float:
         """The least plain containment (in one direction) with which a verified pair can
-        still be kept: the threshold or guard, or ``MIN_PLAIN`` where the template discount
-        may raise a score. Candidates and rescoring may drop pairs below it."""
-        lowest = min(self.threshold, self.removal_guard)
-        return min(lowest, MIN_PLAIN) if self.template_df else lowest
+        still be kept: the threshold or guard (a score is never above the plain one).
+        Candidates and rescoring may drop pairs below it."""
+        return min(self.threshold, self.removal_guard)
 
     @property
     def removal_guard(self) -> float:

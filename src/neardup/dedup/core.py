@@ -111,6 +111,8 @@ class Scored:
     verify: Callable[[np.ndarray, np.ndarray], Pairs] | None = None
     workspace: tempfile.TemporaryDirectory[str] | None = None
     candidates: int | None = None  # candidate pairs found (``pairs`` may hold only some)
+    # every document's fingerprints (``values, offsets``) while open: the identity check
+    fingerprints: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def candidate_count(self) -> int:
@@ -120,6 +122,7 @@ class Scored:
     def close(self) -> None:
         """Release the fingerprints kept for :attr:`verify`."""
         self.verify = None
+        self.fingerprints = None
         if self.workspace is not None:
             self.workspace.cleanup()
             self.workspace = None
@@ -263,6 +266,7 @@ def score_candidates(
         verify,
         workspace,
         found,
+        (values, offsets),
     )
 
 
@@ -280,7 +284,7 @@ def decide(
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
     guard = config.removal_guard
-    pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify)
+    pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify, scored.fingerprints)
     labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     timings = scored.timings | {"clusters": time.perf_counter() - clock}
     return DedupResult(
@@ -305,19 +309,16 @@ def _prefix(config: DedupConfig) -> tuple[float, int, float, float]:
     fallback, positional)`` of :func:`candidate_pairs`, so that no pair that can still be
     kept is lost; other methods' keys are not shingles (0: no filter).
 
-    Kept pairs hold ≥ the threshold of one side's content (≥ the guard: never less); with
-    templates they also hold ≥ ``least_keepable`` plainly, and the pairs that group near
-    copies for the template count (``NEAR_COPY`` both ways) must be found too. Every one of
-    them holds ≥ ``least_keepable`` plainly (``least``: counted hits, for the documents
-    whose hit prefix for the score reaches a frequent key; the others take the score's).
+    Kept pairs hold ≥ ``least_keepable`` of one side as written (a score on content is
+    never above the plain one); with templates, the pairs that group near copies for the
+    template count (``NEAR_COPY`` both ways) must be found too.
     """
     if config.method != "full" or not config.verify:
         return 0.0, 0, 0.0, 0.0
     least = config.least_keepable
-    if not config.template_df:
-        return least, 0, least, least
-    score = min(config.threshold, config.removal_guard, NEAR_COPY)
-    return score, config.template_df, min(least, score), min(least, score)
+    if config.template_df:
+        least = min(least, NEAR_COPY)
+    return least, 0, least, least
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:

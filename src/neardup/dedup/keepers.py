@@ -1,6 +1,12 @@
 """Who is kept: lossless keepers over the verified pairs (rounds that verify documents
 against their neighbours' keepers), the clusters they make, and the pairs declined because
-removal would lose content. Both engines (the Spark engine per connected component)."""
+removal would lose content. Both engines (the Spark engine per connected component).
+
+A **hub** — a document holding documents of ``HUB_GROUPS`` or more distinct groups of near
+copies: a licence bundle, a digest, an anthology — absorbs none of them: each is its own
+text, and the hub's other contents are not theirs. Its own near copies still go into it.
+Whether a document is a hub depends on its pairs only, so it is the same in every engine.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from neardup.arrays import pair_codes
+from neardup.arrays import pair_codes, unique
 from neardup.dedup.cluster import (
     connected_components,
     keepers_by_rank,
@@ -17,9 +23,13 @@ from neardup.dedup.cluster import (
     star_labels,
 )
 from neardup.dedup.config import DedupConfig, Pairs
+from neardup.dedup.identity import identity_scores
+from neardup.dedup.templates import near_copies
 
 # rounds of verifying the pairs that reach a group's final keeper (one is almost always enough)
 KEEPER_ROUNDS = 6
+# a document holding documents of this many distinct groups of near copies is a hub
+HUB_GROUPS = 3
 
 
 def keep_decisions(
@@ -44,20 +54,20 @@ def keeper_rounds(
     rank: np.ndarray,
     config: DedupConfig,
     verify: Callable[[np.ndarray, np.ndarray], Pairs] | None,
+    fingerprints: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[Pairs, np.ndarray]:
     """``(pairs, keep_of)``: lossless keepers, then up to ``KEEPER_ROUNDS`` rounds that
     verify each document against the keepers of its neighbours (``verify``: exact scores of
     new pairs; None: no rounds) and decide again with the pairs reaching the threshold,
-    until nothing is new. Both engines (the Spark engine per component)."""
+    until nothing is new. ``fingerprints`` (``values, offsets`` of the documents) given,
+    removals also keep identity (:mod:`neardup.dedup.identity`). Both engines (the Spark
+    engine per component)."""
     guard = config.removal_guard
-    keep_of = lossless_keepers(
-        n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
-    )
+    keep_of = _keepers(n, pairs, rank, guard, fingerprints)
     checked = np.empty(0, dtype=np.uint64)  # pairs verified in a round (kept or not)
     for _ in range(KEEPER_ROUNDS if verify is not None else 0):
-        left, right = pairs_to_keepers(
-            pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, keep_of, guard
-        )
+        s_lr, s_rl = removal_scores(n, pairs, guard, fingerprints)
+        left, right = pairs_to_keepers(pairs.left, pairs.right, s_lr, s_rl, keep_of, guard)
         code = pair_codes(left, right)
         fresh = ~np.isin(code, checked, kind="sort")
         if not fresh.any():
@@ -65,10 +75,56 @@ def keeper_rounds(
         left, right, checked = left[fresh], right[fresh], np.concatenate((checked, code[fresh]))
         more = verify(left, right)
         pairs = pairs.joined(more.take(more.score >= config.threshold))
-        keep_of = lossless_keepers(
-            n, pairs.left, pairs.right, pairs.score_lr, pairs.score_rl, rank, guard
-        )
+        keep_of = _keepers(n, pairs, rank, guard, fingerprints)
     return pairs, keep_of
+
+
+def _keepers(
+    n: int,
+    pairs: Pairs,
+    rank: np.ndarray,
+    guard: float,
+    fingerprints: tuple[np.ndarray, np.ndarray] | None,
+) -> np.ndarray:
+    """Lossless keepers by the removal scores, the container found as written."""
+    s_lr, s_rl = removal_scores(n, pairs, guard, fingerprints)
+    held = (pairs.containment_lr, pairs.containment_rl)
+    return lossless_keepers(n, pairs.left, pairs.right, s_lr, s_rl, rank, guard, held=held)
+
+
+def removal_scores(
+    n: int,
+    pairs: Pairs,
+    guard: float,
+    fingerprints: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(left in right, right in left)``: the pairs' scores for removal — their scores,
+    no higher than the identity of the held document in the holder (with
+    ``fingerprints``), and 0 where the holder is a hub and the held document not its near
+    copy."""
+    s_lr, s_rl = pairs.score_lr, pairs.score_rl
+    if fingerprints is not None:
+        id_lr, id_rl = identity_scores(*fingerprints, pairs, guard)
+        s_lr, s_rl = np.minimum(s_lr, id_lr), np.minimum(s_rl, id_rl)
+    hubs = hub_documents(n, pairs, guard)
+    near = near_copies(pairs.containment_lr, pairs.containment_rl)
+    s_lr = np.where(hubs[pairs.right] & ~near, 0.0, s_lr)
+    s_rl = np.where(hubs[pairs.left] & ~near, 0.0, s_rl)
+    return s_lr, s_rl
+
+
+def hub_documents(n: int, pairs: Pairs, guard: float) -> np.ndarray:
+    """Per document: True when it holds (score ≥ ``guard``) documents of ``HUB_GROUPS`` or
+    more distinct groups of near copies, its own near copies not counted."""
+    near = near_copies(pairs.containment_lr, pairs.containment_rl)
+    group = connected_components(n, pairs.left[near], pairs.right[near])
+    lr = (pairs.score_lr >= guard) & ~near  # left held by right
+    rl = (pairs.score_rl >= guard) & ~near
+    holder = np.concatenate((pairs.right[lr], pairs.left[rl]))
+    held = np.concatenate((pairs.left[lr], pairs.right[rl]))
+    distinct = unique(pair_codes(holder, group[held]))
+    groups_held = np.bincount((distinct >> np.uint64(32)).astype(np.int64), minlength=n)
+    return groups_held >= HUB_GROUPS
 
 
 def cluster_labels(
@@ -88,12 +144,10 @@ def cluster_labels(
 
 def declined_pairs(pairs: Pairs, keep_of: np.ndarray, guard: float) -> int:
     """Pairs where one document is held by the other at ≥ ``guard`` yet stays kept, and not
-    as the other's keeper: removing it there would have lost content held nowhere it goes."""
+    as the other's keeper: removing it there would have lost content held nowhere it goes
+    (or put it into a hub)."""
     kept = keep_of == np.arange(keep_of.size)
-    left_declined = (
-        (pairs.score_lr >= guard) & kept[pairs.left] & (keep_of[pairs.right] != pairs.left)
-    )
-    right_declined = (
-        (pairs.score_rl >= guard) & kept[pairs.right] & (keep_of[pairs.left] != pairs.right)
-    )
+    s_lr, s_rl = pairs.score_lr, pairs.score_rl
+    left_declined = (s_lr >= guard) & kept[pairs.left] & (keep_of[pairs.right] != pairs.left)
+    right_declined = (s_rl >= guard) & kept[pairs.right] & (keep_of[pairs.left] != pairs.right)
     return int(np.count_nonzero(left_declined | right_declined))

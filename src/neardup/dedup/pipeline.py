@@ -307,23 +307,30 @@ def _summary(
 
 
 def guarantee(config: DedupConfig) -> str:
-    """The removal rule of the run, in one sentence (summary.json and the report)."""
+    """The removal rule of the run, in words (summary.json and the report)."""
     guard = config.removal_guard
-    whose = "its content" if config.template_df else "its shingles"
     if not config.verify:
         return (
             f"a document is removed only when the method's estimate of its {config.measure} "
             f"with the document kept instead is at least {guard:g} (estimated, not verified)"
         )
     if config.measure == "containment":
-        return (
-            f"a document is removed only when at least {guard:.0%} of {whose} is in the "
-            "document kept instead (exact containment)"
+        held = f"at least {guard:.0%} of it as written (exact containment)"
+    else:
+        held = f"it at a resemblance of at least {guard:g} as written"
+    rules = [
+        f"a document is removed only into a kept document that holds {held}",
+        "and holds its rare content (shingles weighed by how few documents of its "
+        "group of pairs hold them) at the same bar",
+        "a document holding documents of several distinct groups (a bundle, a digest) "
+        "absorbs none of them",
+    ]
+    if config.template_df:
+        rules.append(
+            f"shared templates (shingles of {config.template_df} or more groups) may keep a "
+            "document, never remove one"
         )
-    return (
-        f"a document is removed only when its resemblance to the document kept instead is at "
-        f"least {guard:g} on {whose}"
-    )
+    return "; ".join(rules)
 
 
 def run_parameters(config: DedupConfig, fmt: Format) -> dict[str, Any]:

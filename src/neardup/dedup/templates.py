@@ -19,10 +19,11 @@ make a two-line reply a "duplicate" of every other reply on the list. So, per ru
 3. **Content** of a document is its shingles that are not template shingles; pair scores are
    measured on content (:func:`content_counts`). A document made of template shingles only
    (a footer alone) has no content to protect and is judged on all its shingles. The
-   discount lowers scores freely but raises one only where the plain containment is at
-   least ``MIN_PLAIN``: a page whose own words are a few lines around a large template is
-   not removed into an unrelated page of the same site that happens to share those lines.
-   A content score is measured against at least ``MIN_CONTENT`` shingles (never more than
+   discount only ever lowers a score (templates may keep a document, never remove one):
+   a document is removed only where its keeper holds at least the guard of it as written.
+   A pair near-identical as written (resemblance ≥ ``NEAR_IDENTICAL``) keeps its plain
+   scores, so copies that differ in a year or a name are found however much of them is
+   a shared licence or footer. A content score is measured against at least ``MIN_CONTENT`` shingles (never more than
    the document has, and not when all its content is shared): a "+1" reply whose own words
    are its date and the thread's subject shares most of them with every other reply of the
    thread on that day.
@@ -45,7 +46,7 @@ from neardup.shingles import is_han
 
 DEFAULT_TEMPLATE_DF = 10
 NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
-MIN_PLAIN = 0.5  # the discount raises a score only where this much is shared plainly
+NEAR_IDENTICAL = 0.9  # plain resemblance from which a pair is scored as written
 MIN_CONTENT = 15  # a content score is measured against at least this many shingles
 HAN_DF = 4  # a Han shingle is template when held by this many times ``min_df`` groups
 _MIN_BITS, _MAX_BITS = 12, 26  # count-sketch slots: 4 Ki … 64 Mi (128 MiB of uint16)
@@ -274,10 +275,14 @@ def directional_scores(
     content: ContentCounts,
     measure: str,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(score of left in right, score of right in left)`` in the run's measure, on content.
+    """``(score of left in right, score of right in left)`` in the run's measure.
 
     Containment is directional (how much of one document's content the other holds);
-    resemblance is the same both ways. A side with no content is judged on all its shingles.
+    resemblance is the same both ways. The content score can only lower the plain one (a
+    document is removed only where its keeper holds it as written); a side with no content
+    is judged on all its shingles, and a pair near-identical as written
+    (``NEAR_IDENTICAL``) keeps its plain scores: two copies that differ in a year are a
+    pair however much of them is template.
     """
     shared = shared.astype(np.float64)
     cs = content.shared.astype(np.float64)
@@ -285,14 +290,17 @@ def directional_scores(
     cr = content.right.astype(np.float64)
     plain_l, plain_r = cl == 0, cr == 0
     with np.errstate(divide="ignore", invalid="ignore"):
+        resemblance = np.nan_to_num(shared / (size_l + size_r - shared))
         if measure == "resemblance":
-            plain = plain_l | plain_r
-            score = np.where(plain, shared / (size_l + size_r - shared), cs / (cl + cr - cs))
-            score = np.nan_to_num(score)
-            return score, score
+            on_content = np.nan_to_num(cs / (cl + cr - cs))
+            score = np.where(plain_l | plain_r, resemblance, on_content)
+            score = np.where(resemblance >= NEAR_IDENTICAL, resemblance, score)
+            score = np.minimum(score, resemblance)
+            return score, score.copy()
         c_lr, c_rl = np.nan_to_num(shared / size_l), np.nan_to_num(shared / size_r)
         lr = np.nan_to_num(np.where(plain_l, c_lr, cs / least_content(cs, cl, size_l)))
         rl = np.nan_to_num(np.where(plain_r, c_rl, cs / least_content(cs, cr, size_r)))
-    lr = np.where(c_lr < MIN_PLAIN, np.minimum(lr, c_lr), lr)
-    rl = np.where(c_rl < MIN_PLAIN, np.minimum(rl, c_rl), rl)
+    identical = resemblance >= NEAR_IDENTICAL
+    lr = np.where(identical, c_lr, np.minimum(lr, c_lr))
+    rl = np.where(identical, c_rl, np.minimum(rl, c_rl))
     return lr, rl

@@ -672,9 +672,8 @@ def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
     left = np.searchsorted(docs, a[~is_doc])
     right = np.searchsorted(docs, b[~is_doc])
     s_lr, s_rl = _floats(table, "s_lr")[~is_doc], _floats(table, "s_rl")[~is_doc]
-    score = np.maximum(s_lr, s_rl)
-    nan = np.full(left.size, np.nan)
-    pairs = Pairs(left, right, score, s_lr, s_rl, nan, nan, nan)
+    measures = (_floats(table, f)[~is_doc] for f in ("resemblance", "c_lr", "c_rl"))
+    pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, *measures)
     rows = np.flatnonzero(is_doc)[order]
     values, offsets = flat_lists(table.column("fps").take(rows))
     template = unique(flat_lists(table.column("tmpl").take(rows))[0])
@@ -682,7 +681,7 @@ def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
     def verify(vl: np.ndarray, vr: np.ndarray) -> Pairs:
         return score_pairs(Candidates(vl, vr, 0), values, offsets, None, None, config, template)[0]
 
-    found, keep_of = keeper_rounds(m, pairs, rank, config, verify)
+    found, keep_of = keeper_rounds(m, pairs, rank, config, verify, (values, offsets))
     labels, keepers = cluster_labels(m, found, keep_of, rank, config.chain)
     declined = np.zeros(m, dtype=np.int64)
     if m:

@@ -89,16 +89,26 @@ _QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*(?:\n|\Z)", re.MULTILINE)
 _ATTRIBUTION = re.compile(r"^[^\n>]{1,200}[:：][ \t]*\n(?:[ \t]*\n)*(?=[ \t]*>)", re.MULTILINE)
 
 
+# a text whose own (unquoted) words are fewer than this share of all its words is a forward
+# or a quote with a line around it: it is judged on its full text
+OWN_WORDS = 0.25
+
+
 def strip_quoted(text: str) -> str:
     """``text`` without its quoted lines (``> …``, ``>> …``: mail replies quoting others) and
     the line that introduces each quote ("On …, Ann wrote:").
 
     A reply is compared on its own words: the message it quotes is a document of its own, and
-    the attribution line is shared by every reply to that message.
+    the attribution line is shared by every reply to that message. A text that is mostly
+    quote (its own words under ``OWN_WORDS`` of all: a forward, a one-line reply above a
+    whole message) keeps its quotes: what is left would be a line that says nothing of it.
     """
     if not (text.startswith(">") or "\n>" in text or re.search(r"\n[ \t]+>", text)):
         return text
-    return _QUOTED_LINE.sub("", _ATTRIBUTION.sub("", text))
+    own = _QUOTED_LINE.sub("", _ATTRIBUTION.sub("", text))
+    if len(own.split()) < OWN_WORDS * len(text.split()):
+        return text
+    return own
 
 
 def looks_like_html(text: str) -> bool:
