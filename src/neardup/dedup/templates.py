@@ -23,8 +23,9 @@ make a two-line reply a "duplicate" of every other reply on the list. So, per ru
    a document is removed only where its keeper holds at least the guard of it as written.
    A pair near-identical as written (resemblance ≥ ``NEAR_IDENTICAL``) keeps its plain
    scores, so copies that differ in a year or a name are found however much of them is
-   a shared licence or footer. A content score is measured against at least ``MIN_CONTENT`` shingles (never more than
-   the document has, and not when all its content is shared): a "+1" reply whose own words
+   a shared licence or footer. A content score is measured against at least
+   ``MIN_CONTENT`` shingles (never more than the document has, and not when all its content
+   is shared): a "+1" reply whose own words
    are its date and the thread's subject shares most of them with every other reply of the
    thread on that day.
 
