@@ -423,21 +423,27 @@ def test_quoted_lines_of_mail_replies_are_dropped():
     ],
 )
 def test_the_line_introducing_a_quote_goes_with_it(attribution):
-    reply = f"Any update on this one?\n\n{attribution}\n\n> the question\n> more\n\nBye\n"
-    assert strip_quoted(reply) == "Any update on this one?\n\n\nBye\n"
+    reply = f"Any update?\n\n{attribution}\n\n> the question\n> more\n\nBye\n"
+    assert strip_quoted(reply) == "Any update?\n\n\nBye\n"
     # a colon line not followed by a quote is the reply's own text
     own = f"Steps:\nfirst\n{attribution}\nsecond\n> quoted"
     assert strip_quoted(own) == f"Steps:\nfirst\n{attribution}\nsecond\n"
 
 
-def test_a_text_that_is_mostly_quote_keeps_it():
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "Begin forwarded message:",
+        "---------- Forwarded message ---------",
+        "-------- Пересылаемое сообщение --------",
+    ],
+)
+def test_a_forward_keeps_what_it_quotes(marker):
     body = "\n".join(f"> line {i} of the message that went round the office" for i in range(8))
-    forward = f"Begin forwarded message:\n\n{body}\n"
-    assert strip_quoted(forward) == forward  # one line of its own: judged on all of it
-    short_reply = f"+1\n\nOn Monday, Ann wrote:\n{body}\n"
-    assert strip_quoted(short_reply) == short_reply
-    own = " ".join(f"word{i}" for i in range(30))
-    assert strip_quoted(f"{own}\n{body}\n") == f"{own}\n"  # a quarter or more: its own words
+    forward = f"FYI\n\n{marker}\n\n{body}\n"
+    assert strip_quoted(forward) == forward
+    reply = f"+1\n\nOn Monday, Ann wrote:\n{body}\n"
+    assert strip_quoted(reply) == "+1\n\n"  # a reply is judged on its own words
 
 
 def test_quotes_switch_keeps_quoted_lines_when_off():

@@ -62,10 +62,10 @@ def corpus(seed: int) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("seed", range(40))
-@pytest.mark.parametrize("guard", [None, 0.8])
-def test_every_removal_is_held_as_written_at_the_guard(seed, guard):
+@pytest.mark.parametrize(("guard", "identity"), [(None, False), (0.8, False), (None, True)])
+def test_every_removal_is_held_as_written_at_the_guard(seed, guard, identity):
     docs = corpus(seed)
-    config = DedupConfig(guard=guard)
+    config = DedupConfig(guard=guard, identity=identity)
     result = deduplicate(docs, config)
     texts = [t for _, t in docs]
     bar = config.removal_guard
@@ -103,34 +103,30 @@ def test_without_templates_every_pair_at_the_threshold_is_found():
 
 
 def _brute_identity(texts: list[str], left: int, right: int, pairs: list[tuple[int, int]], near):
-    """Identity of ``left`` in ``right`` by its definition, with Python sets."""
-    n = len(texts)
-    parent = list(range(n))
+    """Identity of ``left`` in ``right`` by its definition, with Python sets: each shingle
+    weighs 1/g², g the groups of near copies holding it among ``left`` and its neighbours
+    (a group by its smallest neighbour), less the keeper's group for a shingle it holds."""
+    parent = list(range(len(texts)))
 
     def find(x: int) -> int:
         while parent[x] != x:
             x = parent[x]
         return x
 
-    def union(a: int, b: int) -> None:
+    for a, b in near:
         ra, rb = find(a), find(b)
         parent[max(ra, rb)] = min(ra, rb)
-
-    for a, b in pairs:
-        union(a, b)
-    component = [find(i) for i in range(n)]
-    parent = list(range(n))
-    for a, b in near:
-        union(a, b)
-    group = [find(i) for i in range(n)]
-    paired = {x for p in pairs for x in p}
-    members = [d for d in paired if component[d] == component[left]]
+    group = [find(i) for i in range(len(texts))]
+    neighbours = sorted({b for a, b in pairs if a == left} | {a for a, b in pairs if b == left})
+    chosen: dict[int, int] = {}
+    for m in neighbours:
+        if group[m] != group[left]:
+            chosen.setdefault(group[m], m)
     sets = [shingles(t) for t in texts]
-    reps = [d for d in members if group[d] == d]
     apart = group[left] != group[right]
     shared = total = 0.0
     for s in sets[left]:
-        g = max(sum(s in sets[r] for r in reps), 1)
+        g = 1 + sum(s in sets[m] for m in chosen.values())
         if s in sets[right]:
             w = 1.0 / max(g - apart, 1) ** 2
             shared += w
@@ -164,7 +160,7 @@ def test_identity_equals_its_definition(seed):
             assert id_rl[i] == pytest.approx(_brute_identity(texts, b, a, listed, near))
 
 
-def test_a_shared_licence_does_not_carry_a_document_into_one_that_never_names_it():
+def test_with_identity_a_shared_licence_carries_no_document_into_one_not_naming_it():
     rng = random.Random(3)
     licence = " ".join(rng.choices(VOCABULARY, k=100))
 
@@ -174,10 +170,11 @@ def test_a_shared_licence_does_not_carry_a_document_into_one_that_never_names_it
     small = ("small", f"{names(0, 15)} {licence}")  # its own names around the licence
     bundles = [(f"big{i}", f"{names(i, 15)} {licence} {names(100 + i, 60)}") for i in range(1, 6)]
     docs = [small, *bundles]
-    result = deduplicate(docs, DedupConfig())
+    assert deduplicate(docs, DedupConfig()).removed.tolist() == [True] + [False] * 5
+    result = deduplicate(docs, DedupConfig(identity=True))
     assert all(held(small[1], text) >= 0.8 for _, text in bundles)  # held as written
     assert not result.removed.any()  # but no keeper names it: the licence is everyone's
-    lone = deduplicate(docs[:2], DedupConfig())  # one other holder: the licence is theirs
+    lone = deduplicate(docs[:2], DedupConfig(identity=True))  # one other holder: theirs
     assert lone.removed.tolist() == [True, False]
 
 

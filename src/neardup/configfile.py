@@ -35,6 +35,7 @@ _SCALARS = (
     "chain",
     "max_bucket",
     "template_df",
+    "identity",
 )
 _SCALARS += ("batch_size",)
 _NOTES = ("calibration", "comment")

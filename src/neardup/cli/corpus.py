@@ -30,6 +30,7 @@ from neardup.cli.options import (
     bad_options,
     count,
     dedup_config,
+    identity_option,
     input_options,
     method_options,
     text_options,
@@ -95,6 +96,7 @@ def _say_if_compiling() -> None:
     help="Directory for pairs, clusters, kept, removed, summary.json, report.html.",
 )
 @method_options
+@identity_option
 @click.option(
     "--verify/--no-verify",
     default=True,
@@ -171,6 +173,7 @@ def dedup(
     guard: float | None,
     chain: bool,
     template_df: int,
+    identity: bool,
     max_bucket: int,
     id_field: str,
     text_field: str,
@@ -205,6 +208,7 @@ def dedup(
         guard=guard,
         chain=chain,
         template_df=template_df,
+        identity=identity,
         max_bucket=max_bucket,
         batch_size=batch_size,
     )

@@ -240,6 +240,7 @@ _SETTING_OF_OPTION = {
     "guard": "guard",
     "chain": "chain",
     "template_df": "template_df",
+    "identity": "identity",
     "max_bucket": "max_bucket",
     "batch_size": "batch_size",
     "canon": "text.canon",
@@ -329,6 +330,16 @@ method_options = stack(
         help="Settings file (JSON or TOML; neardup calibrate writes one): its values are the "
         "defaults, options given explicitly override them.",
     ),
+)
+
+# dedup only: the collection does not weigh rare content
+identity_option = click.option(
+    "--identity/--no-identity",
+    default=False,
+    show_default=True,
+    help="Remove a document only into one holding its rare content too (its shingles "
+    "weighed by how few of its pairs hold them): stricter on bundles of shared "
+    "licences, at some recall on families of rewrites.",
 )
 
 # How records are read: shared by every command taking corpus INPUTS.

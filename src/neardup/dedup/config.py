@@ -36,7 +36,8 @@ class DedupConfig:
     fingerprints, shared templates discounted (``template_df``). A document is removed only
     into a kept one that holds at least ``guard`` (default: the threshold) of its content;
     with ``chain=True`` clusters are connected components of the verified pairs, removal
-    staying lossless.
+    staying lossless; with ``identity=True`` a removal also needs the keeper to hold the
+    document's rare content (its shingles weighed by rarity among its pairs).
     """
 
     text: TextConfig = field(default_factory=lambda: DEFAULT_TEXT)
@@ -50,6 +51,7 @@ class DedupConfig:
     chain: bool = False  # clusters are connected components: A~B~C may join A and C
     max_bucket: int = DEFAULT_MAX_BUCKET
     template_df: int = DEFAULT_TEMPLATE_DF  # shingles of this many documents are template
+    identity: bool = False  # removals also need the rare content (neardup.dedup.identity)
     batch_size: int = 1024  # small: every core stays busy to the last batch, little held ahead
 
     def __post_init__(self) -> None:

@@ -284,7 +284,8 @@ def decide(
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
     guard = config.removal_guard
-    pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify, scored.fingerprints)
+    prints = scored.fingerprints if config.identity else None
+    pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify, prints)
     labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     timings = scored.timings | {"clusters": time.perf_counter() - clock}
     return DedupResult(

@@ -318,13 +318,16 @@ def guarantee(config: DedupConfig) -> str:
         held = f"at least {guard:.0%} of it as written (exact containment)"
     else:
         held = f"it at a resemblance of at least {guard:g} as written"
-    rules = [
-        f"a document is removed only into a kept document that holds {held}",
-        "and holds its rare content (shingles weighed by how few documents of its "
-        "group of pairs hold them) at the same bar",
+    rules = [f"a document is removed only into a kept document that holds {held}"]
+    if config.identity:
+        rules.append(
+            "and holds its rare content (its shingles weighed by how few of its pairs hold "
+            "them) at the same bar"
+        )
+    rules.append(
         "a document holding documents of several distinct groups (a bundle, a digest) "
-        "absorbs none of them",
-    ]
+        "absorbs none of them"
+    )
     if config.template_df:
         rules.append(
             f"shared templates (shingles of {config.template_df} or more groups) may keep a "
@@ -346,6 +349,7 @@ def run_parameters(config: DedupConfig, fmt: Format) -> dict[str, Any]:
         "chain": config.chain,
         "max_bucket": config.max_bucket,
         "template_df": config.template_df,
+        "identity": config.identity,
         "format": fmt,
         "canonicalization": dataclasses.asdict(config.text.canon),
         "shingles": dataclasses.asdict(config.text.shingle),

@@ -681,7 +681,8 @@ def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
     def verify(vl: np.ndarray, vr: np.ndarray) -> Pairs:
         return score_pairs(Candidates(vl, vr, 0), values, offsets, None, None, config, template)[0]
 
-    found, keep_of = keeper_rounds(m, pairs, rank, config, verify, (values, offsets))
+    prints = (values, offsets) if config.identity else None
+    found, keep_of = keeper_rounds(m, pairs, rank, config, verify, prints)
     labels, keepers = cluster_labels(m, found, keep_of, rank, config.chain)
     declined = np.zeros(m, dtype=np.int64)
     if m:

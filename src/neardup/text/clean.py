@@ -89,9 +89,12 @@ _QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*(?:\n|\Z)", re.MULTILINE)
 _ATTRIBUTION = re.compile(r"^[^\n>]{1,200}[:：][ \t]*\n(?:[ \t]*\n)*(?=[ \t]*>)", re.MULTILINE)
 
 
-# a text whose own (unquoted) words are fewer than this share of all its words is a forward
-# or a quote with a line around it: it is judged on its full text
-OWN_WORDS = 0.25
+# a forward: its quoted lines are the message it passes on, so they are its text
+_FORWARD = re.compile(
+    r"^[ \t>-]*(?:begin forwarded message|-+ ?forwarded message ?-+|"
+    r"-+ ?пересылаемое сообщение ?-+|-+ ?转发的邮件 ?-+|-+ ?轉寄的郵件 ?-+)",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def strip_quoted(text: str) -> str:
@@ -99,16 +102,15 @@ def strip_quoted(text: str) -> str:
     the line that introduces each quote ("On …, Ann wrote:").
 
     A reply is compared on its own words: the message it quotes is a document of its own, and
-    the attribution line is shared by every reply to that message. A text that is mostly
-    quote (its own words under ``OWN_WORDS`` of all: a forward, a one-line reply above a
-    whole message) keeps its quotes: what is left would be a line that says nothing of it.
+    the attribution line is shared by every reply to that message. A forward ("Begin
+    forwarded message:", "---------- Forwarded message ---------") keeps its quoted lines:
+    they are what it passes on, and without them it is a line that says nothing of it.
     """
     if not (text.startswith(">") or "\n>" in text or re.search(r"\n[ \t]+>", text)):
         return text
-    own = _QUOTED_LINE.sub("", _ATTRIBUTION.sub("", text))
-    if len(own.split()) < OWN_WORDS * len(text.split()):
+    if _FORWARD.search(text):
         return text
-    return own
+    return _QUOTED_LINE.sub("", _ATTRIBUTION.sub("", text))
 
 
 def looks_like_html(text: str) -> bool:
