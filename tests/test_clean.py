@@ -444,6 +444,8 @@ def test_a_forward_keeps_what_it_quotes(marker):
     assert strip_quoted(forward) == forward
     reply = f"+1\n\nOn Monday, Ann wrote:\n{body}\n"
     assert strip_quoted(reply) == "+1\n\n"  # a reply is judged on its own words
+    quoting = f"Thanks\n\nOn Monday, Ann wrote:\n> {marker}\n{body}\n"
+    assert strip_quoted(quoting) == "Thanks\n\n"  # a reply quoting a forward is a reply
 
 
 def test_quotes_switch_keeps_quoted_lines_when_off():

@@ -89,9 +89,9 @@ _QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*(?:\n|\Z)", re.MULTILINE)
 _ATTRIBUTION = re.compile(r"^[^\n>]{1,200}[:：][ \t]*\n(?:[ \t]*\n)*(?=[ \t]*>)", re.MULTILINE)
 
 
-# a forward: its quoted lines are the message it passes on, so they are its text
+# a forward (its own line, not a quoted one): its quoted lines are the message it passes on
 _FORWARD = re.compile(
-    r"^[ \t>-]*(?:begin forwarded message|-+ ?forwarded message ?-+|"
+    r"^[ \t-]*(?:begin forwarded message|-+ ?forwarded message ?-+|"
     r"-+ ?пересылаемое сообщение ?-+|-+ ?转发的邮件 ?-+|-+ ?轉寄的郵件 ?-+)",
     re.IGNORECASE | re.MULTILINE,
 )
