@@ -430,24 +430,6 @@ def test_the_line_introducing_a_quote_goes_with_it(attribution):
     assert strip_quoted(own) == f"Steps:\nfirst\n{attribution}\nsecond\n"
 
 
-@pytest.mark.parametrize(
-    "marker",
-    [
-        "Begin forwarded message:",
-        "---------- Forwarded message ---------",
-        "-------- Пересылаемое сообщение --------",
-    ],
-)
-def test_a_forward_keeps_what_it_quotes(marker):
-    body = "\n".join(f"> line {i} of the message that went round the office" for i in range(8))
-    forward = f"FYI\n\n{marker}\n\n{body}\n"
-    assert strip_quoted(forward) == forward
-    reply = f"+1\n\nOn Monday, Ann wrote:\n{body}\n"
-    assert strip_quoted(reply) == "+1\n\n"  # a reply is judged on its own words
-    quoting = f"Thanks\n\nOn Monday, Ann wrote:\n> {marker}\n{body}\n"
-    assert strip_quoted(quoting) == "Thanks\n\n"  # a reply quoting a forward is a reply
-
-
 def test_quotes_switch_keeps_quoted_lines_when_off():
     from neardup.config import CanonConfig
     from neardup.text.canon import canonicalize

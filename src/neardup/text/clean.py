@@ -89,26 +89,14 @@ _QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*(?:\n|\Z)", re.MULTILINE)
 _ATTRIBUTION = re.compile(r"^[^\n>]{1,200}[:：][ \t]*\n(?:[ \t]*\n)*(?=[ \t]*>)", re.MULTILINE)
 
 
-# a forward (its own line, not a quoted one): its quoted lines are the message it passes on
-_FORWARD = re.compile(
-    r"^[ \t-]*(?:begin forwarded message|-+ ?forwarded message ?-+|"
-    r"-+ ?пересылаемое сообщение ?-+|-+ ?转发的邮件 ?-+|-+ ?轉寄的郵件 ?-+)",
-    re.IGNORECASE | re.MULTILINE,
-)
-
-
 def strip_quoted(text: str) -> str:
     """``text`` without its quoted lines (``> …``, ``>> …``: mail replies quoting others) and
     the line that introduces each quote ("On …, Ann wrote:").
 
     A reply is compared on its own words: the message it quotes is a document of its own, and
-    the attribution line is shared by every reply to that message. A forward ("Begin
-    forwarded message:", "---------- Forwarded message ---------") keeps its quoted lines:
-    they are what it passes on, and without them it is a line that says nothing of it.
+    the attribution line is shared by every reply to that message.
     """
     if not (text.startswith(">") or "\n>" in text or re.search(r"\n[ \t]+>", text)):
-        return text
-    if _FORWARD.search(text):
         return text
     return _QUOTED_LINE.sub("", _ATTRIBUTION.sub("", text))
 
