@@ -207,8 +207,9 @@ def test_near_identical_copies_pair_however_much_is_template():
     others = [
         (f"other{i}", f"{' '.join(rng.choices(VOCABULARY, k=90))} {licence}") for i in range(12)
     ]
-    a = f"copyright 1993 the open group {licence}"
-    b = f"copyright 1988 the open group {licence}"
+    header = "the open group all rights reserved see the notice below for the terms of use"
+    a = f"copyright 1993 1998 {header} {licence}"
+    b = f"copyright 1988 1998 {header} {licence}"
     result = deduplicate([("a", a), ("b", b), *others], DedupConfig())
     pairs = {
         (result.ids[x], result.ids[y])

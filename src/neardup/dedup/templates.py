@@ -21,9 +21,11 @@ make a two-line reply a "duplicate" of every other reply on the list. So, per ru
    (a footer alone) has no content to protect and is judged on all its shingles. The
    discount only ever lowers a score (templates may keep a document, never remove one):
    a document is removed only where its keeper holds at least the guard of it as written.
-   A pair near-identical as written (resemblance ≥ ``NEAR_IDENTICAL``) keeps its plain
-   scores, so copies that differ in a year or a name are found however much of them is
-   a shared licence or footer. A content score is measured against at least
+   A pair near-identical as written (resemblance ≥ ``NEAR_IDENTICAL``) whose content is
+   alike too (≥ ``NEAR_IDENTICAL_CONTENT``) keeps its plain scores, so copies that differ
+   in a year or a name are found however much of them is a shared licence; two short
+   replies of a thread, alike as written through the list's footer and the thread's
+   subject but by other senders, are not. A content score is measured against at least
    ``MIN_CONTENT`` shingles (never more than the document has, and not when all its content
    is shared): a "+1" reply whose own words
    are its date and the thread's subject shares most of them with every other reply of the
@@ -47,7 +49,8 @@ from neardup.shingles import is_han
 
 DEFAULT_TEMPLATE_DF = 10
 NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
-NEAR_IDENTICAL = 0.9  # plain resemblance from which a pair is scored as written
+NEAR_IDENTICAL = 0.9  # plain resemblance from which a pair is scored as written …
+NEAR_IDENTICAL_CONTENT = 0.5  # … when their content (templates aside) is this alike too
 MIN_CONTENT = 15  # a content score is measured against at least this many shingles
 HAN_DF = 4  # a Han shingle is template when held by this many times ``min_df`` groups
 _MIN_BITS, _MAX_BITS = 12, 26  # count-sketch slots: 4 Ki … 64 Mi (128 MiB of uint16)
@@ -292,16 +295,18 @@ def directional_scores(
     plain_l, plain_r = cl == 0, cr == 0
     with np.errstate(divide="ignore", invalid="ignore"):
         resemblance = np.nan_to_num(shared / (size_l + size_r - shared))
+        on_content = np.nan_to_num(cs / (cl + cr - cs))
+        # near-identical as written, and what is not template mostly the same too
+        identical = (resemblance >= NEAR_IDENTICAL) & (
+            plain_l | plain_r | (on_content >= NEAR_IDENTICAL_CONTENT)
+        )
         if measure == "resemblance":
-            on_content = np.nan_to_num(cs / (cl + cr - cs))
             score = np.where(plain_l | plain_r, resemblance, on_content)
-            score = np.where(resemblance >= NEAR_IDENTICAL, resemblance, score)
-            score = np.minimum(score, resemblance)
+            score = np.where(identical, resemblance, np.minimum(score, resemblance))
             return score, score.copy()
         c_lr, c_rl = np.nan_to_num(shared / size_l), np.nan_to_num(shared / size_r)
         lr = np.nan_to_num(np.where(plain_l, c_lr, cs / least_content(cs, cl, size_l)))
         rl = np.nan_to_num(np.where(plain_r, c_rl, cs / least_content(cs, cr, size_r)))
-    identical = resemblance >= NEAR_IDENTICAL
     lr = np.where(identical, c_lr, np.minimum(lr, c_lr))
     rl = np.where(identical, c_rl, np.minimum(rl, c_rl))
     return lr, rl
