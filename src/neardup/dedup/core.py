@@ -111,6 +111,7 @@ class Scored:
     verify: Callable[[np.ndarray, np.ndarray], Pairs] | None = None
     workspace: tempfile.TemporaryDirectory[str] | None = None
     candidates: int | None = None  # candidate pairs found (``pairs`` may hold only some)
+    template: np.ndarray | None = None  # the template fingerprints discounted (sorted)
 
     @property
     def candidate_count(self) -> int:
@@ -263,6 +264,7 @@ def score_candidates(
         verify,
         workspace,
         found,
+        template,
     )
 
 
@@ -297,6 +299,7 @@ def decide(
         declined=declined_pairs(pairs, keep_of, guard),
         weak=scored.weak,
         timings=timings,
+        template=scored.template,
     )
 
 
