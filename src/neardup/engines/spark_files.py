@@ -24,7 +24,7 @@ import pyarrow as pa
 from neardup.config import config_fingerprint
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.copyout import with_duplicate_of
-from neardup.dedup.pipeline import Inputs, guarantee, run_parameters
+from neardup.dedup.pipeline import Inputs, guarantee, input_fields, run_parameters
 from neardup.engines.spark import spark_dedup, with_index
 from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
@@ -88,7 +88,7 @@ def run_spark_dedup(
         "inputs": list(inputs.paths),
         "engine": "spark",
         "master": spark.sparkContext.master if hasattr(spark, "sparkContext") else master,
-        "parameters": run_parameters(config, fmt),  # type: ignore[arg-type]
+        "parameters": run_parameters(config, fmt) | input_fields(inputs),  # type: ignore[arg-type]
         "config_id": config_fingerprint(config.text),
         "timings_seconds": {"total": round(time.perf_counter() - started, 3)},
     }
