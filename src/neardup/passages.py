@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup._kernels import threads_for
+from neardup._kernels.shingle import unique_per_doc
 from neardup.config import TextConfig
 from neardup.shingles import shingle_fingerprints
 from neardup.text.canon import TokenBatch, canonicalize_batch
@@ -49,16 +50,21 @@ def shared_passages(a: str, b: str, config: TextConfig | None = None) -> tuple[P
 @dataclass(frozen=True, slots=True, eq=False)
 class Shingled:
     """A canonical text and every shingle of it in text order: its fingerprint (as a run
-    stores it) and its character range ``[start, end)``."""
+    stores it) and its character range ``[start, end)``; ``distinct``: the sorted set."""
 
     text: str
     fingerprints: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
+    distinct: np.ndarray
 
     def lacking(self, other: Shingled) -> Passages:
         """The passages made of this text's shingles that ``other`` does not hold."""
-        return marked(self, ~np.isin(self.fingerprints, other.fingerprints))
+        theirs = other.distinct
+        if not theirs.size:
+            return marked(self, np.ones(self.fingerprints.size, dtype=bool))
+        at = np.minimum(np.searchsorted(theirs, self.fingerprints), theirs.size - 1)
+        return marked(self, theirs[at] != self.fingerprints)
 
     def held(self, fingerprints: np.ndarray) -> Passages:
         """The passages made of this text's shingles among ``fingerprints``."""
@@ -71,17 +77,21 @@ def shingled(texts: Sequence[str], config: TextConfig | None = None) -> list[Shi
     with threads_for(sum(map(len, texts))):
         tokens = canonicalize_batch(list(texts), config.canon, config.shingle.unit)
         hashes, starts, ends, offsets = shingle_fingerprints(tokens, config.shingle)
+        sets, set_offsets, _ = unique_per_doc(hashes, offsets)
+    buf = tokens.buf
+    char_at = np.concatenate(([0], np.cumsum((buf & 0xC0) != 0x80)))  # byte -> character
     out = []
     for d in range(len(texts)):
-        base, lo, hi = tokens.doc_offsets[d], offsets[d], offsets[d + 1]
-        raw = tokens.buf[base : tokens.doc_offsets[d + 1]]
-        char_at = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
+        base, end = int(tokens.doc_offsets[d]), int(tokens.doc_offsets[d + 1])
+        lo, hi = offsets[d], offsets[d + 1]
+        first = char_at[base]
         out.append(
             Shingled(
-                raw.tobytes().decode(),
+                buf[base:end].tobytes().decode(),
                 hashes[lo:hi],
-                char_at[starts[lo:hi] - base],
-                char_at[ends[lo:hi] - base],
+                char_at[starts[lo:hi]] - first,
+                char_at[ends[lo:hi]] - first,
+                sets[set_offsets[d] : set_offsets[d + 1]],
             )
         )
     return out
