@@ -162,6 +162,7 @@ def test_the_command_prints_the_decision_and_one_json_object(finished):
     assert data["as_scored"]["source"] == "pairs"
     assert {"containment_a_in_b", "containment_b_in_a"} <= set(data["as_written"])
     assert data["pair"]["score_a_in_b"] == data["as_scored"]["score_a_in_b"]
+    assert data["guarantee"].startswith("a document is removed only")
     human = run("explain", keeper, gone, "--run", str(out))
     assert "b_removed_into_a" in human.output
     assert "containment as written" in human.output

@@ -52,6 +52,8 @@ def _print(e: Explanation) -> None:
     }[e.decision]
     console.print(f"[bold]Decision:[/bold] {escape(verdict)} [dim]({e.decision})[/dim]")
     console.print(f"[bold]Rule:[/bold] {escape(e.rule)}")
+    if e.guarantee:
+        console.print(f"[dim]The run's guarantee: {escape(e.guarantee)}[/dim]")
     table = Table(title=f"A = {e.a.id}, B = {e.b.id}")
     table.add_column("measure")
     table.add_column("A in B", justify="right")

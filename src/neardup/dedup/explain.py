@@ -62,6 +62,7 @@ class Explanation:
     guard: float
     measure: str
     templates_known: bool  # the run wrote its template fingerprints
+    guarantee: str = ""  # the run's removal rule, as summary.json states it
     notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -76,6 +77,7 @@ class Explanation:
             "b": self.b.id,
             "decision": self.decision,
             "rule": self.rule,
+            "guarantee": self.guarantee,
             "removed_into": {"a": self.a.removed_into, "b": self.b.removed_into},
             "verified_pair": self.pair is not None,
             "threshold": self.threshold,
@@ -155,6 +157,7 @@ def explain(run: FinishedRun, id_a: str, id_b: str) -> Explanation:
         config.removal_guard,
         config.measure,
         run.template is not None,
+        str(run.summary.get("guarantee", "")),
         notes,
     )
 

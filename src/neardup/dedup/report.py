@@ -456,8 +456,8 @@ def review_section(
     if not review:
         return head + "<p class='empty'>No document was removed.</p>"
     note = (
-        "Weakest first: least of the removed text held by its keeper as written (all review.jsonl"
-        " lists). Left: the removed text, what its keeper lacks marked; right: the keeper, "
+        "Weakest first: least of the removed text held by its keeper as written (review.jsonl lists"
+        " every removal). Left: the removed text, what its keeper lacks marked; right: the keeper, "
         "what it shares with the removed text marked."
     )
     parts = [head, f"<p class='sub'>{escape(note)}</p>"]
