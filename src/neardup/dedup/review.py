@@ -9,6 +9,8 @@ keeper lacks, in canonical form, each cut to ``PASSAGE_CHARS``, at most ``MAX_PA
 
 The measures come from the run's verified pairs; only the removals whose keeper lacks
 something (containment below 1) need their texts, canonicalized again ``CHUNK`` at a time.
+The local engine writes ``review.jsonl``; the Spark engine a ``review/`` directory of the same
+records (:mod:`neardup.engines.spark_review`).
 """
 
 from __future__ import annotations
@@ -123,6 +125,28 @@ def review_record(removal: Removal, ids: Sequence[str], missing: Passages | None
         "missing": None if found is None else [short(p) for p in found[:MAX_PASSAGES]],
         "missing_passages": None if found is None else len(found),
     }
+
+
+def review_records(
+    ids: Sequence[str],
+    keepers: Sequence[str],
+    texts: Sequence[str],
+    keeper_texts: Sequence[str],
+    containment: Sequence[float | None],
+    score: Sequence[float | None],
+    config: TextConfig,
+) -> list[dict[str, Any]]:
+    """``review.jsonl`` records of removals given with both texts and the measures of their
+    pairs (None: no pair), in the order given (the Spark engine's batches)."""
+    n = len(ids)
+    rows = [
+        Removal(i, n + i, np.nan if c is None else c, np.nan if s is None else s)
+        for i, (c, s) in enumerate(zip(containment, score, strict=True))
+    ]
+    names = [*ids, *keepers]
+    by_index = dict(enumerate([*texts, *keeper_texts]))
+    found = missing_passages(rows, by_index, config)
+    return [review_record(r, names, m) for r, m in zip(rows, found, strict=True)]
 
 
 def _number(value: float) -> float | None:

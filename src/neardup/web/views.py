@@ -133,8 +133,16 @@ def compare_view(a: str, b: str, config: DedupConfig) -> CompareView:
     ]
     if result.scores is not None:
         figures += [
-            Figure("Dedup's score of A in B", f"{result.scores.score_a_in_b:.4f}", "score_a_in_b"),
-            Figure("Dedup's score of B in A", f"{result.scores.score_b_in_a:.4f}", "score_b_in_a"),
+            Figure(
+                "Dedup's score of A in B (the pair alone)",
+                f"{result.scores.score_a_in_b:.4f}",
+                "score_a_in_b",
+            ),
+            Figure(
+                "Dedup's score of B in A (the pair alone)",
+                f"{result.scores.score_b_in_a:.4f}",
+                "score_b_in_a",
+            ),
         ]
     est = result.estimate
     estimate = None
