@@ -201,3 +201,21 @@ def test_extra_numbers_of_a_pair_record_are_reported(finished, tmp_path):
     swapped = explain(open_run(copy), first["b"], first["a"]).as_dict()
     assert swapped["pair"]["identity_b_in_a"] == 0.25
     assert np.isclose(swapped["as_scored"]["score_b_in_a"], first["score_a_in_b"])
+
+
+def test_a_runs_settings_are_read_back_whole(tmp_path):
+    from neardup.config import CanonConfig, ShingleConfig, TextConfig
+    from neardup.dedup.cluster import KeepPolicy
+
+    config = DedupConfig(
+        text=TextConfig(CanonConfig(stem=True), ShingleConfig(unit="word", size=4)),
+        threshold=0.7,
+        guard=0.8,
+        keep=KeepPolicy.parse("longest"),
+        template_df=5,
+        max_bucket=300,
+    )
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in corpus()[:12]), encoding="utf-8")
+    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", config)
+    assert open_run(tmp_path / "out").config == config
