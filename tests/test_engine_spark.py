@@ -317,6 +317,20 @@ def test_cli_spark_engine_writes_what_the_local_engine_writes(spark, tmp_path):
     local_summary = json.loads((tmp_path / "local" / "summary.json").read_text())
     for key in ("documents", "kept", "removed", "clusters", "verified_pairs", "candidate_pairs"):
         assert summary[key] == local_summary[key], key
+    from neardup.dedup.explain import explain
+    from neardup.dedup.runread import open_run
+
+    review = [json.loads(x) for x in _spark_lines(tmp_path / "spark" / "review")]
+    local_review = (tmp_path / "local" / "review.jsonl").read_text().splitlines()
+    assert review == [json.loads(x) for x in local_review]  # the same records, weakest first
+    assert any(r["missing"] for r in review)
+    spark_run, local_run = open_run(tmp_path / "spark"), open_run(tmp_path / "local")
+    assert spark_run.template is None  # the Spark engine writes no templates.npy
+    for a, b in sorted(pairs):  # explain reads the part files: the local run's decisions
+        there, here = explain(spark_run, a, b), explain(local_run, a, b)
+        assert there.decision == here.decision
+        assert there.written == here.written
+        assert there.scored == here.scored
 
 
 def test_cli_spark_engine_bad_input_is_one_line(spark, tmp_path):

@@ -96,7 +96,8 @@ def test_an_unwritable_place_is_refused_before_the_block_runs(tmp_path):
 def test_earlier_outputs_and_temporary_files_are_allowed(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    for name in ("pairs.jsonl.gz", "kept.parquet", "report.html", ".kept.jsonl.ab12.tmp"):
+    earlier = ("pairs.jsonl.gz", "kept.parquet", "report.html", ".kept.jsonl.ab12.tmp")
+    for name in (*earlier, "review.jsonl", "templates.npy"):
         (out / name).write_text("x")
     check_target(out, [tmp_path / "elsewhere.jsonl"])
 

@@ -1,5 +1,12 @@
-"""Compare two texts: every measure of METHODS §5, the passages they share, and optionally a
-signature method's estimate beside the exact values."""
+"""Compare two texts: every measure of METHODS §5, the passages they share, the content score
+dedup gives the pair, and optionally a signature method's estimate beside the exact values.
+
+The settings are dedup's (:class:`neardup.dedup.DedupConfig`, its defaults unless given), so
+compare and dedup measure the same shingles. The content score is the pair scored as dedup
+scores it (:func:`neardup.dedup.pairscore.score_alone`): discounting templates needs a corpus,
+so two texts alone are scored with no template unless a run's template fingerprints are given
+(``neardup compare --run OUT`` reads ``OUT/templates.npy``).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,8 @@ import numpy as np
 
 from neardup._kernels import threads_for
 from neardup.config import TextConfig
+from neardup.dedup.config import DedupConfig
+from neardup.dedup.pairscore import PairScores, score_alone
 from neardup.errors import EmptyTextError
 from neardup.measures import Overlap, overlap
 from neardup.methods.base import Method
@@ -52,40 +61,74 @@ class Comparison:
     passages_a: Passages
     passages_b: Passages
     estimate: MethodEstimate | None = None
+    scores: PairScores | None = None  # as dedup scores the pair (its measure, on content)
+    measure: str = "containment"  # the measure of ``scores``
+    template_shingles: tuple[int, int] | None = None  # discounted in A and B (None: no template)
 
     def as_dict(self) -> dict[str, object]:
-        """Measures, counts, shared passages and the method's estimate (``--json``)."""
+        """Measures, counts, shared passages, dedup's scores and the method's estimate
+        (``--json``)."""
         out = self.overlap.as_dict() | {
             "method": "full",
             "passages_a": self.passages_a.passages(),
             "passages_b": self.passages_b.passages(),
         }
+        if self.scores is not None:
+            out |= {
+                "score_a_in_b": self.scores.score_a_in_b,
+                "score_b_in_a": self.scores.score_b_in_a,
+                "score": self.scores.score,
+                "score_measure": self.measure,
+                "template_shingles": (
+                    None
+                    if self.template_shingles is None
+                    else dict(zip(("a", "b"), self.template_shingles, strict=True))
+                ),
+            }
         return out | (self.estimate.as_dict() if self.estimate else {})
 
 
 def compare_texts(
     a: str,
     b: str,
-    config: TextConfig | None = None,
+    config: DedupConfig | TextConfig | None = None,
     labels: tuple[str, str] = ("A", "B"),
     method: Method | None = None,
+    template: np.ndarray | None = None,
 ) -> Comparison:
-    """Compare two texts; a text with no shingles left raises EmptyTextError naming it.
+    """Compare two texts with dedup's settings (``config``: a DedupConfig, or only its text
+    settings; None: dedup's defaults); a text with no shingles left raises EmptyTextError
+    naming it.
 
-    With ``method`` (built on the same text config), its estimate is given beside the exact
-    measures.
+    ``template`` (a run's sorted template fingerprints) is discounted in the content score;
+    without it the pair is scored alone, as a corpus of two has no template. With ``method``
+    (built on the same text config), its estimate is given beside the exact measures.
     """
-    config = config or TextConfig()
-    batch = fingerprint_batch([a, b], config)
-    for label, text, prints in zip(labels, (a, b), (batch[0], batch[1]), strict=True):
+    settings = config if isinstance(config, DedupConfig) else DedupConfig()
+    if isinstance(config, TextConfig):
+        settings = DedupConfig(text=config)
+    text = settings.text
+    batch = fingerprint_batch([a, b], text)
+    for label, body, prints in zip(labels, (a, b), (batch[0], batch[1]), strict=True):
         if prints.size == 0:
             why = (
-                "the text is empty" if not text.strip() else "no words left after canonicalization"
+                "the text is empty" if not body.strip() else "no words left after canonicalization"
             )
             raise EmptyTextError(f"{label}: {why}")
-    passages_a, passages_b = shared_passages(a, b, config)
+    passages_a, passages_b = shared_passages(a, b, text)
     estimate = method_estimate(method, batch) if method is not None else None
-    return Comparison(overlap(batch[0], batch[1]), passages_a, passages_b, estimate)
+    counts = None
+    if template is not None:
+        counts = (int(np.isin(batch[0], template).sum()), int(np.isin(batch[1], template).sum()))
+    return Comparison(
+        overlap(batch[0], batch[1]),
+        passages_a,
+        passages_b,
+        estimate,
+        score_alone(batch, settings, template),
+        settings.measure,
+        counts,
+    )
 
 
 def method_estimate(method: Method, pair: FingerprintBatch) -> MethodEstimate:

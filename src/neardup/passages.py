@@ -1,16 +1,20 @@
 """Which parts of two texts they share: the shingles of each found in the other, as ranges.
 
-Used to show a reader *why* two texts are near-duplicates (compare, reports). Ranges are in
-the canonical text, where shingles live; merged so that overlapping shingles form passages.
+Used to show a reader *why* two texts are near-duplicates (compare, reports), and what one
+lacks of the other (explain, the review list): :func:`shingled` keeps each shingle's place,
+:func:`marked` merges the places of any chosen shingles into passages. Ranges are in the
+canonical text, where shingles live; merged so that overlapping shingles form passages.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from neardup._kernels import threads_for
+from neardup._kernels.shingle import unique_per_doc
 from neardup.config import TextConfig
 from neardup.shingles import shingle_fingerprints
 from neardup.text.canon import TokenBatch, canonicalize_batch
@@ -41,6 +45,61 @@ def shared_passages(a: str, b: str, config: TextConfig | None = None) -> tuple[P
         )
         for d in (0, 1)
     )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Shingled:
+    """A canonical text and every shingle of it in text order: its fingerprint (as a run
+    stores it) and its character range ``[start, end)``; ``distinct``: the sorted set."""
+
+    text: str
+    fingerprints: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    distinct: np.ndarray
+
+    def lacking(self, other: Shingled) -> Passages:
+        """The passages made of this text's shingles that ``other`` does not hold."""
+        theirs = other.distinct
+        if not theirs.size:
+            return marked(self, np.ones(self.fingerprints.size, dtype=bool))
+        at = np.minimum(np.searchsorted(theirs, self.fingerprints), theirs.size - 1)
+        return marked(self, theirs[at] != self.fingerprints)
+
+    def held(self, fingerprints: np.ndarray) -> Passages:
+        """The passages made of this text's shingles among ``fingerprints``."""
+        return marked(self, np.isin(self.fingerprints, fingerprints))
+
+
+def shingled(texts: Sequence[str], config: TextConfig | None = None) -> list[Shingled]:
+    """Each text canonicalized and shingled in one batch, every shingle kept with its place."""
+    config = config or TextConfig()
+    with threads_for(sum(map(len, texts))):
+        tokens = canonicalize_batch(list(texts), config.canon, config.shingle.unit)
+        hashes, starts, ends, offsets = shingle_fingerprints(tokens, config.shingle)
+        sets, set_offsets, _ = unique_per_doc(hashes, offsets)
+    buf = tokens.buf
+    char_at = np.concatenate(([0], np.cumsum((buf & 0xC0) != 0x80)))  # byte -> character
+    out = []
+    for d in range(len(texts)):
+        base, end = int(tokens.doc_offsets[d]), int(tokens.doc_offsets[d + 1])
+        lo, hi = offsets[d], offsets[d + 1]
+        first = char_at[base]
+        out.append(
+            Shingled(
+                buf[base:end].tobytes().decode(),
+                hashes[lo:hi],
+                char_at[starts[lo:hi]] - first,
+                char_at[ends[lo:hi]] - first,
+                sets[set_offsets[d] : set_offsets[d + 1]],
+            )
+        )
+    return out
+
+
+def marked(doc: Shingled, mask: np.ndarray) -> Passages:
+    """The passages of ``doc`` covered by its shingles where ``mask``, merged."""
+    return Passages(doc.text, tuple(_merge(doc.starts[mask], doc.ends[mask])))
 
 
 def _passages(

@@ -2,7 +2,8 @@
 
 One module per family of commands, imported when one of its commands is asked for
 (:mod:`neardup.cli.app`); importing it registers its commands on the group:
-``texts`` (compare, shingles, methods), ``corpus`` (dedup, demo), ``judge`` (evaluate,
+``texts`` (compare, shingles, methods), ``corpus`` (dedup, demo), ``runs`` (explain, on a
+finished dedup run's outputs), ``judge`` (evaluate,
 calibrate), ``index`` (a stored collection: create, add, query, remove, stats), ``serve`` (that
 collection over HTTP); ``options`` holds the options they share.
 """

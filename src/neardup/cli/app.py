@@ -19,6 +19,7 @@ _MODULES = {
     "shingles": "texts",
     "demo": "corpus",
     "dedup": "corpus",
+    "explain": "runs",
     "evaluate": "judge",
     "calibrate": "judge",
     "index": "index",

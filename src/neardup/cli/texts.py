@@ -7,15 +7,19 @@ import sys
 from typing import Any
 
 import click
+import numpy as np
 from rich.table import Table
 from rich.text import Text
 
 from neardup.cli.app import cli, console
-from neardup.cli.options import bad_options, text_options
+from neardup.cli.options import bad_options, explicit_settings, text_options
 from neardup.compare import Comparison, MethodEstimate, compare_texts
 from neardup.config import (
     TextConfig,
 )
+from neardup.configfile import merge_config, read_config
+from neardup.dedup import DedupConfig
+from neardup.dedup.runread import open_run
 from neardup.errors import InputError
 from neardup.io.text import read_text
 from neardup.measures import Overlap
@@ -46,7 +50,23 @@ SHOWN_CHARS = 3000  # longer canonical texts are cut in the human output of comp
     metavar="NAME=VALUE",
     help="A parameter of --method, e.g. --param num_perm=84 (repeatable).",
 )
-@text_options()
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Dedup settings file (as neardup dedup --config takes): its text settings and "
+    "measure; options given explicitly override them.",
+)
+@click.option(
+    "--run",
+    "run_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output directory of a neardup dedup run: its settings, and its template shingles "
+    "discounted in the score.",
+)
+@text_options(default_unit="auto")
 def compare(
     file_a: str | None,
     file_b: str | None,
@@ -55,26 +75,59 @@ def compare(
     as_json: bool,
     method_name: str | None,
     params: tuple[str, ...],
+    config_file: str | None,
+    run_dir: str | None,
     config: TextConfig,
 ) -> None:
-    """Compare two texts: resemblance, containment both ways, Dice, shared shingles.
+    """Compare two texts as dedup does: resemblance, containment both ways, Dice, shared
+    shingles, and the score dedup gives the pair (its defaults, --config or a --run's).
+
+    The score discounts template shingles only with --run: templates are what many
+    documents of a corpus share, and two texts alone are no corpus.
 
     FILE_A and FILE_B are paths, or - for standard input; or give --text-a / --text-b.
     """
     if params and method_name is None:
         raise click.UsageError("--param needs --method")
+    if config_file is not None and run_dir is not None:
+        raise click.UsageError("give --config or --run, not both")
+    settings, template = _settings(config, config_file, run_dir)
     with bad_options():
-        method = get_method(method_name, config, **parse_params(params)) if method_name else None
+        method = (
+            get_method(method_name, settings.text, **parse_params(params)) if method_name else None
+        )
     files = iter(f for f in (file_a, file_b) if f is not None)
     a, name_a = _text_argument(text_a, files, "A")
     b, name_b = _text_argument(text_b, files, "B")
     if next(files, None) is not None:
         raise click.UsageError("give two texts: two files, or files and --text-a/--text-b")
-    result = compare_texts(a, b, config, labels=(name_a, name_b), method=method)
+    result = compare_texts(
+        a, b, settings, labels=(name_a, name_b), method=method, template=template
+    )
     if as_json:
         click.echo(json.dumps(result.as_dict(), ensure_ascii=False))
     else:
         _print_comparison(result, name_a, name_b)
+
+
+def _settings(
+    text: TextConfig, config_file: str | None, run_dir: str | None
+) -> tuple[DedupConfig, np.ndarray | None]:
+    """Dedup's settings for compare: its defaults, a --config file's or a --run's (with the
+    run's template fingerprints), with the text options given explicitly over them."""
+    template = None
+    if run_dir is not None:
+        run = open_run(run_dir)
+        base, template = run.config, run.template
+    elif config_file is not None:
+        base = read_config(config_file)
+    else:
+        base = DedupConfig()
+    explicit = {s for s in explicit_settings() if s.startswith("text.")}
+    settings = merge_config(base, DedupConfig(text=text), explicit)
+    if settings.text != base.text:  # other shingles: the run's template fingerprints do not apply
+        template = None
+    return settings, template
 
 
 def _text_argument(inline: str | None, files: Any, label: str) -> tuple[str, str]:
@@ -94,7 +147,7 @@ def _text_argument(inline: str | None, files: Any, label: str) -> tuple[str, str
 
 def _print_comparison(result: Comparison, name_a: str, name_b: str) -> None:
     o = result.overlap
-    table = Table(title="Similarity (full shingle sets)", show_header=True)
+    table = Table(title="Similarity (all canonical shingles, as written)", show_header=True)
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_row("resemblance (Jaccard)", f"{o.resemblance:.4f}")
@@ -103,6 +156,15 @@ def _print_comparison(result: Comparison, name_a: str, name_b: str) -> None:
     table.add_row("Dice", f"{o.dice:.4f}")
     table.add_row("shared shingles, % of A", f"{o.shared_percent:.1f}")
     table.add_row("shingles A / B / shared", f"{o.a} / {o.b} / {o.shared}")
+    if result.scores is not None:
+        found = result.template_shingles
+        table.add_row("dedup's score of A in B", f"{result.scores.score_a_in_b:.4f}")
+        table.add_row("dedup's score of B in A", f"{result.scores.score_b_in_a:.4f}")
+        if found is not None:
+            table.add_row("template shingles of A / B", f"{found[0]} / {found[1]}")
+        table.caption = f"dedup's score: {result.measure} as dedup scores the pair, " + (
+            "the run's template shingles discounted" if found else "alone: no template"
+        )
     console.print(table)
     if result.estimate is not None:
         _print_estimate(result.estimate, o)

@@ -142,6 +142,7 @@ class DedupResult:
     declined: int  # pairs ≥ threshold whose removal would have lost content
     weak: list[str]  # warnings of the method about weak signatures
     timings: dict[str, float]
+    template: np.ndarray | None = None  # the template fingerprints discounted (sorted)
 
     @property
     def removed(self) -> np.ndarray:

@@ -111,6 +111,7 @@ class Scored:
     verify: Callable[[np.ndarray, np.ndarray], Pairs] | None = None
     workspace: tempfile.TemporaryDirectory[str] | None = None
     candidates: int | None = None  # candidate pairs found (``pairs`` may hold only some)
+    template: np.ndarray | None = None  # the template fingerprints discounted (sorted)
     # every document's fingerprints (``values, offsets``) while open: the identity check
     fingerprints: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -266,6 +267,7 @@ def score_candidates(
         verify,
         workspace,
         found,
+        template,
         (values, offsets),
     )
 
@@ -302,6 +304,7 @@ def decide(
         declined=declined_pairs(pairs, keep_of, guard),
         weak=scored.weak,
         timings=timings,
+        template=scored.template,
     )
 
 

@@ -31,6 +31,7 @@ __all__ = ["check_target", "staged_output", "sync_files"]
 # what a neardup dedup run writes (any format and compression), and its temporary files
 _OUTPUT_NAME = re.compile(
     r"(pairs|clusters|kept|removed)\.(jsonl|parquet)(\.gz|\.zst)?|summary\.json|report\.html"
+    r"|review\.jsonl|templates\.npy"
     r"|\..*\.tmp"
 )
 

@@ -14,8 +14,12 @@ beside the new ones:
   ``_duplicate_of``: the id kept instead, which holds the removed one), from a second
   streaming pass over the inputs that copies JSONL lines as stored
   (:mod:`neardup.dedup.copyout`);
-- ``summary.json``: counts, parameters, timings; ``report.html``: the same, with charts and
-  the top pairs side by side.
+- ``review.jsonl``: one record per removal, weakest first (:mod:`neardup.dedup.review`);
+- ``templates.npy``: the sorted uint64 fingerprints of the shingles discounted as templates
+  (a NumPy array; empty without templates), so that a pair can be scored again as the run
+  scored it (``neardup explain``, ``neardup compare --run``);
+- ``summary.json``: counts, parameters, timings; ``report.html``: the same, with charts, the
+  top pairs and the first removals to review side by side.
 """
 
 from __future__ import annotations
@@ -36,14 +40,17 @@ from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.dedup.cluster import ClusterTable, cluster_table
 from neardup.dedup.copyout import Lines, Places, Rows, input_records
 from neardup.dedup.outdir import staged_output, sync_files
+from neardup.dedup.review import Removal, missing_passages, removals, review_record, texts_needed
 from neardup.errors import InputError
 from neardup.io.blocks import JsonlBatches, readable_in_blocks
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
 from neardup.io.writers import RecordWriter
+from neardup.passages import Passages
 
 Format = Literal["jsonl", "parquet"]
 SHOWN_IDS = 20  # ids listed in summary.json for empty documents and bad records
 REPORT_PAIRS = 20
+REPORT_REVIEW = 10  # removals shown side by side in the report
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +155,14 @@ def _run(
     stage("writing the outputs")
     clock = time.perf_counter()
     clusters = cluster_table(result.labels, result.keepers)
-    report_docs = _report_documents(result)
+    review = removals(result)
+    report_docs = _report_documents(result) | texts_needed(review, REPORT_REVIEW)
     # the outputs are written on this thread while the other core loads the report's
     # kernels, and reach the disk there while the report is made
     with ThreadPoolExecutor(1, thread_name_prefix="neardup-beside") as beside:
         loaded = beside.submit(_load_report, config)
         shown = _write_outputs(result, clusters, inputs, places, out, fmt, config, report_docs)
+        reviewed = _write_review(result, review, shown, config, out)
         synced = beside.submit(sync_files, out)
         result.timings["outputs"] = time.perf_counter() - clock
         seconds = time.perf_counter() - started
@@ -162,7 +171,7 @@ def _run(
         (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
         stage("writing the report")
         loaded.result()
-        _write_report(result, shown, config, summary, out)
+        _write_report(result, shown, reviewed, config, summary, out)
         synced.result()
     return summary
 
@@ -251,6 +260,28 @@ def _write_outputs(
     return texts
 
 
+def _write_review(
+    result: DedupResult,
+    rows: list[Removal],
+    texts: dict[int, str],
+    config: DedupConfig,
+    out: Path,
+) -> list[tuple[Removal, Passages | None]]:
+    """``review.jsonl`` and ``templates.npy``; returns the first removals, with their missing
+    passages, for the report."""
+    clock = time.perf_counter()
+    shown = []
+    with RecordWriter(out / "review.jsonl", "jsonl", sync=False) as writer:
+        for row, missing in zip(rows, missing_passages(rows, texts, config.text), strict=True):
+            writer.write(review_record(row, result.ids, missing))
+            if len(shown) < REPORT_REVIEW:
+                shown.append((row, missing))
+    template = result.template if result.template is not None else np.empty(0, np.uint64)
+    np.save(out / "templates.npy", np.asarray(template, dtype=np.uint64))
+    result.timings["review"] = time.perf_counter() - clock
+    return shown
+
+
 def _pair_records(result: DedupResult, threshold: float) -> Iterator[dict[str, Any]]:
     p, ids = result.pairs, result.ids
     for k in range(len(p)):
@@ -299,7 +330,7 @@ def _summary(
         "bad_examples": [str(b) for b in bad[:SHOWN_IDS]],
         "warnings": result.weak,
         "inputs": list(inputs.paths),
-        "parameters": run_parameters(config, fmt),
+        "parameters": run_parameters(config, fmt) | input_fields(inputs),
         "config_id": config_fingerprint(config.text),
         "timings_seconds": {k: round(v, 3) for k, v in result.timings.items()}
         | {"total": round(seconds, 3)},
@@ -336,6 +367,12 @@ def guarantee(config: DedupConfig) -> str:
     return "; ".join(rules)
 
 
+def input_fields(inputs: Inputs) -> dict[str, str]:
+    """The fields of the records that hold each document's id and text (summary.json's
+    parameters: ``neardup explain`` reads the texts back from kept and removed)."""
+    return {"id_field": inputs.id_field, "text_field": inputs.text_field}
+
+
 def run_parameters(config: DedupConfig, fmt: Format) -> dict[str, Any]:
     """The settings of a run as summary.json records them (both engines)."""
     return {
@@ -366,13 +403,14 @@ def _load_report(config: DedupConfig) -> None:
 def _write_report(
     result: DedupResult,
     texts: dict[int, str],
+    review: list[tuple[Removal, Passages | None]],
     config: DedupConfig,
     summary: dict[str, Any],
     out: Path,
 ) -> None:
     from neardup.dedup.report import render_report
 
-    page = render_report(result, texts, config, summary=summary, top=REPORT_PAIRS)
+    page = render_report(result, texts, config, summary=summary, top=REPORT_PAIRS, review=review)
     tmp = out / ".report.html.tmp"
     tmp.write_text(page, encoding="utf-8")
     tmp.replace(out / "report.html")

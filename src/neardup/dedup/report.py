@@ -1,8 +1,9 @@
 """``report.html`` of a dedup run: one self-contained page (inline CSS, inline SVG, no script).
 
 The page shows the run's summary, the number of verified pairs above each threshold (like
-Fig. 3 of Zagorulko et al.), the histogram of pair scores, the cluster-size distribution and
-the top pairs side by side with their shared passages marked. Every chart comes with a small
+Fig. 3 of Zagorulko et al.), the histogram of pair scores, the cluster-size distribution,
+the top pairs side by side with their shared passages marked, and the weakest removals side
+by side with what the keeper lacks of the removed text marked. Every chart comes with a small
 table of the same numbers. All text from the corpus or the summary goes through
 :func:`html.escape`.
 """
@@ -19,6 +20,7 @@ import numpy as np
 
 from neardup.config import TextConfig
 from neardup.dedup import DedupConfig, DedupResult, Pairs
+from neardup.dedup.review import Removal
 from neardup.highlight import original_spans
 from neardup.labels import human_label
 from neardup.passages import Passages, shared_passages
@@ -55,7 +57,8 @@ svg text{font:11px system-ui,sans-serif;fill:#1f2328}svg .axis{font-size:12px;fi
 .text{white-space:pre-wrap;word-wrap:break-word;font:12px/1.5 ui-monospace,Consolas,monospace;
 background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:8px;max-height:420px;
 overflow:auto}
-mark{background:#ffe08a;padding:0}.note{color:#59636e;font-size:12px;margin:4px 0 0}
+mark{background:#ffe08a;padding:0}mark.miss{background:#ffb8b0}
+.note{color:#59636e;font-size:12px;margin:4px 0 0}
 .empty{color:#59636e;font-style:italic}
 """
 
@@ -358,15 +361,19 @@ def text_window(text: str, spans: Sequence[tuple[int, int]], limit: int) -> tupl
     return start, end
 
 
-def highlight(text: str, spans: Sequence[tuple[int, int]], limit: int = TEXT_LIMIT) -> str:
-    """``text`` escaped, with ``spans`` in ``<mark>``, cut to :func:`text_window`."""
+def highlight(
+    text: str, spans: Sequence[tuple[int, int]], limit: int = TEXT_LIMIT, cls: str = ""
+) -> str:
+    """``text`` escaped, with ``spans`` in ``<mark>`` (of class ``cls``, if given), cut to
+    :func:`text_window`."""
     first, last = text_window(text, spans, limit)
     pieces, pos = ["… " if first else ""], first
+    tag = f"<mark class='{escape(cls)}'>" if cls else "<mark>"
     for start, end in spans:
         start, end = max(start, pos), min(end, last)
         if start >= end:
             continue
-        pieces += [escape(text[pos:start]), f"<mark>{escape(text[start:end])}</mark>"]
+        pieces += [escape(text[pos:start]), f"{tag}{escape(text[start:end])}</mark>"]
         pos = end
     pieces.append(escape(text[pos:last]))
     if last < len(text):
@@ -423,6 +430,76 @@ def pairs_section(
     return "".join(parts)
 
 
+def _marked_side(
+    doc_id: str, index: int, text: str | None, spans: Sequence[tuple[int, int]], note: str, cls: str
+) -> str:
+    """One side of a removal: its text as written with ``spans`` (canonical) marked."""
+    head = f"<h4>{escape(doc_id)} <span class='note'>(document {index:,})</span></h4>"
+    if text is None:
+        return f"<div class='doc'>{head}<p class='empty'>text not available</p></div>"
+    return (
+        f"<div class='doc'>{head}<div class='text'>{highlight(text, spans, cls=cls)}</div>"
+        f"<p class='note'>{escape(note)}</p></div>"
+    )
+
+
+def review_section(
+    result: DedupResult,
+    texts: Mapping[int, str],
+    review: Sequence[tuple[Removal, Passages | None]],
+    config: DedupConfig,
+) -> str:
+    """The weakest removals (``review.jsonl``'s first lines) side by side: the removed text
+    with the passages its keeper lacks marked, the keeper with what it shares marked."""
+    total = int(np.count_nonzero(result.removed))
+    head = f"<h2>Removals to review: the weakest {len(review):,} of {total:,}</h2>"
+    if not review:
+        return head + "<p class='empty'>No document was removed.</p>"
+    note = (
+        "Weakest first: least of the removed text held by its keeper as written (review.jsonl lists"
+        " every removal). Left: the removed text, what its keeper lacks marked; right: the keeper, "
+        "what it shares with the removed text marked."
+    )
+    parts = [head, f"<p class='sub'>{escape(note)}</p>"]
+    for rank, (row, missing) in enumerate(review, 1):
+        removed, kept = texts.get(row.doc), texts.get(row.keeper)
+        lacks: list[tuple[int, int]] = []
+        shares: list[tuple[int, int]] = []
+        if removed is not None and kept is not None:
+            if missing is not None:
+                lacks = original_spans(removed, missing.spans, config.text)
+            shares = original_spans(
+                kept, shared_passages(removed, kept, config.text)[1].spans, config.text
+            )
+        measures = html_table(
+            ["Containment as written", "Score (as scored)", "Passages the keeper lacks"],
+            [(row.containment, row.score, len(missing.spans) if missing is not None else None)],
+        )
+        gone, keeper = result.ids[row.doc], result.ids[row.keeper]
+        parts.append(
+            f"<section class='pair review' id='review-{rank}'><h3>#{rank} · "
+            f"{escape(gone)} removed into {escape(keeper)}</h3>{measures}<div class='side'>"
+            + _marked_side(
+                gone,
+                row.doc,
+                removed,
+                lacks,
+                "removed; the keeper lacks the marked passages",
+                "miss",
+            )
+            + _marked_side(
+                keeper,
+                row.keeper,
+                kept,
+                shares,
+                "kept; the passages it shares with the removed text are marked",
+                "",
+            )
+            + "</div></section>"
+        )
+    return "".join(parts)
+
+
 def load_kernels(config: TextConfig) -> None:
     """Load the compiled kernels that mark shared passages (from numba's cache, ~50 ms), e.g.
     on another thread while the outputs are written, by marking a short pair."""
@@ -438,13 +515,16 @@ def render_report(
     *,
     summary: Mapping[str, Any],
     top: int = 20,
+    review: Sequence[tuple[Removal, Passages | None]] = (),
 ) -> str:
-    """The whole ``report.html`` page. ``texts`` needs only the documents of the top pairs."""
+    """The whole ``report.html`` page. ``texts`` needs only the documents of the top pairs
+    and of the ``review`` (the first removals to review, with their missing passages)."""
     body = (
         "<h1>neardup dedup report</h1>"
         + summary_section(result, config, summary)
         + charts_section(result, config)
         + pairs_section(result, texts, config, top)
+        + review_section(result, texts, review, config)
     )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'

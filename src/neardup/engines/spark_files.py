@@ -7,7 +7,8 @@ documents are numbered in input order (input, file name, line) without sorting t
 
 Outputs in ``out_dir``: ``pairs``, ``clusters``, ``kept``, ``removed`` as Spark directories of
 part files in the chosen format (JSONL records of ``kept`` / ``removed`` are the input lines as
-the local engine writes them, ``removed`` with ``_duplicate_of``), and ``summary.json``.
+the local engine writes them, ``removed`` with ``_duplicate_of``), ``review`` (JSON part files,
+weakest first: the records of the local engine's ``review.jsonl``), and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import pyarrow as pa
 from neardup.config import config_fingerprint
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.copyout import with_duplicate_of
-from neardup.dedup.pipeline import Inputs, guarantee, run_parameters
+from neardup.dedup.pipeline import Inputs, guarantee, input_fields, run_parameters
 from neardup.engines.spark import spark_dedup, with_index
+from neardup.engines.spark_review import review_frame
 from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
@@ -81,6 +83,8 @@ def run_spark_dedup(
         for name, frame in (("kept", kept), ("removed", removed)):
             target = frame.write.mode("overwrite").options(**writer_options)
             target.format("json" if fmt == "jsonl" else "parquet").save(f"{out}/{name}")
+    review = review_frame(result.removed, result.kept, result.pairs, config.text)
+    review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
     summary = result.summary() | {
         "bad_records": len(bad),
         "bad_examples": bad,
@@ -88,7 +92,7 @@ def run_spark_dedup(
         "inputs": list(inputs.paths),
         "engine": "spark",
         "master": spark.sparkContext.master if hasattr(spark, "sparkContext") else master,
-        "parameters": run_parameters(config, fmt),  # type: ignore[arg-type]
+        "parameters": run_parameters(config, fmt) | input_fields(inputs),  # type: ignore[arg-type]
         "config_id": config_fingerprint(config.text),
         "timings_seconds": {"total": round(time.perf_counter() - started, 3)},
     }

@@ -117,22 +117,37 @@ def highlighted(a: str, b: str, config: TextConfig, labels: tuple[str, str]) -> 
 
 
 def compare_view(a: str, b: str, config: DedupConfig) -> CompareView:
-    """Compare two texts with a collection's settings (EmptyTextError names an empty one)."""
-    result = compare_texts(a, b, config.text, method=config.build_method())
+    """Compare two texts with a collection's settings, as ``neardup compare`` does with the
+    same settings: the same figures, to the same four decimals (EmptyTextError names an empty
+    text). The score is dedup's for the pair alone (no corpus: no template discounted)."""
+    result = compare_texts(a, b, config, method=config.build_method())
     o = result.overlap
     figures = [
-        Figure("Resemblance (Jaccard)", f"{o.resemblance:.3f}", "resemblance"),
-        Figure("Containment of A in B", f"{o.containment_a_in_b:.3f}", "containment_a_in_b"),
-        Figure("Containment of B in A", f"{o.containment_b_in_a:.3f}", "containment_b_in_a"),
-        Figure("Dice", f"{o.dice:.3f}", "dice"),
+        Figure("Resemblance (Jaccard)", f"{o.resemblance:.4f}", "resemblance"),
+        Figure("Containment of A in B", f"{o.containment_a_in_b:.4f}", "containment_a_in_b"),
+        Figure("Containment of B in A", f"{o.containment_b_in_a:.4f}", "containment_b_in_a"),
+        Figure("Dice", f"{o.dice:.4f}", "dice"),
         Figure("Shingles of A", str(o.a), "shingles_a"),
         Figure("Shingles of B", str(o.b), "shingles_b"),
         Figure("Shingles shared", str(o.shared), "shared"),
     ]
+    if result.scores is not None:
+        figures += [
+            Figure(
+                "Dedup's score of A in B (the pair alone)",
+                f"{result.scores.score_a_in_b:.4f}",
+                "score_a_in_b",
+            ),
+            Figure(
+                "Dedup's score of B in A (the pair alone)",
+                f"{result.scores.score_b_in_a:.4f}",
+                "score_b_in_a",
+            ),
+        ]
     est = result.estimate
     estimate = None
     if est is not None:
-        estimate = f"{est.method} estimates the {est.kind} at {est.estimate:.3f}" + (
+        estimate = f"{est.method} estimates the {est.kind} at {est.estimate:.4f}" + (
             "; the texts share an index key" if est.shares_key else "; they share no index key"
         )
     a_shown, b_shown = highlighted(a, b, config.text, ("A", "B"))

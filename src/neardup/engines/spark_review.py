@@ -1,0 +1,89 @@
+"""The Spark engine's ``review/``: the records of ``review.jsonl`` (:mod:`neardup.dedup.review`)
+from the run's DataFrames, weakest first.
+
+Each removed row is joined with its keeper's text and with the verified pair of the two (either
+way round); each Arrow batch is reviewed by :func:`neardup.dedup.review.review_records`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from neardup.config import TextConfig
+from neardup.dedup.review import review_records
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+REVIEW_SCHEMA = (
+    "id string, keeper string, containment double, score double, missing array<string>, "
+    "missing_passages long, _row long"
+)
+_ARROW = pa.schema(
+    [
+        ("id", pa.string()),
+        ("keeper", pa.string()),
+        ("containment", pa.float64()),
+        ("score", pa.float64()),
+        ("missing", pa.list_(pa.string())),
+        ("missing_passages", pa.int64()),
+        ("_row", pa.int64()),
+    ]
+)
+
+
+def review_frame(
+    removed: DataFrame, kept: DataFrame, pairs: DataFrame, text: TextConfig
+) -> DataFrame:
+    """``id, keeper, containment, score, missing, missing_passages`` of every removal,
+    ordered weakest first (containment, score, input order), as ``review.jsonl``."""
+    from pyspark.sql import functions as F
+
+    gone = removed.select(
+        F.col("_id").alias("id"),
+        F.col("_text").alias("text"),
+        F.col("_duplicate_of").alias("keeper"),
+        "_row",
+    )
+    keepers = kept.select(F.col("_id").alias("keeper"), F.col("_text").alias("keeper_text"))
+    held = pairs.select(
+        F.col("a").alias("id"),
+        F.col("b").alias("keeper"),
+        F.col("containment_a_in_b").alias("containment"),
+        F.col("score_a_in_b").alias("score"),
+    ).unionByName(
+        pairs.select(
+            F.col("b").alias("id"),
+            F.col("a").alias("keeper"),
+            F.col("containment_b_in_a").alias("containment"),
+            F.col("score_b_in_a").alias("score"),
+        )
+    )
+    rows = gone.join(keepers, "keeper").join(held, ["id", "keeper"], "left")
+    reviewed = rows.mapInArrow(_stage(text), REVIEW_SCHEMA)
+    return reviewed.orderBy(
+        F.col("containment").asc_nulls_last(), F.col("score").asc_nulls_last(), "_row"
+    ).drop("_row")
+
+
+def _stage(text: TextConfig) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            cols = batch.to_pydict()
+            records = review_records(
+                cols["id"],
+                cols["keeper"],
+                cols["text"],
+                cols["keeper_text"],
+                cols["containment"],
+                cols["score"],
+                text,
+            )
+            for record, row in zip(records, cols["_row"], strict=True):
+                record["_row"] = row
+            yield pa.RecordBatch.from_pylist(records, schema=_ARROW)
+
+    return run
