@@ -219,3 +219,21 @@ def test_a_runs_settings_are_read_back_whole(tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in corpus()[:12]), encoding="utf-8")
     run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", config)
     assert open_run(tmp_path / "out").config == config
+
+
+def test_a_hub_keeping_what_it_holds_is_named(tmp_path):
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(300)]
+    poems = [" ".join(rng.choice(words, 40)) for _ in range(3)]
+    rows = [{"id": f"poem{i}", "text": p} for i, p in enumerate(poems)]
+    rows.append({"id": "anthology", "text": " ".join(poems)})
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", DedupConfig())
+    e = explain(open_run(tmp_path / "out"), "poem0", "anthology")
+    assert e.decision == "both_kept"
+    assert "hub" in e.rule
+    assert "3 distinct groups" in e.rule
+    identity = DedupConfig(identity=True)
+    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "again", identity)
+    assert open_run(tmp_path / "again").config == identity

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -24,6 +25,7 @@ import numpy as np
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.pairscore import PairScores, score_alone
 from neardup.dedup.runread import FinishedRun, RunDocument
+from neardup.dedup.templates import NEAR_COPY
 from neardup.errors import InputError
 from neardup.measures import Overlap, overlap
 from neardup.passages import Passages, Shingled, shingled
@@ -143,7 +145,8 @@ def explain(run: FinishedRun, id_a: str, id_b: str) -> Explanation:
         _side(a, sa, sb, prints[0], template, kept_for),
         _side(b, sb, sa, prints[1], template, kept_for),
     )
-    decision, rule = decide(sides[0], sides[1], written, scored, record is not None, config)
+    hubs = run.hub_groups() if record is not None else {}
+    decision, rule = decide(sides[0], sides[1], written, scored, record is not None, config, hubs)
     return Explanation(
         sides[0],
         sides[1],
@@ -198,8 +201,11 @@ def decide(
     scored: PairScores,
     verified: bool,
     config: DedupConfig,
+    hubs: Mapping[str, int] | None = None,
 ) -> tuple[Decision, str]:
-    """The run's decision on the pair (from its outputs) and the rule behind it, in words."""
+    """The run's decision on the pair (from its outputs) and the rule behind it, in words
+    (``hubs``: the run's hubs and how many groups each holds)."""
+    hubs = hubs or {}
     threshold, guard, keep = config.threshold, config.removal_guard, str(config.keep)
     if a.removed_into == b.id:
         return "a_removed_into_b", _removal("A", "B", written, scored, guard, keep, flip=False)
@@ -238,6 +244,14 @@ def decide(
                 f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {y} was removed into "
                 f"{sides[y].removed_into}, and {x} is not removed into a removed document"
             )
+        elif (
+            sides[y].id in hubs
+            and not min(written.containment_a_in_b, written.containment_b_in_a) >= NEAR_COPY
+        ):
+            reasons.append(
+                f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {y} is a hub: it holds "
+                f"documents of {hubs[sides[y].id]} distinct groups and absorbs none of them"
+            )
         elif sides[x].kept_for:
             reasons.append(
                 f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {x} is the keeper of "
@@ -246,7 +260,9 @@ def decide(
         else:
             reasons.append(
                 f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), yet the run's keeper rules "
-                f"kept {x} (see the guarantee)"
+                f"kept {x}"
+                + (": with --identity, not its rare content" if config.identity else "")
+                + " (see the guarantee)"
             )
     return "both_kept", "; ".join([*reasons, *said]) or "both kept"
 

@@ -116,6 +116,12 @@ def removal_scores(
 def hub_documents(n: int, pairs: Pairs, guard: float) -> np.ndarray:
     """Per document: True when it holds (score ≥ ``guard``) documents of ``HUB_GROUPS`` or
     more distinct groups of near copies, its own near copies not counted."""
+    return groups_held(n, pairs, guard) >= HUB_GROUPS
+
+
+def groups_held(n: int, pairs: Pairs, guard: float) -> np.ndarray:
+    """Per document: how many distinct groups of near copies it holds at ``guard`` (score),
+    its own near copies not counted."""
     near = near_copies(pairs.containment_lr, pairs.containment_rl)
     group = connected_components(n, pairs.left[near], pairs.right[near])
     lr = (pairs.score_lr >= guard) & ~near  # left held by right
@@ -123,8 +129,7 @@ def hub_documents(n: int, pairs: Pairs, guard: float) -> np.ndarray:
     holder = np.concatenate((pairs.right[lr], pairs.left[rl]))
     held = np.concatenate((pairs.left[lr], pairs.right[rl]))
     distinct = unique(pair_codes(holder, group[held]))
-    groups_held = np.bincount((distinct >> np.uint64(32)).astype(np.int64), minlength=n)
-    return groups_held >= HUB_GROUPS
+    return np.bincount((distinct >> np.uint64(32)).astype(np.int64), minlength=n)
 
 
 def cluster_labels(

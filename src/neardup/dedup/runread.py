@@ -19,13 +19,13 @@ import numpy as np
 import orjson
 
 from neardup.configfile import config_from_dict
-from neardup.dedup.config import DedupConfig
+from neardup.dedup.config import DedupConfig, Pairs
 from neardup.errors import ConfigError, InputError
 
 DUPLICATE_OF = "_duplicate_of"  # the field of a removed record naming its keeper
 # the DedupConfig settings summary.json's parameters record under their own names
 _SETTINGS = ("method", "params", "threshold", "measure", "verify", "keep", "chain")
-_SETTINGS += ("max_bucket", "template_df")
+_SETTINGS += ("max_bucket", "template_df", "identity")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +78,37 @@ class FinishedRun:
             if (record.get("a"), record.get("b")) == (b, a):
                 return swapped(record)
         return None
+
+    def hub_groups(self) -> dict[str, int]:
+        """The run's hubs (:func:`neardup.dedup.keepers.hub_documents`, from its verified
+        pairs): for each, how many distinct groups of near copies it holds at the guard."""
+        from neardup.dedup.keepers import HUB_GROUPS, groups_held
+
+        index: dict[str, int] = {}
+        rows: list[tuple[int, int, float, float, float, float, float]] = []
+        for r in self._records("pairs"):
+            a = index.setdefault(str(r["a"]), len(index))
+            b = index.setdefault(str(r["b"]), len(index))
+            rows.append(
+                (
+                    a,
+                    b,
+                    float(r["score_a_in_b"]),
+                    float(r["score_b_in_a"]),
+                    float(r["resemblance"]),
+                    float(r["containment_a_in_b"]),
+                    float(r["containment_b_in_a"]),
+                )
+            )
+        if not rows:
+            return {}
+        table = np.array(rows)
+        left, right = table[:, 0].astype(np.int64), table[:, 1].astype(np.int64)
+        s_lr, s_rl = table[:, 2], table[:, 3]
+        pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, *table[:, 4:].T)
+        held = groups_held(len(index), pairs, self.config.removal_guard)
+        ids = list(index)
+        return {ids[d]: int(held[d]) for d in np.flatnonzero(held >= HUB_GROUPS)}
 
     def _records(self, name: str) -> Iterator[Mapping[str, Any]]:
         suffix = "jsonl" if self.fmt == "jsonl" else "parquet"
