@@ -25,7 +25,6 @@ import numpy as np
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.pairscore import PairScores, score_alone
 from neardup.dedup.runread import FinishedRun, RunDocument
-from neardup.dedup.templates import NEAR_COPY
 from neardup.errors import InputError
 from neardup.measures import Overlap, overlap
 from neardup.passages import Passages, Shingled, shingled
@@ -246,7 +245,7 @@ def decide(
             )
         elif (
             sides[y].id in hubs
-            and not min(written.containment_a_in_b, written.containment_b_in_a) >= NEAR_COPY
+            and not min(written.containment_a_in_b, written.containment_b_in_a) >= guard
         ):
             reasons.append(
                 f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {y} is a hub: it holds "

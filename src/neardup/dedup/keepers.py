@@ -2,9 +2,10 @@
 against their neighbours' keepers), the clusters they make, and the pairs declined because
 removal would lose content. Both engines (the Spark engine per connected component).
 
-A **hub** — a document holding documents of ``HUB_GROUPS`` or more distinct groups of near
-copies: a licence bundle, a digest, an anthology — absorbs none of them: each is its own
-text, and the hub's other contents are not theirs. Its own near copies still go into it.
+A **hub** — a document holding documents of ``HUB_GROUPS`` or more distinct groups (texts
+that do not hold each other: a licence bundle, a digest, an anthology, a whole-book page) —
+absorbs none of them: each is its own text, and the hub's other contents are not theirs.
+Its own copies (documents it holds and that hold it) still go into it.
 Whether a document is a hub depends on its pairs only, so it is the same in every engine.
 """
 
@@ -24,7 +25,6 @@ from neardup.dedup.cluster import (
 )
 from neardup.dedup.config import DedupConfig, Pairs
 from neardup.dedup.identity import identity_scores
-from neardup.dedup.templates import near_copies
 
 # rounds of verifying the pairs that reach a group's final keeper (one is almost always enough)
 KEEPER_ROUNDS = 6
@@ -107,9 +107,9 @@ def removal_scores(
         id_lr, id_rl = identity_scores(*fingerprints, pairs, guard)
         s_lr, s_rl = np.minimum(s_lr, id_lr), np.minimum(s_rl, id_rl)
     hubs = hub_documents(n, pairs, guard)
-    near = near_copies(pairs.containment_lr, pairs.containment_rl)
-    s_lr = np.where(hubs[pairs.right] & ~near, 0.0, s_lr)
-    s_rl = np.where(hubs[pairs.left] & ~near, 0.0, s_rl)
+    alike = mutual(pairs, guard)
+    s_lr = np.where(hubs[pairs.right] & ~alike, 0.0, s_lr)
+    s_rl = np.where(hubs[pairs.left] & ~alike, 0.0, s_rl)
     return s_lr, s_rl
 
 
@@ -119,13 +119,19 @@ def hub_documents(n: int, pairs: Pairs, guard: float) -> np.ndarray:
     return groups_held(n, pairs, guard) >= HUB_GROUPS
 
 
+def mutual(pairs: Pairs, guard: float) -> np.ndarray:
+    """Pairs whose documents hold each other at ``guard`` as written, both ways."""
+    return np.minimum(pairs.containment_lr, pairs.containment_rl) >= guard
+
+
 def groups_held(n: int, pairs: Pairs, guard: float) -> np.ndarray:
-    """Per document: how many distinct groups of near copies it holds at ``guard`` (score),
-    its own near copies not counted."""
-    near = near_copies(pairs.containment_lr, pairs.containment_rl)
-    group = connected_components(n, pairs.left[near], pairs.right[near])
-    lr = (pairs.score_lr >= guard) & ~near  # left held by right
-    rl = (pairs.score_rl >= guard) & ~near
+    """Per document: how many distinct groups it holds at ``guard`` (score), a group being
+    documents that hold each other at the guard as written (copies of one text, whatever
+    their sites' boilerplate), its own such copies not counted."""
+    alike = mutual(pairs, guard)
+    group = connected_components(n, pairs.left[alike], pairs.right[alike])
+    lr = (pairs.score_lr >= guard) & ~alike  # left held by right
+    rl = (pairs.score_rl >= guard) & ~alike
     holder = np.concatenate((pairs.right[lr], pairs.left[rl]))
     held = np.concatenate((pairs.left[lr], pairs.right[rl]))
     distinct = unique(pair_codes(holder, group[held]))
