@@ -82,15 +82,6 @@ def test_import_loads_nothing_heavy() -> None:
     assert not {m for m in loaded if m.split(".")[0] in HEAVY or m in HEAVY}
 
 
-def test_help_loads_nothing_heavy() -> None:
-    code = (
-        "import sys\nfrom neardup.cli import cli\n"
-        "try:\n    cli(['--help'], prog_name='neardup')\nexcept SystemExit:\n    pass"
-    )
-    loaded = _modules_after(code)
-    assert not {m for m in loaded if m.split(".")[0] in HEAVY or m in HEAVY}
-
-
 def test_version_option_prints_the_package_version() -> None:
     done = neardup_process("--version")
     assert done.returncode == 0
