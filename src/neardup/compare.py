@@ -1,4 +1,4 @@
-"""Compare two texts: every measure of METHODS §5, the passages they share, and optionally a
+"""Compare two texts: every measure of docs/methods.md, the passages they share, and optionally a
 signature method's estimate beside the exact values."""
 
 from __future__ import annotations
