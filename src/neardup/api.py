@@ -50,7 +50,7 @@ class Cluster:
 
 @dataclass(frozen=True, slots=True)
 class Deduplication:
-    """What :func:`deduplicate` found, by id.
+    """What `deduplicate` found, by id.
 
     ``kept`` lists the ids kept, in input order; ``removed`` maps each removed id to the kept
     id that holds it; ``result`` is the run's full answer (arrays by input index) for callers
@@ -92,7 +92,7 @@ def deduplicate(
     ``records`` are ``(id, text)`` pairs or mappings holding ``id_field`` and ``text_field``
     (a mapping without an id gets its 1-based position); ids must be unique. The rules are
     those of ``neardup dedup``: a document is removed only in favour of a kept one that holds
-    it. ``config`` defaults to :class:`DedupConfig`'s defaults.
+    it. ``config`` defaults to `DedupConfig`'s defaults.
 
     >>> found = deduplicate([("a", "the cat sat on the mat today"),
     ...                      ("b", "the cat sat on the mat today"),
@@ -196,8 +196,8 @@ def evaluate(
 
     ``truth`` is a file of cluster labels (``id``, ``cluster``) for the corpus in ``inputs``,
     or of labelled pairs; with no ``inputs`` it is a pair file holding the texts. Every
-    config (default: :class:`DedupConfig`'s defaults) is scored at every threshold: pair
-    precision, recall and F1 of its clusters, in :attr:`Evaluation.methods`."""
+    config (default: `DedupConfig`'s defaults) is scored at every threshold: pair
+    precision, recall and F1 of its clusters, in `Evaluation.methods`."""
     from neardup.dedup.config import DedupConfig
     from neardup.judge.run import evaluate_files
 
