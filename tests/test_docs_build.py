@@ -48,3 +48,16 @@ def test_site_builds_strictly_with_generated_references(tmp_path: Path) -> None:
     for route in ("POST /documents", "POST /query", "GET /stats", "GET /health"):
         assert route in http, route
     assert not (site / "hooks.py").exists()
+
+
+def test_readme_is_a_short_front_door_pointing_inside_the_repository() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert "pip install . && neardup demo" in readme
+    assert "bash scripts/test.sh" in readme
+    pages = [readme, *(p.read_text(encoding="utf-8") for p in (ROOT / "docs").rglob("*.md"))]
+    for text in pages:
+        for outside in ("../shared", "METHODS §", "DESIGN.md", "session "):
+            assert outside not in text, outside
+    for link in re.findall(r"\]\(((?!https?:)[^)#]+)", readme):
+        assert (ROOT / link).exists(), link
