@@ -8,7 +8,9 @@ block:
 - ``<!-- example: skip REASON -->``: not run (a long-running server, a cluster); the reason is
   required, and the number of such blocks is capped below;
 - ``<!-- example: server DB -->``: run while ``neardup serve --db DB --token $NEARDUP_TOKEN``
-  serves the collection the page made, with ``localhost:8000`` pointing at it.
+  serves the collection the page made, with ``localhost:8000`` pointing at it;
+- ``<!-- example: postgres -->``: run with ``postgresql://localhost/news`` pointing at a new
+  database of the tests' own PostgreSQL server (tests/pgserver.py).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from neardup.sample import sample_path
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-MAX_SKIPPED = 6  # blocks marked skip over all pages: keep it small
+MAX_SKIPPED = 3  # blocks marked skip over all pages: keep it small
 TOKEN = "a-long-secret"
 
 _BLOCK = re.compile(
@@ -53,7 +55,7 @@ def examples(page: Path) -> list[Example]:
     found = []
     for m in _BLOCK.finditer(text):
         line = text.count("\n", 0, m.start("code"))
-        if m["mark"] not in (None, "skip", "server"):
+        if m["mark"] not in (None, "skip", "server", "postgres"):
             pytest.fail(f"{page.name}:{line}: unknown example mark {m['mark']!r}")
         if m["mark"] == "skip" and not (m["arg"] or "").strip():
             pytest.fail(f"{page.name}:{line}: a skipped example must say why")
@@ -114,7 +116,7 @@ def test_every_skipped_example_says_why_and_they_are_few() -> None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_page_examples_run(page: Path, tmp_path: Path) -> None:
+def test_page_examples_run(page: Path, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     runnable = [e for e in examples(page) if e.mark != "skip"]
     if not runnable:
         return
@@ -126,5 +128,9 @@ def test_page_examples_run(page: Path, tmp_path: Path) -> None:
     for example in runnable:
         if example.mark == "server":
             _run_served(example, work, env, tmp_path / "server.log")
+        elif example.mark == "postgres":
+            url = request.getfixturevalue("postgres_url")
+            code = example.code.replace("postgresql://localhost/news", url)
+            _run(Example(example.page, example.line, example.lang, code, None, None), work, env)
         else:
             _run(example, work, env)
