@@ -158,3 +158,11 @@ def test_evaluate_scores_a_labelled_corpus(tmp_path: Path) -> None:
 
 def test_all_lists_every_lazily_imported_name() -> None:
     assert set(neardup.__all__) == {"__version__", *neardup._EXPORTS}
+
+
+def test_python_m_neardup_is_the_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "neardup", "--version"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"neardup, version {neardup.__version__}"
