@@ -65,7 +65,7 @@ def test_detection_probability_formula():
         q = p**14
         closed = 1 - (1 - q) ** 6 - 6 * q * (1 - q) ** 5
         assert detection_probability(p) == pytest.approx(closed, abs=1e-12)
-    # METHODS §6 item 5 says "≈ 0.90"; the formula it gives evaluates to 0.879
+    # often quoted as "≈ 0.90"; the formula evaluates to 0.879
     assert detection_probability(0.95) == pytest.approx(0.879, abs=0.001)
     assert detection_probability(0.9, min_super=1) == pytest.approx(1 - (1 - 0.9**14) ** 6)
 

@@ -1,4 +1,4 @@
-"""A persistent collection that each new document is checked against (METHODS §1, §7).
+"""A persistent collection that each new document is checked against (docs/guides/collection.md).
 
     texts ──fingerprints──▶ signatures ──keys──▶ store.candidates ──exact score──▶ Result
 

@@ -1,4 +1,4 @@
-"""Compare two texts: every measure of METHODS §5, the passages they share, the content score
+"""Compare two texts: every measure of docs/methods.md, the passages they share, the content score
 dedup gives the pair, and optionally a signature method's estimate beside the exact values.
 
 The settings are dedup's (:class:`neardup.dedup.DedupConfig`, its defaults unless given), so

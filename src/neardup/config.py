@@ -50,7 +50,7 @@ def _require_positive(name: str, value: object, at_most: int | None = None) -> N
 
 @dataclass(frozen=True, slots=True)
 class CanonConfig:
-    """Which canonicalization steps run (METHODS §2). Every step is a switch.
+    """Which canonicalization steps run (docs/methods.md, Canonicalization). Every step is a switch.
 
     ``lang="auto"`` picks each text's language from its script (Han → zh, Cyrillic → ru,
     otherwise en); lemmatization and stemming then apply per token by script.
@@ -108,7 +108,7 @@ class CanonConfig:
 
 @dataclass(frozen=True, slots=True)
 class ShingleConfig:
-    """How tokens become shingles and shingles become fingerprints (METHODS §3–§4).
+    """How tokens become shingles and shingles become fingerprints (docs/methods.md).
 
     A text with fewer than ``size`` units (but at least one) gives exactly one shingle made
     of all its units; an empty text gives none.

@@ -1,4 +1,4 @@
-"""Similarity of two shingle sets (METHODS §5), given as sorted arrays of distinct fingerprints.
+"""Similarity of two shingle sets (docs/methods.md) given as sorted arrays of distinct fingerprints.
 
 Conventions for empty sets: two empty texts share nothing we could measure, so every measure
 is 0.0 rather than undefined; a text is never "contained" in another by virtue of being empty.

@@ -446,12 +446,30 @@ def _finite(value: Any) -> Any:
     return value
 
 
-async def _invalid_request(_: Request, exc: RequestValidationError) -> Response:
+async def _invalid_request(request: Request, exc: RequestValidationError) -> Response:
     """422 naming each problem (where, what) without echoing the input: a value with a lone
-    surrogate or a NaN cannot be written back as JSON (FastAPI's own answer was a 500)."""
+    surrogate or a NaN cannot be written back as JSON (FastAPI's own answer was a 500).
+    A body sent without a JSON content type (curl's ``-d`` sends a form's) is never read as
+    JSON: the first problem named is then the header to send."""
     detail = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+    if request.method in ("POST", "PUT", "PATCH") and not _json_content(request):
+        sent = request.headers.get("content-type") or "none"
+        detail.insert(
+            0,
+            {
+                "loc": ["header", "content-type"],
+                "msg": f"the body must be JSON: send Content-Type: application/json (got {sent})",
+                "type": "content_type",
+            },
+        )
     body = json.dumps({"detail": detail}, ensure_ascii=True)  # a key may hold a surrogate
     return Response(body, 422, media_type="application/json")
+
+
+def _json_content(request: Request) -> bool:
+    """Whether the request says its body is JSON (``application/json`` or ``…+json``)."""
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
 
 
 async def _bad_request(_: Request, exc: NearDupError) -> JSONResponse:

@@ -1,4 +1,4 @@
-"""Texts → shingle fingerprint SETS, for a whole batch at once (METHODS §3–§4).
+"""Texts → shingle fingerprint SETS, for a whole batch at once (docs/methods.md).
 
 The batch result is one flat uint64 array of every document's distinct fingerprints (sorted)
 plus per-document offsets — the input of every signature method. All per-shingle work is

@@ -1,4 +1,4 @@
-"""Compiled kernels of MinHash, LSH banding and super/megashingles (METHODS §6 items 4–7).
+"""Compiled kernels of MinHash, LSH banding and super/megashingles (docs/methods.md).
 
 Permutation family (multiply-shift, Dietzfelbinger): ``h_i(x) = ((a_i·x + b_i) mod 2**64) >> 32``
 with odd ``a_i``, applied to 64-bit shingle fingerprints; a signature keeps, per function, the

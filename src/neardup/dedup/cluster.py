@@ -1,7 +1,7 @@
 """Clusters of near-duplicates from verified pairs, and which document of each to keep.
 
 Pure functions on document indices ``0..n-1`` and numpy arrays (no I/O, no text), so the same
-code runs on one machine and inside a Spark task. The flow (METHODS §7)::
+code runs on one machine and inside a Spark task. The flow (docs/architecture.md)::
 
     pairs ──connected_components──▶ labels        (union-find: every chain is merged)
     pairs ──lossless_keepers───────▶ keep_of       (a document goes only into one that holds it)

@@ -1,4 +1,4 @@
-"""Deduplicate a corpus (METHODS §7): fingerprints → signatures → keys → candidates → verified
+"""Deduplicate a corpus: fingerprints → signatures → keys → candidates → verified
 pairs → clusters → which document of each cluster to keep.
 
 Every stage is a pure function of batches or of flat arrays, so each maps onto Spark: sketch

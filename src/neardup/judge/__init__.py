@@ -1,2 +1,2 @@
-"""Judge methods against labelled data (METHODS §8): truth, pair scoring, evaluation runs,
+"""Judge methods against labelled data (docs/guides/judge.md): truth, pair scoring, evaluation runs,
 their tables and report, and calibration of a config for ``dedup``."""

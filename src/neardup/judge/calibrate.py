@@ -1,6 +1,6 @@
 """Pick the method, its parameters, the shingles and the threshold that suit labelled data.
 
-A small grid (METHODS §8: "pick the method and threshold"): every method × shingle unit ×
+A small grid (docs/guides/judge.md: pick the method and threshold): every method × shingle unit ×
 shingle size × the method's parameter values in :data:`PARAM_GRID` (mod-m's m, bottom-n's n,
 MinHash's LSH bands through the threshold they are tuned for, SimHash's key distance, the
 I-Match IDF band). Every setting is judged as :mod:`neardup.judge.evaluate` judges it — by

@@ -1,4 +1,4 @@
-"""Judge near-duplicate detection against expert labels (METHODS §8).
+"""Judge near-duplicate detection against expert labels (docs/guides/judge.md).
 
 Two modes. **As dedup** (the default): every method at every threshold t is scored exactly as
 ``neardup dedup`` with those settings scores it — the method's keys give the candidates (tuned

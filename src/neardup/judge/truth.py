@@ -1,4 +1,4 @@
-"""Ground truth for judging near-duplicate detection (METHODS §8), read from JSONL (.gz ok).
+"""Ground truth for judging near-duplicate detection (docs: judge), read from JSONL (.gz ok).
 
 Two forms, told apart by the first record:
 

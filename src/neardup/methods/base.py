@@ -1,4 +1,4 @@
-"""The one Method protocol every signature method follows (METHODS §6, DESIGN "One flow").
+"""The one Method protocol every signature method follows (docs/methods.md).
 
     fingerprints ──sketch──▶ Signatures ──keys──▶ Keys (shared by likely near-duplicates)
     two signatures ──score──▶ estimated resemblance / containment, or Hamming distance

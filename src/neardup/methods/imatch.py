@@ -1,4 +1,4 @@
-"""I-Match (Kolcz & Chowdhury; Chowdhury et al. 2002), METHODS §6.9.
+"""I-Match (Kolcz & Chowdhury; Chowdhury et al. 2002), docs/methods.md, I-Match.
 
 One 64-bit signature per document: keep only the document's features whose IDF lies in a
 middle band of the collection's IDF range, and hash the sorted set of kept features. Equal

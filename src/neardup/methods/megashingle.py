@@ -1,4 +1,4 @@
-"""Supershingles and megashingles over MinHash minima (METHODS §6 items 4–6).
+"""Supershingles and megashingles over MinHash minima (docs/methods.md: super- and megashingles).
 
 Sketch: the ``num_perm = groups × group_size`` (the paper: 84 = 6 × 14) MinHash minima of
 :mod:`neardup.methods.minhash` (same frozen permutation family and seed), cut into ``groups``

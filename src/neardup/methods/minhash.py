@@ -1,4 +1,4 @@
-"""MinHash signatures with LSH banding (METHODS §6 items 4 and 7).
+"""MinHash signatures with LSH banding (docs/methods.md: MinHash with LSH bands).
 
 Sketch: k fixed hash functions are applied to a document's 64-bit shingle fingerprints and the
 minimum of each is kept; the fraction of equal coordinates of two signatures estimates their

@@ -1,4 +1,4 @@
-"""The exact method and Broder's two samples of a shingle set (METHODS §6 items 1–3).
+"""The exact method and Broder's two samples of a shingle set (docs/methods.md).
 
 - ``full``: the whole fingerprint set; the score is the exact resemblance.
 - ``modm``: fingerprints divisible by m (Broder's first sample). The sample grows with the

@@ -1,4 +1,4 @@
-"""SimHash (Charikar; Manku et al., "Detecting near-duplicates for web crawling"), METHODS §6.8.
+"""SimHash (Charikar; Manku et al., "Detecting near-duplicates for web crawling"); docs/methods.md.
 
 Sketch: every feature of a document (one of its shingle fingerprints) votes on 64 bits —
 +weight where its bit is 1, −weight where it is 0 — and the sign of each sum is one bit of the

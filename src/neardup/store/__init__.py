@@ -1,4 +1,4 @@
-"""Persistent homes of a collection (DESIGN "store/"): one narrow :class:`Store` protocol.
+"""Persistent homes of a collection: one narrow :class:`Store` protocol.
 
 ``MemoryStore`` is the reference (dicts); ``SQLiteStore`` is the default (one file, WAL,
 transactions); ``neardup.store.postgres.PostgresStore`` serves production (psycopg 3, a pool;

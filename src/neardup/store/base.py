@@ -78,7 +78,7 @@ def check_schema(meta: CollectionMeta | None, where: str) -> None:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class DocFreqs:
-    """Document frequencies of some features in a collection's IDF model (METHODS §6.8–6.9)."""
+    """Document frequencies of some features in a collection's IDF model (docs/methods.md)."""
 
     df: np.ndarray  # int64, one per feature asked for (0 = never seen)
     n_docs: int  # documents counted by the model
@@ -128,7 +128,7 @@ class Store(Protocol):
 
     def candidates(self, keys: np.ndarray, limit: int | None = None) -> list[list[str]]:
         """Ids of the stored documents having each key, one list per key (in order), oldest
-        first; at most ``limit`` per key when given (the bucket cap of METHODS §7)."""
+        first; at most ``limit`` per key when given (the bucket cap of dedup)."""
         ...
 
     def get(self, ids: Sequence[str]) -> list[StoredDoc]:

@@ -1,4 +1,4 @@
-"""Canonicalization pipeline (METHODS §2): many raw texts → one batch of canonical tokens.
+"""Canonicalization pipeline (docs/methods.md): many raw texts → one batch of canonical tokens.
 
 Order of the steps, each switchable in :class:`~neardup.config.CanonConfig`:
 

@@ -1,7 +1,7 @@
 """Word forms: Russian lemmatization and adjective removal (pymorphy3), Snowball stemming.
 
 Bringing "кошки"/"кошку"/"кошкой" to one form lets rewrites that only change inflection still
-share shingles (METHODS §2). Both libraries are loaded lazily, once; results are cached per
+share shingles (docs/methods.md). Both libraries are loaded lazily, once; results are cached per
 distinct word, because a corpus repeats its words far more often than it adds new ones.
 """
 

@@ -5,7 +5,7 @@ other packages (1,300 English words, "room", "problems", "microsoft" among them)
 content words and merge texts that differ.
 
 Stop words (prepositions, conjunctions, particles, pronouns, determiners) are removed so that
-shingles are built from the words that carry a text's content (METHODS §2).
+shingles are built from the words that carry a text's content (docs/methods.md, Canonicalization).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ LANGS = ("en", "ru", "zh")
 
 _PACKAGE_NAMES = {"en": "english", "ru": "russian", "zh": "chinese"}
 
-# The lecture's Russian list (METHODS §2); "ко" and "б" are missing from the package.
+# A lecture's classic Russian list (docs/methods.md); "ко" and "б" are missing from the package.
 LECTURE_RU = frozenset(
     "это как так в на над к ко до за то с со для о ну же ж что он она б бы ли и у".split()  # noqa: SIM905
 )
