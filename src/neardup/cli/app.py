@@ -37,7 +37,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "compare": (
         "texts",
-        "Compare two texts: resemblance, containment both ways, Dice, shared shingles.",
+        "Compare two texts as dedup does: resemblance, containment, Dice, dedup's score.",
     ),
     "dedup": (
         "corpus",

@@ -79,8 +79,10 @@ def compare(
     run_dir: str | None,
     config: TextConfig,
 ) -> None:
-    """Compare two texts as dedup does: resemblance, containment both ways, Dice, shared
-    shingles, and the score dedup gives the pair (its defaults, --config or a --run's).
+    """Compare two texts as dedup does: resemblance, containment, Dice, dedup's score.
+
+    Resemblance, containment both ways, Dice, shared shingles, and the score dedup gives the
+    pair (its defaults, --config or a --run's).
 
     The score discounts template shingles only with --run: templates are what many
     documents of a corpus share, and two texts alone are no corpus.
