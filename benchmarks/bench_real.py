@@ -173,13 +173,20 @@ def judge(
         for i in c["ids"]:
             cluster_of[i] = c["cluster"]
     rule = JUDGES[bench]
+    memo: dict[str, frozenset[str]] = {}
+
+    def sets(i: str) -> frozenset[str]:
+        if i not in memo:
+            memo[i] = shingles(docs[i]["text"])
+        return memo[i]
+
     rows = []
     for rid, kid in removed:
         a_doc, k_doc = docs.get(rid), docs.get(kid)
         if a_doc is None or k_doc is None:
             rows.append({"id": rid, "keeper": kid, "verdict": "unknown", "reason": "not in bench"})
             continue
-        a, b = shingles(a_doc["text"]), shingles(k_doc["text"])
+        a, b = sets(rid), sets(kid)
         verdict, reason = rule(a_doc, k_doc, a, b)
         rows.append({
             "id": rid, "keeper": kid, "verdict": verdict, "reason": reason,

@@ -48,9 +48,10 @@ RULES = {
     ),
     "sites": (
         "Same document: the same page of another version of the site (the other toolchain), "
-        "or identical text. WRONG: a page removed into a whole-book page (mdBook print.html, "
-        "a hub); a page removed into another page that lacks its title. Suspicious: another "
-        f"page, not near-identical (resemblance < {NEAR} as written)."
+        "a page of the same file name (not index.html) in the same site, or identical text. "
+        "WRONG: a page removed into a whole-book page (mdBook print.html, a hub); a page "
+        "removed into another page that lacks its title. Suspicious: another page, not "
+        f"near-identical (resemblance < {NEAR} as written)."
     ),
 }
 
@@ -114,6 +115,11 @@ def mail_rule(removed: Record, keeper: Record, a: Set, b: Set) -> Verdict:
 def sites_rule(removed: Record, keeper: Record, a: Set, b: Set) -> Verdict:
     if removed["page"] == keeper["page"] or _identical(removed, keeper):
         return "same", "same page of another version, or identical"
+    name = removed["id"].rsplit("/", 1)[-1]
+    if name == keeper["id"].rsplit("/", 1)[-1] and name != "index.html" and (
+        removed["site"] == keeper["site"]
+    ):
+        return "same", "same file name in the same site (one page in two formats)"
     if keeper["hub"] and not removed["hub"]:
         return "wrong", "page absorbed by a whole-book page"
     if lacks_identity(removed, keeper):

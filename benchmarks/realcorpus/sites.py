@@ -4,7 +4,8 @@ Sites: each ``/usr/share/doc/<package>/`` holding HTML pages; npm's bundled docs
 rustup toolchain is installed, the mdBook books shipped with each toolchain (the Rust book, the
 reference, the nomicon, cargo's and rustc's guides, the error index…: every page carries the
 whole book's table of contents, and two toolchains ship two versions of each page). The bench is
-a directory of ``.html`` files (links to the originals) that ``neardup dedup`` reads itself.
+a directory of ``.html`` files (links to the originals; a page
+not in UTF-8 is written out decoded as Latin-1) that ``neardup dedup`` reads itself.
 
 A page's text *as written* is taken here, independently of neardup: the visible text of its
 ``<main>`` (or ``role="main"``) element, else of its body, scripts and styles left out. Its
@@ -150,15 +151,22 @@ def build(tree: Path) -> list[dict[str, Any]]:
             if not path.is_file():
                 continue
             rel = path.relative_to(root).as_posix()
-            markup = path.read_text(encoding="utf-8", errors="replace")
+            data = path.read_bytes()
+            try:
+                markup = data.decode("utf-8")
+            except UnicodeDecodeError:  # an old page in Latin-1: written out as UTF-8
+                markup = data.decode("latin-1")
             text, title = page_text(markup)
             if not text.strip():
                 continue
             page_id = f"{site}/{rel}"
             link = tree / split_of(f"{group_prefix}/{rel}") / page_id
             link.parent.mkdir(parents=True, exist_ok=True)
-            if not link.exists():
+            if markup.encode() == data:
+                link.unlink(missing_ok=True)
                 os.symlink(path, link)
+            else:
+                link.write_text(markup, encoding="utf-8")
             records.append({
                 "id": page_id, "text": text, "group": f"{group_prefix}/{rel}", "site": site,
                 "page": f"{group_prefix}/{rel}", "title": title,
