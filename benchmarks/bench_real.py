@@ -199,7 +199,7 @@ def judge(
         if cluster_of.get(p[0], -1) != cluster_of.get(p[1], -2)
     ]
     verdicts = Counter(r["verdict"] for r in rows)
-    reasons = Counter(r["reason"] for r in rows if r["verdict"] in ("wrong", "suspicious"))
+    reasons = Counter(f"{r['verdict']}: {r['reason']}" for r in rows if r["verdict"] != "same")
     return {
         "documents": len(docs),
         "removed": len(rows),
@@ -270,6 +270,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workdir", type=Path, default=Path.home() / ".cache" / "neardup-real")
     ap.add_argument("--rebuild", action="store_true", help="build the benches anew")
     ap.add_argument("--keep-outputs", type=Path, help="write each run's outputs here")
+    ap.add_argument(
+        "--reuse", type=Path,
+        help="judge the outputs kept in this directory by an earlier --keep-outputs run "
+        "instead of running the command",
+    )
     ap.add_argument("--show", type=int, default=0, help="print N removals per bench")
     ap.add_argument("--sample", action="store_true", help="--show a random sample, seeded")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead")
@@ -291,8 +296,13 @@ def main(argv: list[str] | None = None) -> None:
                 docs = load_docs(home, split)
                 pairs = near_pairs(home, split, docs)
                 inp = home / "tree" / split if bench == "sites" else home / f"{split}.jsonl"
-                out = outroot / f"{bench}-{split}"
-                seconds = run_command(args.cmd, args.extra_args, inp, out)
+                if args.reuse:
+                    out, seconds = args.reuse / f"{bench}-{split}", float("nan")
+                    if not (out / "removed.jsonl").exists():
+                        sys.exit(f"--reuse: no removed.jsonl in {out}")
+                else:
+                    out = outroot / f"{bench}-{split}"
+                    seconds = run_command(args.cmd, args.extra_args, inp, out)
                 figures = judge(bench, docs, out, pairs)
                 results.append({"bench": bench, "split": split, "seconds": seconds} | figures)
                 print(f"{bench}/{split}: {figures['removed']} removed, {figures['wrong']} wrong",
@@ -303,7 +313,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(f"## neardup on real text: `{command}`\n")
     print(table(results))
-    print("\nWrong and suspicious removals by reason:")
+    print("\nRemovals by verdict and reason (documents that are the same one left out):")
     for r in results:
         print(f"- {r['bench']}/{r['split']}: {r['reasons'] or 'none'}")
     print("\nRules:")

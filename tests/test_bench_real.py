@@ -232,7 +232,8 @@ def test_manpages_rule():
     other = man("en", "dir", "dir - list directory contents")
     e = frozenset()
     assert manpages_rule(en, de, e, e) == ("wrong", "English original into a translation")
-    assert manpages_rule(de, en, e, e)[0] == "wrong"
+    assert manpages_rule(de, en, e, e) == ("ok", "partial translation into its original")
+    assert manpages_rule(de, man("fr", "ls", "ls - liste"), e, e)[0] == "wrong"
     assert manpages_rule(de, de2, e, e)[0] == "same"
     assert manpages_rule(en, other, e, e) == ("wrong", "into another page that never names it")
 
@@ -296,6 +297,6 @@ def test_judge_counts_wrong_lossy_and_missed_pairs(tmp_path):
     assert figures["lossy_as_written"] == 1  # lone: its words are not in jq
     assert figures["near_identical_missed"] == 2  # jq/jq-copy and lone/twin: no shared cluster
     assert figures["reasons"] == {
-        "keeper names neither its software nor its holders": 1,
-        "other source package, not near-identical": 1,
+        "wrong: keeper names neither its software nor its holders": 1,
+        "suspicious: other source package, not near-identical": 1,
     }

@@ -36,8 +36,10 @@ RULES = {
     "manpages": (
         "Same document: the same page (section/name) in the same language from another "
         "package, or identical text. WRONG: an English original removed into a translation; "
-        "a page removed into a page of another language; a page removed into another page "
-        "(other name) that never names it. Suspicious: another page, not near-identical."
+        "a translation removed into a page of another language other than its own English "
+        "original (a partial translation may go into its original: the fuller text is kept); "
+        "a page removed into another page (other name) that never names it. Suspicious: "
+        "another page, not near-identical."
     ),
     "mail": (
         "Same document: identical body or the same Message-ID (one mail delivered twice). "
@@ -89,6 +91,8 @@ def manpages_rule(removed: Record, keeper: Record, a: Set, b: Set) -> Verdict:
     if removed["lang"] != keeper["lang"]:
         if removed["original"]:
             return "wrong", "English original into a translation"
+        if keeper["original"] and same_page:
+            return "ok", "partial translation into its original"
         return "wrong", "translation into another language"
     if same_page:
         return "same", "same page, same language, another package"
