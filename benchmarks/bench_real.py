@@ -246,11 +246,13 @@ def show(results: list[dict[str, Any]], count: int, sample: bool) -> str:
     for bench in dict.fromkeys(r["bench"] for r in results):
         rows = [x | {"split": r["split"]} for r in results if r["bench"] == bench
                 for x in r["removals"]]
+        total = len(rows)
         if sample:
             rows = random.Random(0).sample(rows, min(count, len(rows)))
         else:
             rows = sorted(rows, key=lambda x: (order[x["verdict"]], x.get("containment", 1)))
-        out.append(f"\n### {bench}: {min(count, len(rows))} of {len(rows)} removals\n")
+        kind = "a random sample" if sample else "wrong first, then suspicious, then weakest"
+        out.append(f"\n### {bench}: {min(count, total)} of {total} removals ({kind})\n")
         for x in rows[:count]:
             out.append(
                 f"- [{x['split']}] `{x['id']}` → `{x['keeper']}`: {x['verdict']} ({x['reason']}); "

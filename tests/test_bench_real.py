@@ -176,6 +176,8 @@ def test_mail_parse_reads_headers_and_plain_body():
     assert record["own"] == "Noon works."
     assert record["kind"] == "reply"
     assert record["names"] == ["Bob Smith", "bob@example.org"]
+    html = "From: x@y.org\nContent-Type: text/plain\n\n<html><body><p>Win <b>now</b></p></body>"
+    assert mail.parse(html)["text"].split() == ["Win", "now"]
 
 
 def test_manpage_helpers():

