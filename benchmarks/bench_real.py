@@ -233,7 +233,8 @@ def table(results: list[dict[str, Any]]) -> str:
             f"| {r['bench']} | {r['split']} | {r['documents']} | {n} | {pct(r['wrong'], n)} "
             f"| {pct(r['suspicious'], n)} | {pct(r['lacks_identity'], n)} "
             f"| {pct(r['lossy_as_written'], n)} | {r['near_identical_pairs']} "
-            f"| {pct(r['near_identical_missed'], r['near_identical_pairs'])} | {r['seconds']:.1f} |"
+            f"| {pct(r['near_identical_missed'], r['near_identical_pairs'])} "
+            f"| {'-' if r['seconds'] is None else r['seconds']} |"
         )
     return "\n".join(lines)
 
@@ -298,13 +299,14 @@ def main(argv: list[str] | None = None) -> None:
                 docs = load_docs(home, split)
                 pairs = near_pairs(home, split, docs)
                 inp = home / "tree" / split if bench == "sites" else home / f"{split}.jsonl"
+                seconds: float | None
                 if args.reuse:
-                    out, seconds = args.reuse / f"{bench}-{split}", float("nan")
+                    out, seconds = args.reuse / f"{bench}-{split}", None
                     if not (out / "removed.jsonl").exists():
                         sys.exit(f"--reuse: no removed.jsonl in {out}")
                 else:
                     out = outroot / f"{bench}-{split}"
-                    seconds = run_command(args.cmd, args.extra_args, inp, out)
+                    seconds = round(run_command(args.cmd, args.extra_args, inp, out), 1)
                 figures = judge(bench, docs, out, pairs)
                 results.append({"bench": bench, "split": split, "seconds": seconds} | figures)
                 print(f"{bench}/{split}: {figures['removed']} removed, {figures['wrong']} wrong",
