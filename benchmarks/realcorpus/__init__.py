@@ -1,0 +1,1 @@
+"""Real-text benches for ``bench_real.py``: builders, labels and the as-written measures."""
