@@ -6,7 +6,8 @@ can catch one type and print a clear message instead of a traceback::
     NearDupError
     ├── ConfigError           a setting has an invalid value (names the setting and value)
     ├── InputError            a text or file cannot be used (names the file / line)
-    │   └── EmptyTextError    nothing is left of a text after canonicalization
+    │   ├── EmptyTextError    nothing is left of a text after canonicalization
+    │   └── DamagedInputError a compressed input is truncated or corrupt (never skipped)
     ├── MissingDependencyError  an optional extra is needed: "pip install neardup[x]"
     └── SignatureError        signatures of different configs or formats were mixed
 
@@ -37,6 +38,11 @@ class InputError(NearDupError, ValueError):
 
 class EmptyTextError(InputError):
     """A text has no tokens left after canonicalization."""
+
+
+class DamagedInputError(InputError):
+    """A compressed input is cut short or corrupt: not a bad record, since nothing after the
+    damage can be read; it stops the run even when bad records are skipped."""
 
 
 class MissingDependencyError(NearDupError, ImportError):

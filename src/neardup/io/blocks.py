@@ -24,7 +24,7 @@ import numpy as np
 from neardup._kernels import threads_for
 from neardup._kernels.jsonl import holds_non_finite_words, json_non_finite, line_ends
 from neardup._kernels.script import char_counts
-from neardup.errors import InputError
+from neardup.errors import DamagedInputError, InputError
 from neardup.io.files import BOM, byte_chunks, classify, read_error, read_errors
 from neardup.io.readers import (
     DEFAULT_MAX_TEXT_BYTES,
@@ -140,6 +140,8 @@ class JsonlBatches:
                             self._id_types,
                         )  # fmt: skip
                         line += count
+            except DamagedInputError:
+                raise
             except read_errors(inp) as exc:
                 bad = BadRecord(source, line if line > 1 else 0, read_error(exc))
                 yield partial(TextBatch, [], input=index, bad=[bad])

@@ -15,7 +15,9 @@ extension (case-insensitive):
 Bad records (malformed JSON, not an object, missing or non-string text, invalid UTF-8, a CSV row
 with the wrong number of fields or an unterminated quote, a text over ``max_text_bytes``, a
 duplicate id, an unreadable file) raise :class:`~neardup.errors.InputError` naming the file and
-line, or with ``skip_bad`` are handed to ``on_bad`` as a :class:`BadRecord` and skipped. Empty
+line, or with ``skip_bad`` are handed to ``on_bad`` as a :class:`BadRecord` and skipped. A
+compressed file cut short or corrupt is not a bad record: it raises
+:class:`~neardup.errors.DamagedInputError` whatever ``skip_bad`` says. Empty
 or whitespace-only texts are *not* bad records here: they are yielded, and dedup reports them
 on its own. An input that holds no record, and the files of a directory that are not read
 (other extensions), are handed to ``on_skip`` as :class:`Skipped` notices.
@@ -36,7 +38,7 @@ from typing import Any
 
 import orjson
 
-from neardup.errors import ConfigError, InputError
+from neardup.errors import ConfigError, DamagedInputError, InputError
 from neardup.extras import pyarrow
 from neardup.io.csvlines import csv_records
 from neardup.io.files import (
@@ -233,6 +235,8 @@ def _read_jsonl(inp: InputFile, opts: _Options) -> Iterator[_Item]:
             for lineno, raw in enumerate(split_lines(chunks), 1):
                 if raw and not raw.isspace():
                     yield _jsonl_item(raw, source, lineno, opts)
+    except DamagedInputError:
+        raise
     except read_errors(inp) as exc:
         yield BadRecord(source, lineno + 1 if lineno else 0, read_error(exc))
 
@@ -340,9 +344,10 @@ def _read_csv(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     source, lineno = str(inp.path), 0
     csv.field_size_limit(opts.max_text_bytes + _CSV_RECORD_SLACK)  # a runaway field stops
     try:
-        with io.TextIOWrapper(
-            open_binary(inp), encoding="utf-8-sig", errors="surrogateescape", newline=""
-        ) as fh:
+        with (
+            open_binary(inp) as raw,
+            io.TextIOWrapper(raw, encoding="utf-8-sig", errors="surrogateescape", newline="") as fh,
+        ):
             records = csv_records(iter(fh))
             header: list[str] | None = None
             for lineno, row, lines in records:
@@ -361,6 +366,8 @@ def _read_csv(inp: InputFile, opts: _Options) -> Iterator[_Item]:
                     yield BadRecord(source, lineno, _csv_problem(row, opts, lines))
                 elif row:
                     yield _csv_item(header, row, source, lineno, opts)
+    except DamagedInputError:
+        raise
     except read_errors(inp) as exc:
         yield BadRecord(source, lineno, read_error(exc))
 
@@ -418,6 +425,8 @@ def _read_parquet(inp: InputFile, opts: _Options) -> Iterator[_Item]:
             for record in batch.to_pylist():
                 row += 1
                 yield _document(record, source, row, opts)
+    except DamagedInputError:
+        raise
     except read_errors(inp) as exc:
         yield BadRecord(source, row + 1 if row else 0, read_error(exc))
 
