@@ -93,6 +93,10 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["crlf"] = d / "crlf.jsonl"
     f["crlf"].write_bytes(f["good"].read_bytes().replace(b"\n", b"\r\n"))
     f["nul"] = _jsonl(d / "nul.jsonl", _docs(1), (b'{"id": "x", "te\x00xt": "a"}',))
+    f["nulesc"] = _jsonl(d / "nulesc.jsonl", _docs(1), (b'{"id": "x", "text": "a\\u0000b"}',))
+    f["nulmeta"] = _jsonl(
+        d / "nulmeta.jsonl", _docs(1), (b'{"id": "x", "text": "a", "m": ["\\u0000"]}',)
+    )
     f["badutf8"] = _jsonl(d / "badutf8.jsonl", _docs(1), (b'{"id": "x", "text": "caf\xe9"}',))
     f["notjson"] = _jsonl(d / "notjson.jsonl", _docs(2), (b"{not json",))
     f["huge"] = _jsonl(d / "huge.jsonl", [*_docs(1), {"id": "big", "text": "w " * 5000}])
@@ -179,6 +183,7 @@ BAD_OPTIONS = [
 BAD_INPUTS = [
     ((*DEDUP, "{tmp}/missing.jsonl"), ("missing.jsonl", "no such file")),
     ((*DEDUP, "{nul}"), ("nul.jsonl:2",)),
+    ((*DEDUP, "{nulesc}"), ("nulesc.jsonl:2", "NUL")),
     ((*DEDUP, "{badutf8}"), ("badutf8.jsonl:2", "UTF-8")),
     ((*DEDUP, "{notjson}"), ("notjson.jsonl:3", "not valid JSON")),
     ((*DEDUP, "{huge}", "--max-text-bytes", "1000"), ("huge.jsonl:2", "--max-text-bytes")),
@@ -200,6 +205,8 @@ BAD_INPUTS = [
     (("index", "create", "--db", "{db}"), ("c.db", "already holds")),
     (("index", "add", "--db", "{db}", "{notjson}"), ("notjson.jsonl:3",)),
     (("index", "add", "--db", "{db}", "{surrogate}"), ("surrogate.jsonl:2",)),
+    (("index", "add", "--db", "{db}", "{nulesc}"), ("nulesc.jsonl:2", "NUL")),
+    (("index", "add", "--db", "{db}", "{nulmeta}"), ("nulmeta.jsonl:2", "NUL", "'m'")),
     (("index", "add", "--db", "{db}", "{quote}"), ("quote.csv:4",)),
     (("index", "add", "--db", "{corrupt}", "{good}"), ("corrupt.db", "damaged")),
     (("index", "query", "--db", "{corrupt}", "{good}"), ("corrupt.db", "damaged")),

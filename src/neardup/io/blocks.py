@@ -4,7 +4,7 @@ The calling thread only cuts each file into blocks of whole lines (no step per l
 worker parses a block with Arrow's JSON reader (C++, without the GIL) straight into one
 UTF-8 buffer of texts, which the kernels fingerprint without a Python string being made of
 them. A block Arrow cannot take exactly as the line-by-line reader would (a bad record, a
-blank line, a float or missing id, a ``\\u`` surrogate escape, ``NaN``, a text over the size
+blank line, a float or missing id, a ``\\u`` surrogate or NUL escape, ``NaN``, a text over the size
 limit) is read line by line instead (:func:`neardup.io.readers._jsonl_item`), so both ways
 give the same documents and the same errors. Duplicate ids and bad records are settled in
 input order on the calling thread (:meth:`JsonlBatches.settle`).
@@ -255,7 +255,11 @@ def _parse_arrow(
     import pyarrow.json as pj
 
     # a \\u escape of a lone surrogate: Arrow refuses the block (the line reader, the record)
-    if _non_finite(block) or (first_line > 1 and block.startswith(BOM)):
+    if (
+        _non_finite(block)
+        or (first_line > 1 and block.startswith(BOM))
+        or b"\\u0000" in block  # a NUL: Arrow takes it, the line reader refuses the record
+    ):
         return None
     table = None
     for id_type in list(id_types):  # ids as strings, or all integers

@@ -12,7 +12,8 @@ extension (case-insensitive):
   the relative POSIX path, HTML goes through :func:`neardup.text.clean.strip_html`, and the
   record is ``{"id", "path"}``.
 
-Bad records (malformed JSON, not an object, missing or non-string text, invalid UTF-8, a CSV row
+Bad records (malformed JSON, not an object, missing or non-string text, invalid UTF-8, a NUL
+character (raw or ``\\u0000``) or a lone surrogate or NaN anywhere in the record, a CSV row
 with the wrong number of fields or an unterminated quote, a text over ``max_text_bytes``, a
 duplicate id, an unreadable file) raise :class:`~neardup.errors.InputError` naming the file and
 line, or with ``skip_bad`` are handed to ``on_bad`` as a :class:`BadRecord` and skipped. A
@@ -254,6 +255,8 @@ def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
         return _jsonl_item_exact(raw, source, lineno, opts)
     if not isinstance(record, dict) or isinstance(record.get(opts.id_field), float):
         return _jsonl_item_exact(raw, source, lineno, opts)
+    if b"\\u0000" in raw and (problem := json_problem(record)):  # orjson reads NULs
+        return BadRecord(source, lineno, problem)
     return _document(record, source, lineno, opts, valid_utf8=True)
 
 
@@ -424,7 +427,12 @@ def _read_parquet(inp: InputFile, opts: _Options) -> Iterator[_Item]:
         for batch in pfile.iter_batches(batch_size=_PARQUET_READ_BATCH):
             for record in batch.to_pylist():
                 row += 1
-                yield _document(record, source, row, opts)
+                problem = json_problem(record)  # a NUL, a NaN: as in a JSONL record
+                yield (
+                    BadRecord(source, row, problem)
+                    if problem
+                    else _document(record, source, row, opts)
+                )
     except DamagedInputError:
         raise
     except read_errors(inp) as exc:
