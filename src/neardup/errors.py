@@ -8,6 +8,7 @@ can catch one type and print a clear message instead of a traceback::
     ├── InputError            a text or file cannot be used (names the file / line)
     │   ├── EmptyTextError    nothing is left of a text after canonicalization
     │   └── DamagedInputError a compressed input is truncated or corrupt (never skipped)
+    ├── OutputError           an output cannot be written (a full disk), naming the path
     ├── MissingDependencyError  an optional extra is needed: "pip install neardup[x]"
     └── SignatureError        signatures of different configs or formats were mixed
 
@@ -43,6 +44,11 @@ class EmptyTextError(InputError):
 class DamagedInputError(InputError):
     """A compressed input is cut short or corrupt: not a bad record, since nothing after the
     damage can be read; it stops the run even when bad records are skipped."""
+
+
+class OutputError(NearDupError):
+    """An output or a collection cannot be written (no space left on the disk); what was
+    written or stored before is kept."""
 
 
 class MissingDependencyError(NearDupError, ImportError):

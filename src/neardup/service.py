@@ -32,7 +32,7 @@ from typing import Annotated, Any, Literal
 
 from neardup import __version__, apidocs, extras
 from neardup.collection import Collection, Result
-from neardup.errors import ConfigError, InputError, NearDupError
+from neardup.errors import ConfigError, InputError, NearDupError, OutputError
 from neardup.io.jsonvalues import MAX_ID_BYTES, id_problem, json_problem
 from neardup.store.base import DuplicateIdError
 from neardup.store.url import open_store
@@ -490,6 +490,10 @@ async def _invalid_request(_: Request, exc: RequestValidationError) -> Response:
     return Response(body, 422, media_type="application/json")
 
 
+async def _no_space(_: Request, exc: OutputError) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, 507)
+
+
 async def _bad_request(_: Request, exc: NearDupError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, 400)
 
@@ -544,6 +548,7 @@ def create_app(
     app.add_exception_handler(DuplicateIdError, _conflict)
     app.add_exception_handler(InputError, _unprocessable)
     app.add_exception_handler(RequestValidationError, _invalid_request)
+    app.add_exception_handler(OutputError, _no_space)
     app.add_exception_handler(NearDupError, _bad_request)
     _register(app, secured=settings.token is not None)
     pages.mount(app)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
 import sys
+import tempfile
 import threading
 import warnings
 from typing import Any
@@ -71,6 +73,12 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except NearDupError as exc:
         click.echo(f"neardup: error: {exc}", err=True)
+        sys.exit(1)
+    except OSError as exc:  # a full disk met outside the outputs (a temporary file)
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        where = exc.filename or f"a temporary file in {tempfile.gettempdir()} (TMPDIR)"
+        click.echo(f"neardup: error: cannot write {where}: {exc.strerror}", err=True)
         sys.exit(1)
 
 
