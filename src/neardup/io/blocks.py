@@ -34,6 +34,8 @@ from neardup.io.readers import (
     _duplicate,
     _jsonl_item,
     _Options,
+    line_limit,
+    overlong,
 )
 
 BLOCK_BYTES_MAX = 16 * 2**20  # a block stops growing here even with fewer lines than asked
@@ -133,12 +135,18 @@ class JsonlBatches:
         for index, inp in enumerate(self._inputs):
             source, line = str(inp.path), 1
             try:
+                limit = line_limit(self._opts.max_text_bytes)
                 with byte_chunks(inp) as chunks:
-                    for block, count in _line_blocks(chunks, self._lines_per_block):
-                        yield partial(
-                            parse_block, block, count, line, index, source, self._opts,
-                            self._id_types,
-                        )  # fmt: skip
+                    for block, count in _line_blocks(chunks, self._lines_per_block, limit):
+                        if block is None:  # one line over the limit, not read
+                            why = overlong(self._opts.max_text_bytes)
+                            bad = BadRecord(source, line, why)
+                            yield partial(TextBatch, [], input=index, bad=[bad])
+                        else:
+                            yield partial(
+                                parse_block, block, count, line, index, source, self._opts,
+                                self._id_types,
+                            )  # fmt: skip
                         line += count
             except DamagedInputError:
                 raise
@@ -323,23 +331,41 @@ def utf8_spans(texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return text, bounds[:-1], bounds[1:]
 
 
-def _line_blocks(chunks: Iterator[bytes], lines: int) -> Iterator[tuple[bytes, int]]:
+def _line_blocks(
+    chunks: Iterator[bytes], lines: int, limit: int | None = None
+) -> Iterator[tuple[bytes | None, int]]:
     """Blocks of whole lines (each with its b"\\n", but maybe the file's last) of about
     ``lines`` lines, and how many lines each holds: the line-by-line reader's lines exactly,
-    also when reading fails (the whole lines read before are delivered, then it raises)."""
+    also when reading fails (the whole lines read before are delivered, then it raises). A
+    line longer than ``limit`` bytes is a block of its own given as None, never held whole."""
     done: list[bytes | memoryview] = []  # whole lines not delivered yet
     tail: list[bytes | memoryview] = []  # the start of a line whose end is not read yet
-    size = count = 0
+    size = count = held = 0  # bytes and lines in done; bytes in tail
+    over = False  # the line being read is over the limit (its pieces are dropped)
     try:
         for chunk in chunks:
             raw, view, at = np.frombuffer(chunk, dtype=np.uint8), memoryview(chunk), 0
             while at < len(chunk):
+                if (tail or over) and limit is not None:  # a line begun in earlier chunks
+                    newline = chunk.find(b"\n", at)
+                    length = (newline if newline >= 0 else len(chunk)) - at
+                    if over or held + length > limit:
+                        tail, held, over = [], 0, newline < 0
+                        if newline < 0:
+                            break
+                        if done:
+                            yield b"".join(done), count
+                            done, size, count = [], 0, 0
+                        yield None, 1
+                        at = newline + 1
+                        continue
                 end, found = line_ends(raw, at, lines - count)
                 if not found:
                     tail.append(view[at:])
+                    held += len(chunk) - at
                     break
                 done += (*tail, view[at:end])  # no copy but the block's join
-                tail = []
+                tail, held = [], 0
                 count += found
                 size += end - at
                 at = end
@@ -352,3 +378,5 @@ def _line_blocks(chunks: Iterator[bytes], lines: int) -> Iterator[tuple[bytes, i
         raise
     if done or tail:
         yield b"".join(done + tail), count + (1 if tail else 0)
+    if over:
+        yield None, 1

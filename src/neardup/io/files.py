@@ -8,7 +8,7 @@ import array
 import contextlib
 import io
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
@@ -151,9 +151,14 @@ def jsonl_line_blocks(path: str | Path, wanted: np.ndarray) -> Iterator[LineBloc
     done, first = 0, 1  # wanted lines yielded; the number of the piece's first line
     if not wanted.size:
         return
+
+    def is_wanted(index: int) -> bool:  # a line that spans chunks: rare, a binary search
+        at = int(np.searchsorted(wanted, index + 1))
+        return at < wanted.size and int(wanted[at]) == index + 1
+
     try:
         with byte_chunks(inp) as chunks:
-            for data, starts, ends in _line_spans(chunks):
+            for data, starts, ends in _line_spans(chunks, is_wanted):
                 end = first + starts.size
                 upto = int(np.searchsorted(wanted, end))
                 if upto > done:
@@ -191,23 +196,32 @@ def _trimmed(
     return starts, ends
 
 
-def _line_spans(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, np.ndarray, np.ndarray]]:
+def _line_spans(
+    chunks: Iterator[bytes], wanted: Callable[[int], bool] | None = None
+) -> Iterator[tuple[bytes, np.ndarray, np.ndarray]]:
     """The lines of a stream of byte chunks as spans ``data[starts[k]:ends[k]]`` (without
-    b"\\n"): a chunk's whole lines are not copied, a line that spans chunks is joined alone."""
+    b"\\n"): a chunk's whole lines are not copied, a line that spans chunks is joined alone —
+    when ``wanted`` (given its 0-based number) says so; else it is given empty, its pieces
+    let go as they are read (a line too long to hold, skipped when it was read)."""
     pending: list[bytes] = []  # pieces of a line not ended yet
+    held, index = True, 0  # whether the line being read is kept; its number
     for chunk in chunks:
         ends = _newlines(chunk)
         if not ends.size:
-            pending.append(chunk)
+            if held:
+                pending.append(chunk)
             continue
         starts, rest = np.r_[0, ends[:-1] + 1], int(ends[-1]) + 1
-        if pending:
-            line = b"".join([*pending, chunk[: ends[0]]])
+        if pending or not held:
+            line = b"".join([*pending, chunk[: ends[0]]]) if held else b""
             yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
             starts, ends = starts[1:], ends[1:]
-        pending = [chunk[rest:]] if rest < len(chunk) else []
+            index += 1
+        index += ends.size
         if ends.size:
             yield chunk, starts, ends
+        held = wanted is None or wanted(index)
+        pending = [chunk[rest:]] if rest < len(chunk) and held else []
     if pending:
         line = b"".join(pending)
         yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
@@ -237,24 +251,36 @@ def byte_chunks(inp: InputFile) -> Iterator[Iterator[bytes]]:
             yield iter(lambda: raw.read1(IO_BUFFER), b"")
 
 
-def split_lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """The lines (without b"\\n") in a stream of byte chunks; a line may span many chunks."""
-    for block in line_lists(chunks):
+def split_lines(chunks: Iterator[bytes], limit: int | None = None) -> Iterator[bytes | None]:
+    """The lines (without b"\\n") in a stream of byte chunks; a line may span many chunks. A
+    line longer than ``limit`` bytes is None, its bytes let go as they are read."""
+    for block in line_lists(chunks, limit):
         yield from block
 
 
-def line_lists(chunks: Iterator[bytes]) -> Iterator[list[bytes]]:
-    """The lines of a stream of byte chunks, as a list of the lines each chunk completes."""
+def line_lists(chunks: Iterator[bytes], limit: int | None = None) -> Iterator[list[bytes | None]]:
+    """The lines of a stream of byte chunks, as a list of the lines each chunk completes; a
+    line longer than ``limit`` bytes (it spans chunks) is None and never held whole."""
     pending: list[bytes] = []  # pieces of a line longer than a chunk
+    size, over = 0, False  # bytes in pending; the line is over the limit (pieces dropped)
     for chunk in chunks:
-        parts = chunk.split(b"\n")
+        parts: list[bytes | None] = chunk.split(b"\n")  # type: ignore[assignment]
         if len(parts) == 1:
-            pending.append(chunk)
+            if not over:
+                pending.append(chunk)
+                size += len(chunk)
+                if limit is not None and size > limit:
+                    pending, size, over = [], 0, True
             continue
-        pending.append(parts[0])
-        parts[0] = b"".join(pending)
-        pending = [parts[-1]] if parts[-1] else []
-        parts.pop()
+        if over or (limit is not None and size + len(parts[0]) > limit):  # type: ignore[arg-type]
+            parts[0] = None
+        elif pending:
+            parts[0] = b"".join([*pending, parts[0]])  # type: ignore[list-item]
+        last = parts.pop()
+        pending = [last] if last else []  # type: ignore[list-item]
+        size, over = len(last or b""), False
         yield parts
-    if pending:
+    if over:
+        yield [None]
+    elif pending:
         yield [b"".join(pending)]

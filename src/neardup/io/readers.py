@@ -60,6 +60,8 @@ __all__ = [
     "Document",
     "Skipped",
     "count_lines",
+    "line_limit",
+    "overlong",
     "read_documents",
 ]
 
@@ -228,13 +230,32 @@ def _place(inputs: list[InputFile], packed: int, doc_id: str) -> str:
     return _where(str(inp.path), line)
 
 
+def line_limit(max_text_bytes: int) -> int:
+    """The longest line a record may take: its text's limit and 1 MiB for the other fields
+    and escapes, as for a CSV record. Reading stops at a longer line, so memory stays bounded
+    whatever a file holds (a text written with many ``\\u`` escapes may need a higher
+    limit)."""
+    return max_text_bytes + _CSV_RECORD_SLACK
+
+
+def overlong(max_text_bytes: int) -> str:
+    """The reason given for a line over :func:`line_limit`."""
+    return (
+        f"a line longer than {_mib(line_limit(max_text_bytes))} (the text limit of "
+        f"{_mib(max_text_bytes)} and 1 MiB); not read (raise it with --max-text-bytes)"
+    )
+
+
 def _read_jsonl(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     """JSONL: one object per line; blank lines skipped; the file read line by line."""
     source, lineno = str(inp.path), 0
     try:
         with byte_chunks(inp) as chunks:
-            for lineno, raw in enumerate(split_lines(chunks), 1):
-                if raw and not raw.isspace():
+            lines = split_lines(chunks, line_limit(opts.max_text_bytes))
+            for lineno, raw in enumerate(lines, 1):
+                if raw is None:
+                    yield BadRecord(source, lineno, overlong(opts.max_text_bytes))
+                elif raw and not raw.isspace():
                     yield _jsonl_item(raw, source, lineno, opts)
     except DamagedInputError:
         raise
@@ -351,7 +372,7 @@ def _read_csv(inp: InputFile, opts: _Options) -> Iterator[_Item]:
             open_binary(inp) as raw,
             io.TextIOWrapper(raw, encoding="utf-8-sig", errors="surrogateescape", newline="") as fh,
         ):
-            records = csv_records(iter(fh))
+            records = csv_records(_csv_lines(fh, line_limit(opts.max_text_bytes), opts, source))
             header: list[str] | None = None
             for lineno, row, lines in records:
                 if isinstance(row, csv.Error):
@@ -369,10 +390,21 @@ def _read_csv(inp: InputFile, opts: _Options) -> Iterator[_Item]:
                     yield BadRecord(source, lineno, _csv_problem(row, opts, lines))
                 elif row:
                     yield _csv_item(header, row, source, lineno, opts)
-    except DamagedInputError:
+    except InputError:  # a damaged stream, an overlong line: not a bad record
         raise
     except read_errors(inp) as exc:
         yield BadRecord(source, lineno, read_error(exc))
+
+
+def _csv_lines(fh: io.TextIOWrapper, limit: int, opts: _Options, source: str) -> Iterator[str]:
+    """The lines of a CSV file, each read up to ``limit`` characters: a longer one stops the
+    run (InputError), as where the next record starts is unknown."""
+    lineno = 0
+    while line := fh.readline(limit + 1):
+        lineno += 1
+        if len(line) > limit:
+            raise InputError(f"{source}:{lineno}: {overlong(opts.max_text_bytes)}")
+        yield line
 
 
 def _csv_problem(exc: Exception, opts: _Options, lines: int = 1) -> str:
