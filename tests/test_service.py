@@ -497,6 +497,16 @@ def test_serve_refuses_a_store_without_a_collection(tmp_path):
     assert not missing.exists()
 
 
+def test_serve_without_a_token_warns_at_start_that_writes_are_open(tmp_path):
+    db = make_collection(tmp_path / "open.db")
+    with serving(str(db), tmp_path / "open.log") as server:
+        assert httpx.get(f"{server.url}/stats").status_code == 200  # open, as warned
+        warned = [line for line in server.output().splitlines() if "warning" in line]
+    assert any("no --token" in line and "anyone" in line for line in warned), warned
+    with serving(str(db), tmp_path / "closed.log", "--token", TOKEN) as server:
+        assert "no --token" not in server.output()
+
+
 def test_serve_refuses_an_empty_token(tmp_path):
     db = make_collection(tmp_path / "c.db")
     process = neardup(

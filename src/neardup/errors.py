@@ -20,9 +20,18 @@ can catch one type and print a clear message instead of a traceback::
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import warnings
 from collections.abc import Iterator
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(message: str) -> str:
+    """``message`` with its control characters escaped (``\\x1b``, ``\\n``): a terminal
+    shows the bytes of a bad file or value instead of obeying them, on one line."""
+    return _CONTROL.sub(lambda found: ascii(found.group())[1:-1], message)
 
 
 class NearDupError(Exception):

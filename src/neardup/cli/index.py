@@ -27,7 +27,7 @@ from neardup.cli.options import (
 )
 from neardup.collection import Collection, Result
 from neardup.config import TextConfig
-from neardup.errors import InputError, NearDupError
+from neardup.errors import InputError, NearDupError, printable
 from neardup.io.jsonvalues import id_problem
 from neardup.io.readers import BadRecord, Document, read_documents
 from neardup.store.url import open_store
@@ -170,7 +170,7 @@ def remove(db_url: str, ids: tuple[str, ...], as_json: bool) -> None:
     else:
         console.print(f"removed {len(removed)} documents")
     if missing:
-        click.echo(f"neardup: warning: not stored: {', '.join(missing)}", err=True)
+        click.echo(printable(f"neardup: warning: not stored: {', '.join(missing)}"), err=True)
 
 
 @index.command()
@@ -237,9 +237,9 @@ def _read(
         id_field=id_field,
         text_field=text_field,
         skip_bad=skip_bad,
-        on_bad=lambda bad: click.echo(f"neardup: warning: skipped {bad}", err=True),
+        on_bad=lambda bad: click.echo(printable(f"neardup: warning: skipped {bad}"), err=True),
         max_text_bytes=max_text_bytes,
-        on_skip=lambda notice: click.echo(f"neardup: warning: {notice}", err=True),
+        on_skip=lambda notice: click.echo(printable(f"neardup: warning: {notice}"), err=True),
     )
 
 
@@ -254,7 +254,7 @@ def _storable(docs: Iterable[Document], skip_bad: bool) -> Iterator[Document]:
         bad = BadRecord(doc.source, doc.line, problem)
         if not skip_bad:
             raise InputError(str(bad))
-        click.echo(f"neardup: warning: skipped {bad}", err=True)
+        click.echo(printable(f"neardup: warning: skipped {bad}"), err=True)
 
 
 def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:

@@ -108,19 +108,18 @@ class BadRecord:
 @dataclass(frozen=True, slots=True)
 class Skipped:
     """An input that gave no record (``files`` empty), or the files of a directory input that
-    were not read because of their extension."""
+    were not read: because of their extension, or (``why``) as they are not regular files."""
 
     source: str
     files: tuple[str, ...] = ()
+    why: str = ""  # why the files were not read: by default, their extension
 
     def __str__(self) -> str:
         if not self.files:
             return f"{self.source}: no records (an empty input)"
         shown = ", ".join(self.files[:5]) + (", …" if len(self.files) > 5 else "")
-        return (
-            f"{self.source}: {len(self.files)} file(s) skipped, not "
-            f"{'/'.join(_DIR_SUFFIXES)}: {shown}"
-        )
+        why = self.why or f"not {'/'.join(_DIR_SUFFIXES)}"
+        return f"{self.source}: {len(self.files)} file(s) skipped, {why}: {shown}"
 
 
 def _where(source: str, line: int) -> str:
@@ -474,24 +473,35 @@ def _read_parquet(inp: InputFile, opts: _Options) -> Iterator[_Item]:
 def _read_dir(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     """Every .txt/.html/.htm file below a directory, sorted; HTML stripped to plain text."""
     skipped: list[str] = []
-    for path, rel in _dir_files(inp.path, skipped):
+    odd: list[str] = []
+    for path, rel in _dir_files(inp.path, skipped, odd):
         yield _file_item(path, rel, opts)
     if skipped:
         yield Skipped(str(inp.path), tuple(skipped))
+    if odd:
+        why = "not regular files (a FIFO, socket or device would block or never end)"
+        yield Skipped(str(inp.path), tuple(odd), why)
 
 
-def _dir_files(root: Path, skipped: list[str] | None = None) -> Iterator[tuple[Path, str]]:
+def _dir_files(
+    root: Path, skipped: list[str] | None = None, odd: list[str] | None = None
+) -> Iterator[tuple[Path, str]]:
     """(path, relative POSIX path) of the text files below ``root``, each directory sorted;
-    the relative paths of the other files are appended to ``skipped``."""
+    the relative paths of the files of other extensions are appended to ``skipped``, those of
+    text files that are not regular files (a FIFO: reading it would wait) to ``odd``."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         base = Path(dirpath)
         for name in sorted(filenames):
             path = base / name
-            if name.lower().endswith(_DIR_SUFFIXES):
-                yield path, path.relative_to(root).as_posix()
-            elif skipped is not None:
-                skipped.append(path.relative_to(root).as_posix())
+            rel = path.relative_to(root).as_posix()
+            if not name.lower().endswith(_DIR_SUFFIXES):
+                if skipped is not None:
+                    skipped.append(rel)
+            elif path.is_file():  # a regular file, or a link to one
+                yield path, rel
+            elif odd is not None:
+                odd.append(rel)
 
 
 def _file_item(path: Path, rel: str, opts: _Options) -> _Item:
