@@ -87,27 +87,35 @@ def test_a_csv_line_over_the_limit_stops_the_run(tmp_path):
         list(read_documents([path], skip_bad=True, max_text_bytes=MAX))
 
 
-def _peak_kib(*args: str) -> tuple[int, str]:
-    """Exit code... and the peak resident memory (KiB) of ``neardup ARGS``, its own only."""
+def _peak_kib(*args: str, code: int = 1) -> tuple[int, str]:
+    """The peak resident memory (KiB) of ``neardup ARGS``, its own only, and its stderr."""
     command = [sys.executable, "-c", "from neardup.cli import run; run()", *args]
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     err = proc.stderr.read().decode() if proc.stderr else ""
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode == 1, err
+    assert proc.returncode == code, err
     return usage.ru_maxrss, err
 
 
-def test_a_huge_line_without_newline_is_refused_in_bounded_memory(tmp_path):
+@pytest.mark.parametrize("skip_bad", [False, True])
+def test_a_huge_line_is_refused_or_skipped_in_bounded_memory(tmp_path, skip_bad):
     small = _file(tmp_path / "small.jsonl", b"\x00" * 10)
-    base, _ = _peak_kib("dedup", str(small), "--out", str(tmp_path / "o1"))
+    base, _ = _peak_kib("dedup", str(small), "--out", str(tmp_path / "o1"), "--skip-bad", code=0)
     huge = tmp_path / "huge.jsonl"
-    with open(huge, "wb") as out:  # 200 MB of NUL bytes, no newline
+    with open(huge, "wb") as out:  # 200 MB of NUL bytes in line 2, the last without newline
+        out.write(_good(0) + b"\n")
         for _ in range(200):
             out.write(b"\x00" * 2**20)
-    peak, err = _peak_kib(
-        "dedup", str(huge), "--out", str(tmp_path / "o2"), "--max-text-bytes", str(MAX)
+        out.write(b"\n" + _good(2))
+    out = tmp_path / "o2"
+    args = ("dedup", str(huge), "--out", str(out), "--max-text-bytes", str(MAX))
+    peak, err = _peak_kib(*args, *(["--skip-bad"] if skip_bad else []), code=int(not skip_bad))
+    assert f"{huge}:2: a line longer than" in (
+        err if not skip_bad else json.loads((out / "summary.json").read_text())["bad_examples"][0]
     )
-    assert f"{huge}:1: a line longer than" in err
     assert "Traceback" not in err
     assert peak - base < 64 * 1024  # far below the 200 MB of the line (read whole: 400 MB+)
+    if skip_bad:  # the kept records are copied without the line in between being held
+        kept = (out / "kept.jsonl").read_text().splitlines()
+        assert [json.loads(line)["id"] for line in kept] == ["d0", "d2"]

@@ -204,7 +204,7 @@ def _line_spans(
     when ``wanted`` (given its 0-based number) says so; else it is given empty, its pieces
     let go as they are read (a line too long to hold, skipped when it was read)."""
     pending: list[bytes] = []  # pieces of a line not ended yet
-    held, index = True, 0  # whether the line being read is kept; its number
+    held, index = wanted is None or wanted(0), 0  # whether the line being read is kept
     for chunk in chunks:
         ends = _newlines(chunk)
         if not ends.size:
