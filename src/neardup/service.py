@@ -6,7 +6,7 @@
     GET /               the pages a person reads (neardup.web.pages)
 
 Every string of a request (ids, texts, ``meta`` keys and values) must be valid Unicode (no
-lone surrogate such as ``"\ud800"``) without NUL (``"\u0000"``), ``meta`` must hold no NaN
+lone surrogate such as ``"\ud800"``) without NUL (``"\\u0000"``), ``meta`` must hold no NaN
 or Infinity, and an id no control character and at most 1024 bytes of UTF-8: such a request
 (also a GET or DELETE of such an id) is a 422 before any store is touched, so every stored
 document can be read back.

@@ -77,7 +77,7 @@ def unzstd_chunks(raw: IO[bytes], path: str | Path) -> Iterator[bytes]:
 
     The decoder reports corrupt blocks but ends quietly where the file ends, even inside a
     frame; so once it ends, the file's frames are walked (headers only) to tell a whole
-    stream from one cut short.
+    stream from one cut short (not for a pipe, which cannot be read again).
     """
     zstd = zstandard("reading .zst files")
     counted = _Counted(raw)
@@ -89,7 +89,8 @@ def unzstd_chunks(raw: IO[bytes], path: str | Path) -> Iterator[bytes]:
         raise DamagedInputError(
             f"{path}: corrupt zstd data, detected by byte {counted.offset} of the file ({exc})"
         ) from None
-    raw.seek(0)
+    if not raw.seekable():  # a pipe: its frames cannot be walked again
+        return
     problem = zstd_frames_problem(raw)
     if problem:
         raise DamagedInputError(f"{path}: {problem}")

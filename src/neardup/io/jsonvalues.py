@@ -2,7 +2,7 @@
 numbers; and which ids.
 
 Python's ``json`` reads ``"\\ud800"`` as a string holding a lone surrogate, which no UTF-8
-file, SQLite text or HTTP response can hold, ``"\u0000"`` as a NUL character, which a
+file, SQLite text or HTTP response can hold, ``"\\u0000"`` as a NUL character, which a
 PostgreSQL text cannot hold, and ``NaN`` / ``Infinity``, which JSON has not. :func:`json_problem`
 finds them, so that readers, collections and the service refuse such a record (as they refuse
 a raw NUL byte) before any store is touched, rather than failing when it is written or read
