@@ -95,3 +95,32 @@ def test_a_full_collection_disk_is_one_line_and_keeps_the_stored_batches(tmp_pat
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert {f"d{i}" for i in range(50)} <= ids
     assert len(ids) % 500 == 50  # whole batches only
+
+
+def test_a_full_collection_disk_is_507_over_http_and_keeps_what_was_stored(small_disk):
+    from fastapi.testclient import TestClient
+
+    from neardup.collection import Collection
+    from neardup.dedup import DedupConfig
+    from neardup.service import ServiceSettings, create_app
+    from neardup.store import SQLiteStore
+
+    db = small_disk / "c.db"
+    Collection.create(SQLiteStore(db), DedupConfig(method="minhash")).store.close()
+    app = create_app(ServiceSettings(db=str(db)))
+    rng = random.Random(3)
+    with TestClient(app) as http:
+        first = http.post("/documents", json={"documents": [{"id": "kept", "text": "a b c d"}]})
+        assert first.status_code == 200
+        answers = []
+        for batch in range(40):  # until the disk is full
+            docs = [
+                {"id": f"b{batch}-{i}", "text": " ".join(rng.choices(_WORDS, k=200))}
+                for i in range(200)
+            ]
+            answers.append(http.post("/documents", json={"documents": docs}))
+            if answers[-1].status_code != 200:
+                break
+        assert answers[-1].status_code == 507, answers[-1].text
+        assert str(db) in answers[-1].json()["detail"]
+        assert http.get("/documents/kept").status_code == 200
