@@ -93,6 +93,10 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["crlf"] = d / "crlf.jsonl"
     f["crlf"].write_bytes(f["good"].read_bytes().replace(b"\n", b"\r\n"))
     f["nul"] = _jsonl(d / "nul.jsonl", _docs(1), (b'{"id": "x", "te\x00xt": "a"}',))
+    f["nulesc"] = _jsonl(d / "nulesc.jsonl", _docs(1), (b'{"id": "x", "text": "a\\u0000b"}',))
+    f["nulmeta"] = _jsonl(
+        d / "nulmeta.jsonl", _docs(1), (b'{"id": "x", "text": "a", "m": ["\\u0000"]}',)
+    )
     f["badutf8"] = _jsonl(d / "badutf8.jsonl", _docs(1), (b'{"id": "x", "text": "caf\xe9"}',))
     f["notjson"] = _jsonl(d / "notjson.jsonl", _docs(2), (b"{not json",))
     f["huge"] = _jsonl(d / "huge.jsonl", [*_docs(1), {"id": "big", "text": "w " * 5000}])
@@ -112,6 +116,12 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["nulcsv"].write_bytes(b"id,text\r\na,one\x00two\r\nb,three four\r\n")
     f["bomcsv"] = d / "bom.csv"
     f["bomcsv"].write_bytes(b'\xef\xbb\xbfid,text\r\na,one two\r\nb,"multi\r\nline"\r\n')
+    f["escapes"] = d / "escapes.csv"
+    f["escapes"].write_bytes(b"id,te\x1b[31mxt\r\na,one\r\n")
+    f["badconf"] = d / "bad.toml"
+    f["badconf"].write_text('threshold = "x"\n')
+    f["rangeconf"] = d / "range.json"
+    f["rangeconf"].write_text('{"threshold": 7}')
     f["parquet"] = d / "types.parquet"
     pq.write_table(pa.table({"id": ["a", "b"], "text": [1, 2]}), f["parquet"])
     f["texts"] = d / "texts"
@@ -159,6 +169,9 @@ BAD_OPTIONS = [
     ((*DEDUP, "{good}", "--param", "colour=5"), ("colour",)),
     ((*DEDUP, "{good}", "--method", "minhash", "--param", "num_perm=9999999999"), ("num_perm",)),
     ((*DEDUP, "{good}", "--batch-size", "0"), ("--batch-size",)),
+    ((*DEDUP, "{good}", "--config", "{badconf}"), ("--config", "bad.toml", "threshold", "'x'")),
+    ((*DEDUP, "{good}", "--config", "{rangeconf}"), ("--config", "range.json", "threshold")),
+    (("index", "create", "--db", "{tmp}/n.db", "--config", "{badconf}"), ("--config", "'x'")),
     ((*DEDUP, "{good}", "--max-text-bytes", "0"), ("--max-text-bytes",)),
     ((*DEDUP, "{good}", "--chain", "--guard", "0.5"), ("--chain",)),
     (("dedup", "{good}", "--out", "{good}"), ("--out", "is a file")),
@@ -179,6 +192,7 @@ BAD_OPTIONS = [
 BAD_INPUTS = [
     ((*DEDUP, "{tmp}/missing.jsonl"), ("missing.jsonl", "no such file")),
     ((*DEDUP, "{nul}"), ("nul.jsonl:2",)),
+    ((*DEDUP, "{nulesc}"), ("nulesc.jsonl:2", "NUL")),
     ((*DEDUP, "{badutf8}"), ("badutf8.jsonl:2", "UTF-8")),
     ((*DEDUP, "{notjson}"), ("notjson.jsonl:3", "not valid JSON")),
     ((*DEDUP, "{huge}", "--max-text-bytes", "1000"), ("huge.jsonl:2", "--max-text-bytes")),
@@ -186,6 +200,7 @@ BAD_INPUTS = [
     ((*DEDUP, "{nan}"), ("nan.jsonl:2", "'score'", "nan")),
     ((*DEDUP, "{quote}"), ("quote.csv:4", "quote")),
     ((*DEDUP, "{nulcsv}"), ("nul.csv:2",)),
+    ((*DEDUP, "{escapes}"), ("escapes.csv:1", "te\\x1b[31mxt")),  # shown, not obeyed
     ((*DEDUP, "{parquet}"), ("types.parquet:1", "'text'", "not a string")),
     ((*DEDUP, "{good}", "--keep", "field:nonexistent"), ("nonexistent",)),
     (("dedup", "{good}", "--out", "{good}/out"), ("--out", "cannot write")),
@@ -200,6 +215,8 @@ BAD_INPUTS = [
     (("index", "create", "--db", "{db}"), ("c.db", "already holds")),
     (("index", "add", "--db", "{db}", "{notjson}"), ("notjson.jsonl:3",)),
     (("index", "add", "--db", "{db}", "{surrogate}"), ("surrogate.jsonl:2",)),
+    (("index", "add", "--db", "{db}", "{nulesc}"), ("nulesc.jsonl:2", "NUL")),
+    (("index", "add", "--db", "{db}", "{nulmeta}"), ("nulmeta.jsonl:2", "NUL", "'m'")),
     (("index", "add", "--db", "{db}", "{quote}"), ("quote.csv:4",)),
     (("index", "add", "--db", "{corrupt}", "{good}"), ("corrupt.db", "damaged")),
     (("index", "query", "--db", "{corrupt}", "{good}"), ("corrupt.db", "damaged")),
@@ -244,6 +261,31 @@ def test_a_bad_option_is_exit_2_with_one_line_naming_it(run, files, tmp_path, ea
 def test_bad_input_is_exit_1_with_one_line_naming_it(run, files, tmp_path, earlier, args, names):
     run(*_fill(args, files, tmp_path)).refused(1, *names)
     _unchanged(earlier, files, tmp_path)
+
+
+def test_no_error_line_holds_a_control_character(run, files, tmp_path):
+    done = run("dedup", files["escapes"], "--out", tmp_path / "o")
+    assert "\x1b" not in done.err
+    assert "\\x1b" in done.err
+
+
+def test_a_fifo_in_an_input_directory_is_skipped_with_a_warning(files, tmp_path):
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "a.txt").write_text(WORDS, encoding="utf-8")
+    os.mkfifo(texts / "pipe.txt")  # reading it would wait for a writer forever
+    command = [sys.executable, "-c", "from neardup.cli import run; run()", "dedup"]
+    done = subprocess.run(
+        [*command, str(texts), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "pipe.txt" in done.stderr
+    assert "not regular files" in done.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["documents"] == 1
 
 
 def test_skip_bad_counts_the_bad_records_and_keeps_the_rest(run, files, tmp_path):
@@ -320,11 +362,15 @@ def test_ctrl_c_is_exit_130_with_one_line_and_the_earlier_output_whole(files, tm
         [*command, str(big), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     deadline = time.monotonic() + 120
-    while not [p for p in tmp_path.iterdir() if "neardup-staging" in p.name]:
+
+    def spilled() -> bool:  # the run's sign that it is fingerprinting: its spill has a batch
+        spills = tmp_path.glob(".out.neardup-staging-*/neardup-*/*")
+        return any(p.is_file() and p.stat().st_size for p in spills)
+
+    while not spilled():  # a deadlock guard only: the run's own file says when
         assert proc.poll() is None, proc.stderr.read()
         assert time.monotonic() < deadline
         time.sleep(0.01)
-    time.sleep(0.5)  # reading and sketching
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neardup.errors import InputError
+from neardup.errors import DamagedInputError, InputError
 from neardup.io.blocks import JsonlBatches, TextBatch, readable_in_blocks
 from neardup.io.readers import read_documents
 
@@ -126,17 +126,28 @@ def test_clean_blocks_are_parsed_by_arrow_and_odd_ones_line_by_line(tmp_path):
     assert bad == [f"{path}:8: field 'text' is a number, not a string"]
 
 
-def test_a_truncated_gzip_keeps_the_lines_before_the_cut(tmp_path):
+def test_a_truncated_gzip_stops_after_the_same_lines_as_the_line_reader(tmp_path):
     path = tmp_path / "cut.jsonl.gz"
     lines = [json.dumps({"id": str(i), "text": f"document number {i} " * 40}) for i in range(400)]
     whole = gzip.compress(("\n".join(lines) + "\n").encode())
     path.write_bytes(whole[: len(whole) * 2 // 3])
-    docs, bad, _, _ = _via_blocks([str(path)], lines_per_block=50, skip_bad=True)
-    want_docs, want_bad, _ = _via_lines([str(path)], skip_bad=True)
-    assert docs == want_docs
-    assert len(docs) > 100
-    assert bad == want_bad
-    assert len(bad) == 1
+    reader = JsonlBatches([str(path)], skip_bad=True, lines_per_block=50)
+    seen: list[list[str]] = [[], []]
+
+    def via_blocks() -> None:
+        for job in reader.jobs():
+            reader.settle(batch := job())
+            seen[0].extend(batch.ids)
+
+    def via_lines() -> None:
+        for doc in read_documents([str(path)], skip_bad=True):
+            seen[1].append(doc.id)
+
+    for read in (via_blocks, via_lines):
+        with pytest.raises(DamagedInputError, match=r"cut\.jsonl\.gz: truncated"):
+            read()
+    assert seen[0] == seen[1]
+    assert len(seen[0]) > 100
 
 
 def test_duplicates_across_inputs_and_empty_inputs(tmp_path):

@@ -181,3 +181,42 @@ def test_collection_of_an_older_store_layout_is_refused_in_one_line(db):
         assert "rebuild the collection" in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
         assert "Traceback" not in result.stderr
+
+
+UNSTORABLE_LINES = [  # one rule for every store: refused as a bad record, nothing stored
+    r'{"id": "nul\u0000id", "text": "words"}',
+    r'{"id": "t", "text": "a NUL \u0000 here"}',
+    r'{"id": "k", "text": "words", "k\u0000": 1}',
+    r'{"id": "v", "text": "words", "tags": ["x", {"deep": "v\u0000"}]}',
+    r'{"id": "line\nbreak", "text": "words"}',
+    '{"id": "' + "x" * 2000 + '", "text": "words"}',
+]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_index_add_refuses_unstorable_records_on_every_store(tmp_path, request, backend):
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp_path / 'c.db'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    assert neardup("index", "create", "--db", url, "--method", "minhash").returncode == 0
+    path = tmp_path / "in.jsonl"
+    good = [json.dumps({"id": f"g{i}", "text": body(i)}) for i in range(3)]
+    path.write_text("\n".join([good[0], *UNSTORABLE_LINES, *good[1:]]) + "\n")
+    bad_lines = range(2, 2 + len(UNSTORABLE_LINES))
+    refused = neardup("index", "add", "--db", url, str(path))
+    assert refused.returncode == 1, refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert refused.stderr.strip().splitlines() == [
+        line for line in refused.stderr.strip().splitlines() if line.startswith("neardup: error:")
+    ]
+    assert f"{path}:2:" in refused.stderr
+    skipped = neardup("index", "add", "--db", url, str(path), "--skip-bad", "--json")
+    assert skipped.returncode == 0, skipped.stderr
+    warned = [line for line in skipped.stderr.splitlines() if "skipped" in line]
+    assert all(f"{path}:{n}:" in line for n, line in zip(bad_lines, warned, strict=True))
+    assert len(warned) == len(UNSTORABLE_LINES)
+    assert "\x00" not in skipped.stderr
+    assert "\nbreak" not in skipped.stderr
+    stored = [json.loads(line)["id"] for line in skipped.stdout.splitlines()]
+    assert stored == ["g0", "g1", "g2"]

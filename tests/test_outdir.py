@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
+from neardup.dedup import outdir
 from neardup.dedup.outdir import check_target, staged_output
 from neardup.errors import InputError
+from neardup.io.exchange import exchange
 
 
 def _names(path) -> list[str]:
@@ -121,3 +125,83 @@ def test_a_failed_run_flushes_nothing(tmp_path, flushed):
     with pytest.raises(RuntimeError):
         _fail_inside(tmp_path / "out", RuntimeError("boom"))
     assert flushed == []
+
+
+# ------------------------------------------------------- swaps, and what killed runs leave
+
+
+def _dead_pid() -> int:
+    """The id of a process that has ended (and was reaped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def _left(out, kind: str, pid: int, files: dict[str, str], host: str | None = None):
+    """A directory a run of ``pid`` made beside ``out``, as a kill leaves it."""
+    host = host or outdir._owner().rpartition(".")[0]
+    path = out.parent / f".{out.name}.neardup-{kind}-{host}.{pid}-abc123_x"
+    path.mkdir()
+    for name, text in files.items():
+        (path / name).write_text(text)
+    return path
+
+
+def test_a_kill_between_the_two_renames_is_undone_by_the_next_run(tmp_path):
+    out = tmp_path / "out"  # killed after "out → old", before "staging → out"
+    pid = _dead_pid()
+    _left(out, "old", pid, {"summary.json": "earlier"})
+    _left(out, "staging", pid, {"summary.json": "new, never acknowledged"})
+    removed = outdir.recover(out)
+    assert _names(out) == ["summary.json"]
+    assert (out / "summary.json").read_text() == "earlier"
+    assert _names(tmp_path) == ["out"]
+    assert len(removed) == 1
+
+
+def test_the_next_run_clears_dead_runs_and_leaves_live_ones_and_other_hosts(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("current")
+    dead = _dead_pid()
+    _left(out, "staging", dead, {"kept.jsonl": "spill of a killed run"})
+    _left(out, "old", dead, {})  # the placeholder of a run killed before its first rename
+    live = _left(out, "staging", os.getpid(), {"kept.jsonl": "a run at work"})
+    other = _left(out, "staging", dead, {"x": "y"}, host="another-host")
+    legacy = tmp_path / ".out.neardup-staging-k2j3h4"  # no owner in the name: left alone
+    legacy.mkdir()
+    with staged_output(out) as stage:
+        (stage / "summary.json").write_text("newer")
+    assert (out / "summary.json").read_text() == "newer"
+    assert sorted(tmp_path.iterdir()) == sorted([out, live, other, legacy])
+
+
+def test_the_swap_is_one_exchange_on_linux_and_two_renames_elsewhere(tmp_path, monkeypatch):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "f").write_text("a")
+    (b / "f").write_text("b")
+    swapped = exchange(a, b)
+    assert swapped == sys.platform.startswith("linux")
+    if swapped:
+        assert ((a / "f").read_text(), (b / "f").read_text()) == ("b", "a")
+    out = tmp_path / "out"
+    for atomic in (True, False):  # the same result by either way
+        if not atomic:
+            monkeypatch.setattr(outdir, "exchange", lambda *_: False)
+        out.mkdir(exist_ok=True)
+        (out / "summary.json").write_text("old")
+        with staged_output(out) as stage:
+            (stage / "kept.jsonl").write_text("new")
+        assert _names(out) == ["kept.jsonl"]
+        assert _names(tmp_path) == ["a", "b", "out"]
+
+
+def test_a_failed_exchange_keeps_the_earlier_run(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("old")
+    with pytest.raises(OSError, match="missing"):
+        exchange(tmp_path / "missing", out)
+    assert (out / "summary.json").read_text() == "old"

@@ -8,7 +8,6 @@ import re
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -18,7 +17,7 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.errors import ConfigError, InputError, MissingDependencyError
+from neardup.errors import ConfigError, DamagedInputError, InputError, MissingDependencyError
 from neardup.io.readers import (
     BadRecord,
     Document,
@@ -99,10 +98,10 @@ def test_concatenated_gzip_members_and_zero_padding(tmp_path):
     path.write_bytes(data + b"\x00" * 100)
     assert [d.id for d in read_all([path])] == ["a", "7", "c"]
     path.write_bytes(data + b"garbage")
-    docs, bad = collect_bad([path])
+    docs: list[Document] = []
+    with pytest.raises(DamagedInputError, match=r"d\.jsonl\.gz: corrupt gzip data"):
+        docs.extend(read_documents([path], skip_bad=True))
     assert [d.id for d in docs] == ["a", "7", "c"]
-    assert bad[0].line == 4
-    assert bad[0].reason.startswith("cannot read")
 
 
 def test_bom_crlf_and_custom_fields(tmp_path):
@@ -171,17 +170,15 @@ def test_huge_line_is_fine(tmp_path):
     assert read_all([path])[0].text == text
 
 
-def test_truncated_gzip_keeps_what_came_before(tmp_path):
+def test_truncated_gzip_stops_the_reading_after_what_came_before(tmp_path):
     data = gzip.compress(jsonl_bytes({"id": i, "text": f"t{i}" * 50} for i in range(2000)))
     path = tmp_path / "cut.jsonl.gz"
     path.write_bytes(data[: len(data) // 2])
-    docs, bad = collect_bad([path])
+    docs: list[Document] = []
+    with pytest.raises(DamagedInputError, match=r"cut\.jsonl\.gz: truncated"):
+        docs.extend(read_documents([path], skip_bad=True))
     assert 0 < len(docs) < 2000
-    assert len(bad) == 1
-    assert bad[0].line == docs[-1].line + 1
-    assert "cannot read" in bad[0].reason
-    with pytest.raises(InputError, match=rf"cut\.jsonl\.gz:{docs[-1].line + 1}: cannot read"):
-        read_all([path])
+    assert [d.line for d in docs] == list(range(1, len(docs) + 1))
 
 
 def test_missing_file_is_bad_record(tmp_path):
@@ -430,23 +427,24 @@ def test_streams_without_reading_everything(tmp_path, name):
     else:
         head, line = b"", lambda i: f'{{"id": {i}, "text": "text {i}"}}\n'.encode()
 
+    starved: list[bool] = []  # the feeder gave up waiting: the reader wanted the rest first
+
     def feed():
         with open(path, "wb", buffering=0) as fh:
             fh.write(head + b"".join(line(i) for i in range(3)))
-            consumed.wait(20)  # the rest comes only once the reader has had its three
+            # the rest comes only once the reader has had its three (a deadlock guard only)
+            starved.append(not consumed.wait(120))
             fh.write(b"".join(line(i) for i in range(3, 100_000)))
 
     thread = threading.Thread(target=feed)
     thread.start()
-    start = time.monotonic()
     docs = read_documents([path])
     first = list(itertools.islice(docs, 3))
-    elapsed = time.monotonic() - start
     consumed.set()
     assert [d.id for d in first] == ["0", "1", "2"]
-    assert elapsed < 10
     assert sum(1 for _ in docs) == 100_000 - 3
     thread.join()
+    assert starved == [False]
 
 
 def test_parses_lazily(tmp_path):
@@ -541,11 +539,13 @@ def test_writer_encodes_parquet_values(tmp_path):
     }
 
 
-ids = st.one_of(st.text(min_size=1), st.integers(min_value=-(2**62), max_value=2**62))
+texts = st.text(st.characters(codec="utf-8", exclude_characters="\x00"))  # a NUL is a bad record
+text_ids = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1)
+ids = st.one_of(text_ids, st.integers(min_value=-(2**62), max_value=2**62))
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(ids, st.text()), unique_by=lambda t: str(t[0]), max_size=20))
+@given(st.lists(st.tuples(ids, texts), unique_by=lambda t: str(t[0]), max_size=20))
 def test_jsonl_write_read_round_trip(pairs):
     records = [{"id": i, "text": t, "extra": [t, {"k": i}]} for i, t in pairs]
     with tempfile.TemporaryDirectory() as tmp:
@@ -560,7 +560,13 @@ def test_jsonl_write_read_round_trip(pairs):
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.lists(st.tuples(st.text(min_size=1), st.text()), unique_by=lambda t: t[0], max_size=20))
+@given(
+    st.lists(
+        st.tuples(text_ids, texts),
+        unique_by=lambda t: t[0],
+        max_size=20,
+    )
+)
 def test_parquet_write_read_round_trip(pairs):
     records = [{"id": i, "text": t} for i, t in pairs]
     with tempfile.TemporaryDirectory() as tmp:

@@ -6,6 +6,7 @@ Tests share the module server's collection, so each uses its own ids and counts 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -387,6 +388,15 @@ def test_batch_over_the_limit_is_413_naming_it(client):
         ("/documents", b'{"documents": [{"id": "m1", "text": "x", "meta": {"a": [NaN]}}]}'),
         ("/documents", b'{"documents": [{"id": "m1", "text": "x", "meta": {"a": Infinity}}]}'),
         ("/query", b'{"documents": [{"text": "\\ud800"}]}'),
+        # NUL anywhere (no PostgreSQL text holds it) and ids that could not be read by URL
+        ("/documents", b'{"documents": [{"id": "m1\\u0000", "text": "x"}]}'),
+        ("/documents", b'{"documents": [{"id": "m1", "text": "x\\u0000"}]}'),
+        ("/documents", b'{"documents": [{"id": "m1", "text": "x", "meta": {"\\u0000": 1}}]}'),
+        ("/documents", b'{"documents": [{"id": "m1", "text": "x", "meta": {"a": ["\\u0000"]}}]}'),
+        ("/documents", b'{"documents": [{"id": "m1\\n", "text": "x"}]}'),
+        ("/documents", b'{"documents": [{"id": "m1\\u007f", "text": "x"}]}'),
+        ("/documents", b'{"documents": [{"id": "m1' + b"x" * 1100 + b'", "text": "x"}]}'),
+        ("/query", b'{"documents": [{"text": "\\u0000"}]}'),
     ],
 )
 def test_malformed_body_is_422_with_the_reason(client, path, content):
@@ -394,6 +404,46 @@ def test_malformed_body_is_422_with_the_reason(client, path, content):
     assert response.status_code == 422
     assert response.json()["detail"]
     assert client.get("/documents/m1").status_code == 404
+
+
+BAD_IDS = ["a%00b", "a%0Ab", "a%1Fb", "x" * 1100]
+
+
+def refuses_bad_ids(client: httpx.Client) -> None:
+    """Every route that takes records or ids answers 422 (never 500) for ids and records no
+    store can hold, and stores nothing."""
+    before = count(client)
+    for doc_id in BAD_IDS:
+        for method, route in (("GET", "/"), ("DELETE", "/"), ("GET", "/web/")):
+            answer = client.request(method, f"{route}documents/{doc_id}")
+            assert answer.status_code == 422, (method, route, doc_id, answer.text)
+            assert answer.json()["detail"]
+    for doc in (
+        {"id": "n\x00", "text": "x"},
+        {"id": "n", "text": "x\x00"},
+        {"id": "n", "text": "x", "meta": {"k\x00": 1}},
+        {"id": "n", "text": "x", "meta": {"k": "v\x00"}},
+    ):
+        assert client.post("/documents", json={"documents": [doc]}).status_code == 422
+    assert client.post("/query", json={"documents": [{"text": "\x00"}]}).status_code == 422
+    assert count(client) == before
+
+
+def test_bad_ids_and_nul_are_422_on_every_route(client):
+    refuses_bad_ids(client)
+
+
+def test_bad_ids_and_nul_are_422_on_every_route_over_postgres(postgres_url, tmp_path):
+    from neardup.store.postgres import PostgresStore
+
+    store = PostgresStore(postgres_url)
+    Collection.create(store, CONFIG)
+    store.close()
+    with serving(postgres_url, tmp_path / "pg.log", "--token", TOKEN) as server:
+        with httpx.Client(base_url=server.url, headers=AUTH, timeout=60) as http:
+            refuses_bad_ids(http)
+            assert add(http, {"id": "fine", "text": text(seed=5)}).status_code == 200
+        assert "Traceback" not in server.output()
 
 
 def test_utf8_error_names_the_encoding(client):
@@ -445,6 +495,16 @@ def test_serve_refuses_a_store_without_a_collection(tmp_path):
         assert message in err
         assert "Traceback" not in err
     assert not missing.exists()
+
+
+def test_serve_without_a_token_warns_at_start_that_writes_are_open(tmp_path):
+    db = make_collection(tmp_path / "open.db")
+    with serving(str(db), tmp_path / "open.log") as server:
+        assert httpx.get(f"{server.url}/stats").status_code == 200  # open, as warned
+        warned = [line for line in server.output().splitlines() if "warning" in line]
+    assert any("no --token" in line and "anyone" in line for line in warned), warned
+    with serving(str(db), tmp_path / "closed.log", "--token", TOKEN) as server:
+        assert "no --token" not in server.output()
 
 
 def test_serve_refuses_an_empty_token(tmp_path):
@@ -534,7 +594,10 @@ def test_neardup_errors_are_4xx_with_the_message_not_500():
 def test_documents_stored_before_the_checks_can_still_be_read_back():
     # a surrogate and a NaN stored by an older neardup (the store takes them; the API no more)
     collection = Collection.create(MemoryStore(), CONFIG)
-    collection.add([("old", text(seed=1), {"name": "\ud800", "score": float("nan")})])
+    collection.add([("old", text(seed=1), None)])
+    (stored,) = collection.store.get(["old"])
+    meta = {"name": "\ud800", "score": float("nan")}
+    collection.store.add([dataclasses.replace(stored, meta=meta)], upsert=True)
     app = create_app(ServiceSettings(db="unused"), lambda: collection)
     with TestClient(app, raise_server_exceptions=False) as http:
         got = http.get("/documents/old")

@@ -12,7 +12,8 @@ import pytest
 
 from neardup.collection import Collection
 from neardup.dedup import DedupConfig
-from neardup.errors import ConfigError
+from neardup.errors import ConfigError, InputError
+from neardup.io.jsonvalues import MAX_ID_BYTES
 from neardup.shingles import fingerprint_batch
 from neardup.store import CollectionMeta, DuplicateIdError, MemoryStore, SQLiteStore, Store
 from neardup.store.base import STORE_SCHEMA, StoredDoc
@@ -348,6 +349,49 @@ def test_collection_counts_follow_add_remove_upsert_and_rollback(
     assert stored_counts(coll, features) == before
     coll.remove(everyone)
     assert stored_counts(coll, features) == {}
+    coll.store.close()
+
+
+# Records no store may be handed: refused by the collection before the store is touched, the
+# same on every store (PostgreSQL text cannot hold NUL; an id with a control character or
+# too long could not be read or removed by URL).
+UNSTORABLE = {
+    "nul in id": ("a\x00b", "some words here", None),
+    "nul in text": ("ok", "some \x00 words", None),
+    "nul in meta key": ("ok", "some words", {"k\x00": 1}),
+    "nul in meta value": ("ok", "some words", {"k": ["x", {"deep": "v\x00"}]}),
+    "surrogate in meta": ("ok", "some words", {"k": "\ud800"}),
+    "nan in meta": ("ok", "some words", {"k": float("nan")}),
+    "newline in id": ("a\nb", "some words", None),
+    "id too long": ("é" * (MAX_ID_BYTES // 2 + 1), "some words", None),
+}
+
+
+@pytest.mark.parametrize("name", list(UNSTORABLE))
+def test_unstorable_records_are_refused_before_the_store_is_touched(
+    make: Callable[[], Store], name: str
+) -> None:
+    coll = Collection.create(make(), DedupConfig())
+    coll.add([("first", text(1, 30), {"n": 1})])
+    with pytest.raises(InputError, match=r"NUL|control|longer|surrogate|finite"):
+        coll.add([("second", text(2, 30), None), UNSTORABLE[name]])
+    assert coll.store.count() == 1
+    assert coll.store.get(["second"]) == []
+    coll.add([("third", text(3, 30), None)])  # the store still works (no broken transaction)
+    assert coll.store.count() == 2
+    coll.store.close()
+
+
+def test_the_longest_id_and_every_printable_character_are_stored_and_read_back(
+    make: Callable[[], Store],
+) -> None:
+    longest = "é" * (MAX_ID_BYTES // 2)
+    odd = "a/b c?d#e%f\\g'h\"i😀"
+    coll = Collection.create(make(), DedupConfig())
+    coll.add([(longest, text(1, 30), None), (odd, text(2, 30), {"ключ": "значение"})])
+    assert [d.id for d in coll.store.get([longest, odd])] == [longest, odd]
+    assert coll.get(odd).meta == {"ключ": "значение"}
+    assert coll.remove([longest]) == [longest]
     coll.store.close()
 
 

@@ -50,8 +50,9 @@ from neardup.dedup.templates import (
     distinct_fingerprints,
     reaches_template,
 )
-from neardup.errors import ConfigError, SignatureError
+from neardup.errors import ConfigError, InputError, SignatureError
 from neardup.idf import IdfExcerpt
+from neardup.io.jsonvalues import id_problem, json_problem
 from neardup.methods.base import FORMAT_VERSION, Method, serialize
 from neardup.shingles import FingerprintBatch, fingerprint_batch
 from neardup.store.base import (
@@ -161,6 +162,17 @@ def _feature_counts(prints: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarra
     return features.astype(np.uint64), counts.astype(np.int64)
 
 
+def stored_problem(doc_id: str, text: str, meta: Mapping[str, Any] | None = None) -> str | None:
+    """Why a document cannot be stored in a collection (the same rule for every store), or
+    None."""
+    if problem := id_problem(doc_id):
+        return problem
+    where = f"document {doc_id!a}"
+    return json_problem(text, f"{where}: the text") or json_problem(
+        None if meta is None else dict(meta), f"{where}: meta"
+    )
+
+
 class Collection:
     """Documents in a :class:`~neardup.store.base.Store`, checked against each other on add."""
 
@@ -212,7 +224,14 @@ class Collection:
 
     def add(self, docs: Sequence[DocInput], *, upsert: bool = False) -> list[Result]:
         """Store a batch (all or nothing) and report, per document, the near-duplicates
-        already present: stored before, or earlier in this batch."""
+        already present: stored before, or earlier in this batch.
+
+        A document every store cannot hold and give back (:func:`stored_problem`: an id with
+        a control character or too long, a NUL or lone surrogate anywhere, a NaN in meta)
+        raises InputError naming it before the store is touched."""
+        for doc in docs:
+            if problem := stored_problem(*doc):
+                raise InputError(problem)
         ids = [doc_id for doc_id, _, _ in docs]
         if repeated := repeated_ids(ids):
             raise DuplicateIdError(repeated, "repeated within one batch")

@@ -62,6 +62,9 @@ def config_from_dict(data: Mapping[str, Any], source: str = "config") -> DedupCo
     if unknown:
         raise ConfigError(f"{source}: unknown setting(s) {', '.join(unknown)}")
     fields: dict[str, Any] = {key: data[key] for key in _SCALARS if key in data}
+    for key, value in fields.items():
+        if problem := _type_problem(key, value):
+            raise ConfigError(f"{source}: {problem}")
     if "params" in data:
         if not isinstance(data["params"], Mapping):
             raise ConfigError(f"{source}: params must be an object")
@@ -78,6 +81,21 @@ def config_from_dict(data: Mapping[str, Any], source: str = "config") -> DedupCo
     except ConfigError as exc:
         raise ConfigError(f"{source}: {exc}") from None
     return config
+
+
+def _type_problem(key: str, value: Any) -> str | None:
+    """Why ``value`` cannot be setting ``key`` (of the type of its default), or None."""
+    default = getattr(DedupConfig(), key)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if isinstance(default, bool):
+        fits, kind = isinstance(value, bool), "true or false"
+    elif isinstance(default, int):
+        fits, kind = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif isinstance(default, float) or default is None:  # None: an optional number
+        fits, kind = number or (default is None and value is None), "a number"
+    else:
+        fits, kind = isinstance(value, str), "a string"
+    return None if fits else f"setting {key} = {value!r} must be {kind}"
 
 
 def _text_config(data: Any, source: str) -> TextConfig:

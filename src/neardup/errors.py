@@ -6,7 +6,9 @@ can catch one type and print a clear message instead of a traceback::
     NearDupError
     ├── ConfigError           a setting has an invalid value (names the setting and value)
     ├── InputError            a text or file cannot be used (names the file / line)
-    │   └── EmptyTextError    nothing is left of a text after canonicalization
+    │   ├── EmptyTextError    nothing is left of a text after canonicalization
+    │   └── DamagedInputError a compressed input is truncated or corrupt (never skipped)
+    ├── OutputError           an output cannot be written (a full disk), naming the path
     ├── MissingDependencyError  an optional extra is needed: "pip install neardup[x]"
     └── SignatureError        signatures of different configs or formats were mixed
 
@@ -18,9 +20,18 @@ can catch one type and print a clear message instead of a traceback::
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import warnings
 from collections.abc import Iterator
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(message: str) -> str:
+    """``message`` with its control characters escaped (``\\x1b``, ``\\n``): a terminal
+    shows the bytes of a bad file or value instead of obeying them, on one line."""
+    return _CONTROL.sub(lambda found: ascii(found.group())[1:-1], message)
 
 
 class NearDupError(Exception):
@@ -37,6 +48,16 @@ class InputError(NearDupError, ValueError):
 
 class EmptyTextError(InputError):
     """A text has no tokens left after canonicalization."""
+
+
+class DamagedInputError(InputError):
+    """A compressed input is cut short or corrupt: not a bad record, since nothing after the
+    damage can be read; it stops the run even when bad records are skipped."""
+
+
+class OutputError(NearDupError):
+    """An output or a collection cannot be written (no space left on the disk); what was
+    written or stored before is kept."""
 
 
 class MissingDependencyError(NearDupError, ImportError):

@@ -6,8 +6,10 @@
     GET /               the pages a person reads (neardup.web.pages)
 
 Every string of a request (ids, texts, ``meta`` keys and values) must be valid Unicode (no
-lone surrogate such as ``"\ud800"``) and ``meta`` must hold no NaN or Infinity: such a
-request is a 422 before anything is stored, so every stored document can be read back.
+lone surrogate such as ``"\ud800"``) without NUL (``"\\u0000"``), ``meta`` must hold no NaN
+or Infinity, and an id no control character and at most 1024 bytes of UTF-8: such a request
+(also a GET or DELETE of such an id) is a 422 before any store is touched, so every stored
+document can be read back.
 
 Each process (uvicorn worker) opens the collection once at startup and closes it at shutdown;
 the routes that work (fingerprints, store) are plain ``def``, run in FastAPI's threadpool, so
@@ -30,8 +32,8 @@ from typing import Annotated, Any, Literal
 
 from neardup import __version__, apidocs, extras
 from neardup.collection import Collection, Result
-from neardup.errors import ConfigError, InputError, NearDupError
-from neardup.io.jsonvalues import json_problem
+from neardup.errors import ConfigError, InputError, NearDupError, OutputError
+from neardup.io.jsonvalues import MAX_ID_BYTES, id_problem, json_problem
 from neardup.store.base import DuplicateIdError
 from neardup.store.url import open_store
 
@@ -43,6 +45,7 @@ from fastapi.exceptions import RequestValidationError  # noqa: E402
 from fastapi.responses import JSONResponse, Response  # noqa: E402
 from fastapi.security import HTTPBearer  # noqa: E402
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator  # noqa: E402
+from starlette.convertors import Convertor, register_url_convertor  # noqa: E402
 from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
 
 from neardup.web import pages  # noqa: E402  # the pages a person reads, at /
@@ -138,13 +141,21 @@ def _valid_json(value: Any, where: str) -> Any:
 class DocumentIn(_Body):
     """A document to add."""
 
-    id: str = Field(min_length=1, description="Unique within the collection.")
+    id: str = Field(
+        min_length=1,
+        description=(
+            f"Unique within the collection; no control characters, at most {MAX_ID_BYTES} "
+            "bytes of UTF-8."
+        ),
+    )
     text: str = Field(description="The text; may be empty (it then matches nothing).")
     meta: dict[str, Any] | None = Field(default=None, description="Kept and returned as given.")
 
     @field_validator("id", "text", "meta")
     @classmethod
     def _valid(cls, value: Any, info: ValidationInfo) -> Any:
+        if info.field_name == "id" and (problem := id_problem(value)):
+            raise ValueError(problem)
         return _valid_json(value, str(info.field_name))
 
 
@@ -389,8 +400,32 @@ def query(body: QueryRequest, collection: CollectionDep, settings: SettingsDep) 
     return _results(collection.query([d.text for d in body.documents]))
 
 
+class _AnyId(Convertor[str]):
+    """A path parameter that takes any id, slashes and line breaks too (Starlette's ``path``
+    stops at a line break: such an id would be a bare 404, not the 422 that says why)."""
+
+    regex = "[\\s\\S]*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("any_id", _AnyId())
+
+
+def _check_id(doc_id: str) -> None:
+    """422 for an id no document can have (control characters, too long): never stored, and
+    refused before a store is asked."""
+    if problem := id_problem(doc_id):
+        raise HTTPException(422, problem)
+
+
 def get_document(doc_id: str, collection: CollectionDep) -> DocumentOut:
     """A stored document's id and meta."""
+    _check_id(doc_id)
     doc = collection.get(doc_id)
     if doc is None:
         raise HTTPException(404, f"no document with id {doc_id!r}")
@@ -399,6 +434,7 @@ def get_document(doc_id: str, collection: CollectionDep) -> DocumentOut:
 
 def remove_document(doc_id: str, collection: CollectionDep) -> RemovedOut:
     """Remove a stored document."""
+    _check_id(doc_id)
     if not collection.remove([doc_id]):
         raise HTTPException(404, f"no document with id {doc_id!r}")
     return RemovedOut(id=doc_id)
@@ -472,6 +508,10 @@ def _json_content(request: Request) -> bool:
     return media == "application/json" or media.endswith("+json")
 
 
+async def _no_space(_: Request, exc: OutputError) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, 507)
+
+
 async def _bad_request(_: Request, exc: NearDupError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, 400)
 
@@ -486,7 +526,7 @@ def _register(app: FastAPI, secured: bool) -> None:
     }
     conflict = errors | {409: {"model": ConflictOut, "description": "Known or repeated ids."}}
     unknown = errors | {404: {"model": ErrorOut, "description": "No document with this id."}}
-    by_id = "/documents/{doc_id:path}"  # ids may hold slashes
+    by_id = "/documents/{doc_id:any_id}"  # ids may hold slashes
     app.post("/documents", dependencies=deps, responses=conflict)(add_documents)
     app.post("/query", dependencies=deps, responses=errors)(query)
     app.get(by_id, dependencies=deps, responses=unknown)(get_document)
@@ -526,6 +566,7 @@ def create_app(
     app.add_exception_handler(DuplicateIdError, _conflict)
     app.add_exception_handler(InputError, _unprocessable)
     app.add_exception_handler(RequestValidationError, _invalid_request)
+    app.add_exception_handler(OutputError, _no_space)
     app.add_exception_handler(NearDupError, _bad_request)
     _register(app, secured=settings.token is not None)
     pages.mount(app)

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
 import sys
+import tempfile
 import threading
 import warnings
 from typing import Any
@@ -27,14 +29,14 @@ import click
 
 from neardup import heap, interrupt
 from neardup.cli.app import cli
-from neardup.errors import NearDupError
+from neardup.errors import NearDupError, printable
 
 __all__ = ["cli", "main", "run"]
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
     """Warnings meant for the user (weak signatures) as one plain line, no source excerpt."""
-    click.echo(f"neardup: warning: {message}", err=True)
+    click.echo(printable(f"neardup: warning: {message}"), err=True)
 
 
 def _interrupted(exc: BaseException) -> bool:
@@ -65,13 +67,19 @@ def main() -> None:
         sys.exit(130)
     except click.UsageError as exc:  # a bad option: one line naming it, and where help is
         where = f" (see: {exc.ctx.command_path} --help)" if exc.ctx is not None else ""
-        click.echo(f"neardup: error: {exc.format_message()}{where}", err=True)
+        click.echo(printable(f"neardup: error: {exc.format_message()}{where}"), err=True)
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
     except NearDupError as exc:
-        click.echo(f"neardup: error: {exc}", err=True)
+        click.echo(printable(f"neardup: error: {exc}"), err=True)
+        sys.exit(1)
+    except OSError as exc:  # a full disk met outside the outputs (a temporary file)
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        where = exc.filename or f"a temporary file in {tempfile.gettempdir()} (TMPDIR)"
+        click.echo(printable(f"neardup: error: cannot write {where}: {exc.strerror}"), err=True)
         sys.exit(1)
 
 

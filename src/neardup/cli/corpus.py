@@ -43,6 +43,7 @@ from neardup.dedup import (
 )
 from neardup.dedup.cluster import KeepPolicy
 from neardup.dedup.pipeline import Inputs, run_dedup
+from neardup.errors import printable
 from neardup.io.readers import count_lines
 from neardup.sample import sample_documents, sample_path
 
@@ -288,7 +289,7 @@ def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
     table.add_row("seconds", str(summary["timings_seconds"]["total"]))
     console.print(table)
     for warning in [*summary.get("input_warnings", ()), *summary.get("warnings", ())]:
-        click.echo(f"neardup: warning: {warning}", err=True)
+        click.echo(printable(f"neardup: warning: {warning}"), err=True)
     if summary["empty_documents"]:
         examples = summary.get("empty_ids", [])[:5]
         click.echo(

@@ -27,8 +27,9 @@ from neardup.cli.options import (
 )
 from neardup.collection import Collection, Result
 from neardup.config import TextConfig
-from neardup.errors import InputError, NearDupError
-from neardup.io.readers import Document, read_documents
+from neardup.errors import InputError, NearDupError, printable
+from neardup.io.jsonvalues import id_problem
+from neardup.io.readers import BadRecord, Document, read_documents
 from neardup.store.url import open_store
 
 DEFAULT_BATCH = 5000  # a commit writes every index page its batch touched: fewer, larger ones
@@ -117,7 +118,7 @@ def add(
     INPUTS are read as by dedup. Each batch is one transaction; record fields other than the
     id and the text are stored as the document's metadata.
     """
-    docs = _read(inputs, id_field, text_field, skip_bad, max_text_bytes)
+    docs = _storable(_read(inputs, id_field, text_field, skip_bad, max_text_bytes), skip_bad)
     added = with_duplicates = 0
     with _opened(db_url) as collection, _kept_on_failure(lambda: added):
         for batch in _batches(docs, batch_size):
@@ -169,7 +170,7 @@ def remove(db_url: str, ids: tuple[str, ...], as_json: bool) -> None:
     else:
         console.print(f"removed {len(removed)} documents")
     if missing:
-        click.echo(f"neardup: warning: not stored: {', '.join(missing)}", err=True)
+        click.echo(printable(f"neardup: warning: not stored: {', '.join(missing)}"), err=True)
 
 
 @index.command()
@@ -236,10 +237,24 @@ def _read(
         id_field=id_field,
         text_field=text_field,
         skip_bad=skip_bad,
-        on_bad=lambda bad: click.echo(f"neardup: warning: skipped {bad}", err=True),
+        on_bad=lambda bad: click.echo(printable(f"neardup: warning: skipped {bad}"), err=True),
         max_text_bytes=max_text_bytes,
-        on_skip=lambda notice: click.echo(f"neardup: warning: {notice}", err=True),
+        on_skip=lambda notice: click.echo(printable(f"neardup: warning: {notice}"), err=True),
     )
+
+
+def _storable(docs: Iterable[Document], skip_bad: bool) -> Iterator[Document]:
+    """The documents a collection can store; the others are bad records (an id with a control
+    character or too long), skipped with --skip-bad."""
+    for doc in docs:
+        problem = id_problem(doc.id)  # texts and records: the readers' rule is the same
+        if problem is None:
+            yield doc
+            continue
+        bad = BadRecord(doc.source, doc.line, problem)
+        if not skip_bad:
+            raise InputError(str(bad))
+        click.echo(printable(f"neardup: warning: skipped {bad}"), err=True)
 
 
 def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:

@@ -386,8 +386,9 @@ def dedup_config(
 ) -> DedupConfig:
     """The DedupConfig of the options given, over the --config file's settings if any.
 
-    An invalid option (threshold, keep, an unknown --param) is a usage error (exit 2); an
-    invalid --config file is the file's error (exit 1).
+    An invalid option (threshold, keep, an unknown --param) or setting of the --config file
+    is a usage error naming it (exit 2); a --config file that cannot be read or parsed is
+    the file's error (exit 1).
     """
     with bad_options():
         built = DedupConfig(
@@ -396,8 +397,11 @@ def dedup_config(
         if config_file is None:
             built.build_method()  # fail on bad parameters before reading anything
             return built
-    built = merge_config(read_config(config_file), built, explicit_settings())
-    built.build_method()
+    try:  # unreadable, not JSON/TOML: InputError, the file's error (exit 1)
+        built = merge_config(read_config(config_file), built, explicit_settings())
+        built.build_method()
+    except ConfigError as exc:  # a setting of the file of a wrong type or out of range
+        raise click.UsageError(f"--config {exc}") from None
     return built
 
 

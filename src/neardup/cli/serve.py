@@ -93,6 +93,12 @@ def serve(
         **{name: value for name, value in limits.items() if value is not None},
     )
     check_collection(db_url)
+    if settings.token is None:
+        click.echo(
+            f"neardup: warning: no --token (NEARDUP_TOKEN): anyone who reaches {host}:{port} "
+            "can add and remove documents",
+            err=True,
+        )
     os.environ.pop(service.TOKEN_ENV, None)
     os.environ.update(settings.to_env())
     uvicorn.run(

@@ -150,6 +150,7 @@ def _run(
         config,
         progress=progress,
         field_values=lambda: _field_values(field_values, field),
+        workdir=out,  # the spill too stays in the staging directory: gone with it
         stage=stage,
     )
     stage("writing the outputs")

@@ -4,7 +4,7 @@ The calling thread only cuts each file into blocks of whole lines (no step per l
 worker parses a block with Arrow's JSON reader (C++, without the GIL) straight into one
 UTF-8 buffer of texts, which the kernels fingerprint without a Python string being made of
 them. A block Arrow cannot take exactly as the line-by-line reader would (a bad record, a
-blank line, a float or missing id, a ``\\u`` surrogate escape, ``NaN``, a text over the size
+blank line, a float or missing id, a ``\\u`` surrogate or NUL escape, ``NaN``, a text over the size
 limit) is read line by line instead (:func:`neardup.io.readers._jsonl_item`), so both ways
 give the same documents and the same errors. Duplicate ids and bad records are settled in
 input order on the calling thread (:meth:`JsonlBatches.settle`).
@@ -24,7 +24,7 @@ import numpy as np
 from neardup._kernels import threads_for
 from neardup._kernels.jsonl import holds_non_finite_words, json_non_finite, line_ends
 from neardup._kernels.script import char_counts
-from neardup.errors import InputError
+from neardup.errors import DamagedInputError, InputError
 from neardup.io.files import BOM, byte_chunks, classify, read_error, read_errors
 from neardup.io.readers import (
     DEFAULT_MAX_TEXT_BYTES,
@@ -34,6 +34,8 @@ from neardup.io.readers import (
     _duplicate,
     _jsonl_item,
     _Options,
+    line_limit,
+    overlong,
 )
 
 BLOCK_BYTES_MAX = 16 * 2**20  # a block stops growing here even with fewer lines than asked
@@ -133,13 +135,21 @@ class JsonlBatches:
         for index, inp in enumerate(self._inputs):
             source, line = str(inp.path), 1
             try:
+                limit = line_limit(self._opts.max_text_bytes)
                 with byte_chunks(inp) as chunks:
-                    for block, count in _line_blocks(chunks, self._lines_per_block):
-                        yield partial(
-                            parse_block, block, count, line, index, source, self._opts,
-                            self._id_types,
-                        )  # fmt: skip
+                    for block, count in _line_blocks(chunks, self._lines_per_block, limit):
+                        if block is None:  # one line over the limit, not read
+                            why = overlong(self._opts.max_text_bytes)
+                            bad = BadRecord(source, line, why)
+                            yield partial(TextBatch, [], input=index, bad=[bad])
+                        else:
+                            yield partial(
+                                parse_block, block, count, line, index, source, self._opts,
+                                self._id_types,
+                            )  # fmt: skip
                         line += count
+            except DamagedInputError:
+                raise
             except read_errors(inp) as exc:
                 bad = BadRecord(source, line if line > 1 else 0, read_error(exc))
                 yield partial(TextBatch, [], input=index, bad=[bad])
@@ -253,7 +263,11 @@ def _parse_arrow(
     import pyarrow.json as pj
 
     # a \\u escape of a lone surrogate: Arrow refuses the block (the line reader, the record)
-    if _non_finite(block) or (first_line > 1 and block.startswith(BOM)):
+    if (
+        _non_finite(block)
+        or (first_line > 1 and block.startswith(BOM))
+        or b"\\u0000" in block  # a NUL: Arrow takes it, the line reader refuses the record
+    ):
         return None
     table = None
     for id_type in list(id_types):  # ids as strings, or all integers
@@ -317,23 +331,41 @@ def utf8_spans(texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return text, bounds[:-1], bounds[1:]
 
 
-def _line_blocks(chunks: Iterator[bytes], lines: int) -> Iterator[tuple[bytes, int]]:
+def _line_blocks(
+    chunks: Iterator[bytes], lines: int, limit: int | None = None
+) -> Iterator[tuple[bytes | None, int]]:
     """Blocks of whole lines (each with its b"\\n", but maybe the file's last) of about
     ``lines`` lines, and how many lines each holds: the line-by-line reader's lines exactly,
-    also when reading fails (the whole lines read before are delivered, then it raises)."""
+    also when reading fails (the whole lines read before are delivered, then it raises). A
+    line longer than ``limit`` bytes is a block of its own given as None, never held whole."""
     done: list[bytes | memoryview] = []  # whole lines not delivered yet
     tail: list[bytes | memoryview] = []  # the start of a line whose end is not read yet
-    size = count = 0
+    size = count = held = 0  # bytes and lines in done; bytes in tail
+    over = False  # the line being read is over the limit (its pieces are dropped)
     try:
         for chunk in chunks:
             raw, view, at = np.frombuffer(chunk, dtype=np.uint8), memoryview(chunk), 0
             while at < len(chunk):
+                if (tail or over) and limit is not None:  # a line begun in earlier chunks
+                    newline = chunk.find(b"\n", at)
+                    length = (newline if newline >= 0 else len(chunk)) - at
+                    if over or held + length > limit:
+                        tail, held, over = [], 0, newline < 0
+                        if newline < 0:
+                            break
+                        if done:
+                            yield b"".join(done), count
+                            done, size, count = [], 0, 0
+                        yield None, 1
+                        at = newline + 1
+                        continue
                 end, found = line_ends(raw, at, lines - count)
                 if not found:
                     tail.append(view[at:])
+                    held += len(chunk) - at
                     break
                 done += (*tail, view[at:end])  # no copy but the block's join
-                tail = []
+                tail, held = [], 0
                 count += found
                 size += end - at
                 at = end
@@ -346,3 +378,5 @@ def _line_blocks(chunks: Iterator[bytes], lines: int) -> Iterator[tuple[bytes, i
         raise
     if done or tail:
         yield b"".join(done + tail), count + (1 if tail else 0)
+    if over:
+        yield None, 1

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import array
 import contextlib
-import gzip
 import io
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
 import numpy as np
 
-from neardup.errors import InputError
+from neardup.errors import DamagedInputError, InputError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
+from neardup.io.compressed import ChunkReader, gunzip_chunks, unzstd_chunks
 
 __all__ = [
     "BOM",
@@ -34,7 +34,6 @@ __all__ = [
     "split_lines",
 ]
 
-_GZIP_READ = 1 << 18  # compressed bytes read at a time
 _SUPPORTED = (
     "a directory of .txt/.html files, .jsonl/.ndjson (plain, .gz, .zst), "
     ".csv (plain, .gz, .zst), .parquet"
@@ -75,19 +74,15 @@ def classify(path: Path) -> InputFile:
     return InputFile(path, kind, compression)
 
 
-def open_binary(inp: InputFile) -> IO[bytes]:
-    """``inp`` opened for reading bytes, decompressed."""
-    if inp.compression == "gz":
-        return gzip.open(inp.path, "rb")  # type: ignore[return-value]
-    if inp.compression == "zst":
-        raw = open(inp.path, "rb")  # noqa: SIM115 - closed by the stream reader (closefd)
-        reader = (
-            zstandard("reading .zst files")
-            .ZstdDecompressor()
-            .stream_reader(raw, read_across_frames=True, closefd=True)
-        )
-        return io.BufferedReader(reader, IO_BUFFER)
-    return open(inp.path, "rb", buffering=IO_BUFFER)
+@contextlib.contextmanager
+def open_binary(inp: InputFile) -> Iterator[IO[bytes]]:
+    """``inp`` opened for reading bytes, decompressed (damage raises DamagedInputError)."""
+    if inp.compression is None:
+        with open(inp.path, "rb", buffering=IO_BUFFER) as fh:
+            yield fh
+        return
+    with byte_chunks(inp) as chunks, io.BufferedReader(ChunkReader(chunks), IO_BUFFER) as fh:
+        yield fh
 
 
 def read_error(exc: BaseException) -> str:
@@ -100,7 +95,8 @@ def read_error(exc: BaseException) -> str:
 
 
 def read_errors(inp: InputFile) -> tuple[type[BaseException], ...]:
-    """What a missing, broken or truncated (compressed) file raises while being read."""
+    """What a missing or unreadable file raises while being read (a bad record at the place
+    reading stopped). Catch DamagedInputError before these: it is an error of its own."""
     errors: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError, zlib.error)
     if inp.compression == "zst":
         errors += (zstandard("reading .zst files").ZstdError,)
@@ -155,9 +151,14 @@ def jsonl_line_blocks(path: str | Path, wanted: np.ndarray) -> Iterator[LineBloc
     done, first = 0, 1  # wanted lines yielded; the number of the piece's first line
     if not wanted.size:
         return
+
+    def is_wanted(index: int) -> bool:  # a line that spans chunks: rare, a binary search
+        at = int(np.searchsorted(wanted, index + 1))
+        return at < wanted.size and int(wanted[at]) == index + 1
+
     try:
         with byte_chunks(inp) as chunks:
-            for data, starts, ends in _line_spans(chunks):
+            for data, starts, ends in _line_spans(chunks, is_wanted):
                 end = first + starts.size
                 upto = int(np.searchsorted(wanted, end))
                 if upto > done:
@@ -167,6 +168,8 @@ def jsonl_line_blocks(path: str | Path, wanted: np.ndarray) -> Iterator[LineBloc
                 done, first = upto, end
                 if done == wanted.size:
                     return
+    except DamagedInputError:
+        raise
     except read_errors(inp) as exc:
         raise InputError(f"{path}: {read_error(exc)}") from None
     raise InputError(f"{path}: changed while being read (line {wanted[done]} is gone)")
@@ -193,23 +196,32 @@ def _trimmed(
     return starts, ends
 
 
-def _line_spans(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, np.ndarray, np.ndarray]]:
+def _line_spans(
+    chunks: Iterator[bytes], wanted: Callable[[int], bool] | None = None
+) -> Iterator[tuple[bytes, np.ndarray, np.ndarray]]:
     """The lines of a stream of byte chunks as spans ``data[starts[k]:ends[k]]`` (without
-    b"\\n"): a chunk's whole lines are not copied, a line that spans chunks is joined alone."""
+    b"\\n"): a chunk's whole lines are not copied, a line that spans chunks is joined alone —
+    when ``wanted`` (given its 0-based number) says so; else it is given empty, its pieces
+    let go as they are read (a line too long to hold, skipped when it was read)."""
     pending: list[bytes] = []  # pieces of a line not ended yet
+    held, index = wanted is None or wanted(0), 0  # whether the line being read is kept
     for chunk in chunks:
         ends = _newlines(chunk)
         if not ends.size:
-            pending.append(chunk)
+            if held:
+                pending.append(chunk)
             continue
         starts, rest = np.r_[0, ends[:-1] + 1], int(ends[-1]) + 1
-        if pending:
-            line = b"".join([*pending, chunk[: ends[0]]])
+        if pending or not held:
+            line = b"".join([*pending, chunk[: ends[0]]]) if held else b""
             yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
             starts, ends = starts[1:], ends[1:]
-        pending = [chunk[rest:]] if rest < len(chunk) else []
+            index += 1
+        index += ends.size
         if ends.size:
             yield chunk, starts, ends
+        held = wanted is None or wanted(index)
+        pending = [chunk[rest:]] if rest < len(chunk) and held else []
     if pending:
         line = b"".join(pending)
         yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
@@ -227,55 +239,48 @@ def _newlines(data: bytes) -> np.ndarray:
 
 @contextlib.contextmanager
 def byte_chunks(inp: InputFile) -> Iterator[Iterator[bytes]]:
-    """The decompressed bytes of ``inp`` in chunks of up to 1 MiB, as they come."""
-    if inp.compression == "gz":
-        with open(inp.path, "rb") as raw:
-            yield _gunzip(raw)
-    else:
-        with open_binary(inp) as fh:
-            yield iter(lambda: fh.read1(IO_BUFFER), b"")
+    """The decompressed bytes of ``inp`` in chunks of up to 1 MiB, as they come; a
+    compressed stream cut short or corrupt raises DamagedInputError after its last good
+    bytes."""
+    with open(inp.path, "rb", buffering=0 if inp.compression else IO_BUFFER) as raw:
+        if inp.compression == "gz":
+            yield gunzip_chunks(raw, inp.path)
+        elif inp.compression == "zst":
+            yield unzstd_chunks(raw, inp.path)
+        else:
+            yield iter(lambda: raw.read1(IO_BUFFER), b"")
 
 
-def _gunzip(raw: IO[bytes]) -> Iterator[bytes]:
-    """Gzip decompression in 1 MiB pieces (gzip.GzipFile gives 20 KiB ones: 40% slower).
-
-    Handles concatenated members and zero padding like :mod:`gzip`; a truncated stream raises
-    EOFError only after everything before the cut was delivered.
-    """
-    inflate = zlib.decompressobj(wbits=31)
-    data = b""
-    while data or (data := raw.read(_GZIP_READ)):
-        if inflate.eof:  # another member follows, or zero padding
-            data = data.lstrip(b"\x00")
-            if not data:
-                continue
-            inflate = zlib.decompressobj(wbits=31)
-        out = inflate.decompress(data, IO_BUFFER)
-        data = inflate.unused_data if inflate.eof else inflate.unconsumed_tail
-        if out:
-            yield out
-    if not inflate.eof:
-        raise EOFError("compressed file ended before the end-of-stream marker was reached")
-
-
-def split_lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """The lines (without b"\\n") in a stream of byte chunks; a line may span many chunks."""
-    for block in line_lists(chunks):
+def split_lines(chunks: Iterator[bytes], limit: int | None = None) -> Iterator[bytes | None]:
+    """The lines (without b"\\n") in a stream of byte chunks; a line may span many chunks. A
+    line longer than ``limit`` bytes is None, its bytes let go as they are read."""
+    for block in line_lists(chunks, limit):
         yield from block
 
 
-def line_lists(chunks: Iterator[bytes]) -> Iterator[list[bytes]]:
-    """The lines of a stream of byte chunks, as a list of the lines each chunk completes."""
+def line_lists(chunks: Iterator[bytes], limit: int | None = None) -> Iterator[list[bytes | None]]:
+    """The lines of a stream of byte chunks, as a list of the lines each chunk completes; a
+    line longer than ``limit`` bytes (it spans chunks) is None and never held whole."""
     pending: list[bytes] = []  # pieces of a line longer than a chunk
+    size, over = 0, False  # bytes in pending; the line is over the limit (pieces dropped)
     for chunk in chunks:
-        parts = chunk.split(b"\n")
+        parts: list[bytes | None] = chunk.split(b"\n")  # type: ignore[assignment]
         if len(parts) == 1:
-            pending.append(chunk)
+            if not over:
+                pending.append(chunk)
+                size += len(chunk)
+                if limit is not None and size > limit:
+                    pending, size, over = [], 0, True
             continue
-        pending.append(parts[0])
-        parts[0] = b"".join(pending)
-        pending = [parts[-1]] if parts[-1] else []
-        parts.pop()
+        if over or (limit is not None and size + len(parts[0]) > limit):  # type: ignore[arg-type]
+            parts[0] = None
+        elif pending:
+            parts[0] = b"".join([*pending, parts[0]])  # type: ignore[list-item]
+        last = parts.pop()
+        pending = [last] if last else []  # type: ignore[list-item]
+        size, over = len(last or b""), False
         yield parts
-    if pending:
+    if over:
+        yield [None]
+    elif pending:
         yield [b"".join(pending)]

@@ -12,10 +12,13 @@ extension (case-insensitive):
   the relative POSIX path, HTML goes through :func:`neardup.text.clean.strip_html`, and the
   record is ``{"id", "path"}``.
 
-Bad records (malformed JSON, not an object, missing or non-string text, invalid UTF-8, a CSV row
+Bad records (malformed JSON, not an object, missing or non-string text, invalid UTF-8, a NUL
+character (raw or ``\\u0000``) or a lone surrogate or NaN anywhere in the record, a CSV row
 with the wrong number of fields or an unterminated quote, a text over ``max_text_bytes``, a
 duplicate id, an unreadable file) raise :class:`~neardup.errors.InputError` naming the file and
-line, or with ``skip_bad`` are handed to ``on_bad`` as a :class:`BadRecord` and skipped. Empty
+line, or with ``skip_bad`` are handed to ``on_bad`` as a :class:`BadRecord` and skipped. A
+compressed file cut short or corrupt is not a bad record: it raises
+:class:`~neardup.errors.DamagedInputError` whatever ``skip_bad`` says. Empty
 or whitespace-only texts are *not* bad records here: they are yielded, and dedup reports them
 on its own. An input that holds no record, and the files of a directory that are not read
 (other extensions), are handed to ``on_skip`` as :class:`Skipped` notices.
@@ -36,7 +39,7 @@ from typing import Any
 
 import orjson
 
-from neardup.errors import ConfigError, InputError
+from neardup.errors import ConfigError, DamagedInputError, InputError
 from neardup.extras import pyarrow
 from neardup.io.csvlines import csv_records
 from neardup.io.files import (
@@ -57,6 +60,8 @@ __all__ = [
     "Document",
     "Skipped",
     "count_lines",
+    "line_limit",
+    "overlong",
     "read_documents",
 ]
 
@@ -103,19 +108,18 @@ class BadRecord:
 @dataclass(frozen=True, slots=True)
 class Skipped:
     """An input that gave no record (``files`` empty), or the files of a directory input that
-    were not read because of their extension."""
+    were not read: because of their extension, or (``why``) as they are not regular files."""
 
     source: str
     files: tuple[str, ...] = ()
+    why: str = ""  # why the files were not read: by default, their extension
 
     def __str__(self) -> str:
         if not self.files:
             return f"{self.source}: no records (an empty input)"
         shown = ", ".join(self.files[:5]) + (", …" if len(self.files) > 5 else "")
-        return (
-            f"{self.source}: {len(self.files)} file(s) skipped, not "
-            f"{'/'.join(_DIR_SUFFIXES)}: {shown}"
-        )
+        why = self.why or f"not {'/'.join(_DIR_SUFFIXES)}"
+        return f"{self.source}: {len(self.files)} file(s) skipped, {why}: {shown}"
 
 
 def _where(source: str, line: int) -> str:
@@ -225,14 +229,35 @@ def _place(inputs: list[InputFile], packed: int, doc_id: str) -> str:
     return _where(str(inp.path), line)
 
 
+def line_limit(max_text_bytes: int) -> int:
+    """The longest line a record may take: its text's limit and 1 MiB for the other fields
+    and escapes, as for a CSV record. Reading stops at a longer line, so memory stays bounded
+    whatever a file holds (a text written with many ``\\u`` escapes may need a higher
+    limit)."""
+    return max_text_bytes + _CSV_RECORD_SLACK
+
+
+def overlong(max_text_bytes: int) -> str:
+    """The reason given for a line over :func:`line_limit`."""
+    return (
+        f"a line longer than {_mib(line_limit(max_text_bytes))} (the text limit of "
+        f"{_mib(max_text_bytes)} and 1 MiB); not read (raise it with --max-text-bytes)"
+    )
+
+
 def _read_jsonl(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     """JSONL: one object per line; blank lines skipped; the file read line by line."""
     source, lineno = str(inp.path), 0
     try:
         with byte_chunks(inp) as chunks:
-            for lineno, raw in enumerate(split_lines(chunks), 1):
-                if raw and not raw.isspace():
+            lines = split_lines(chunks, line_limit(opts.max_text_bytes))
+            for lineno, raw in enumerate(lines, 1):
+                if raw is None:
+                    yield BadRecord(source, lineno, overlong(opts.max_text_bytes))
+                elif raw and not raw.isspace():
                     yield _jsonl_item(raw, source, lineno, opts)
+    except DamagedInputError:
+        raise
     except read_errors(inp) as exc:
         yield BadRecord(source, lineno + 1 if lineno else 0, read_error(exc))
 
@@ -250,6 +275,8 @@ def _jsonl_item(raw: bytes, source: str, lineno: int, opts: _Options) -> _Item:
         return _jsonl_item_exact(raw, source, lineno, opts)
     if not isinstance(record, dict) or isinstance(record.get(opts.id_field), float):
         return _jsonl_item_exact(raw, source, lineno, opts)
+    if b"\\u0000" in raw and (problem := json_problem(record)):  # orjson reads NULs
+        return BadRecord(source, lineno, problem)
     return _document(record, source, lineno, opts, valid_utf8=True)
 
 
@@ -340,10 +367,11 @@ def _read_csv(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     source, lineno = str(inp.path), 0
     csv.field_size_limit(opts.max_text_bytes + _CSV_RECORD_SLACK)  # a runaway field stops
     try:
-        with io.TextIOWrapper(
-            open_binary(inp), encoding="utf-8-sig", errors="surrogateescape", newline=""
-        ) as fh:
-            records = csv_records(iter(fh))
+        with (
+            open_binary(inp) as raw,
+            io.TextIOWrapper(raw, encoding="utf-8-sig", errors="surrogateescape", newline="") as fh,
+        ):
+            records = csv_records(_csv_lines(fh, line_limit(opts.max_text_bytes), opts, source))
             header: list[str] | None = None
             for lineno, row, lines in records:
                 if isinstance(row, csv.Error):
@@ -361,8 +389,21 @@ def _read_csv(inp: InputFile, opts: _Options) -> Iterator[_Item]:
                     yield BadRecord(source, lineno, _csv_problem(row, opts, lines))
                 elif row:
                     yield _csv_item(header, row, source, lineno, opts)
+    except InputError:  # a damaged stream, an overlong line: not a bad record
+        raise
     except read_errors(inp) as exc:
         yield BadRecord(source, lineno, read_error(exc))
+
+
+def _csv_lines(fh: io.TextIOWrapper, limit: int, opts: _Options, source: str) -> Iterator[str]:
+    """The lines of a CSV file, each read up to ``limit`` characters: a longer one stops the
+    run (InputError), as where the next record starts is unknown."""
+    lineno = 0
+    while line := fh.readline(limit + 1):
+        lineno += 1
+        if len(line) > limit:
+            raise InputError(f"{source}:{lineno}: {overlong(opts.max_text_bytes)}")
+        yield line
 
 
 def _csv_problem(exc: Exception, opts: _Options, lines: int = 1) -> str:
@@ -417,7 +458,14 @@ def _read_parquet(inp: InputFile, opts: _Options) -> Iterator[_Item]:
         for batch in pfile.iter_batches(batch_size=_PARQUET_READ_BATCH):
             for record in batch.to_pylist():
                 row += 1
-                yield _document(record, source, row, opts)
+                problem = json_problem(record)  # a NUL, a NaN: as in a JSONL record
+                yield (
+                    BadRecord(source, row, problem)
+                    if problem
+                    else _document(record, source, row, opts)
+                )
+    except DamagedInputError:
+        raise
     except read_errors(inp) as exc:
         yield BadRecord(source, row + 1 if row else 0, read_error(exc))
 
@@ -425,24 +473,35 @@ def _read_parquet(inp: InputFile, opts: _Options) -> Iterator[_Item]:
 def _read_dir(inp: InputFile, opts: _Options) -> Iterator[_Item]:
     """Every .txt/.html/.htm file below a directory, sorted; HTML stripped to plain text."""
     skipped: list[str] = []
-    for path, rel in _dir_files(inp.path, skipped):
+    odd: list[str] = []
+    for path, rel in _dir_files(inp.path, skipped, odd):
         yield _file_item(path, rel, opts)
     if skipped:
         yield Skipped(str(inp.path), tuple(skipped))
+    if odd:
+        why = "not regular files (a FIFO, socket or device would block or never end)"
+        yield Skipped(str(inp.path), tuple(odd), why)
 
 
-def _dir_files(root: Path, skipped: list[str] | None = None) -> Iterator[tuple[Path, str]]:
+def _dir_files(
+    root: Path, skipped: list[str] | None = None, odd: list[str] | None = None
+) -> Iterator[tuple[Path, str]]:
     """(path, relative POSIX path) of the text files below ``root``, each directory sorted;
-    the relative paths of the other files are appended to ``skipped``."""
+    the relative paths of the files of other extensions are appended to ``skipped``, those of
+    text files that are not regular files (a FIFO: reading it would wait) to ``odd``."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         base = Path(dirpath)
         for name in sorted(filenames):
             path = base / name
-            if name.lower().endswith(_DIR_SUFFIXES):
-                yield path, path.relative_to(root).as_posix()
-            elif skipped is not None:
-                skipped.append(path.relative_to(root).as_posix())
+            rel = path.relative_to(root).as_posix()
+            if not name.lower().endswith(_DIR_SUFFIXES):
+                if skipped is not None:
+                    skipped.append(rel)
+            elif path.is_file():  # a regular file, or a link to one
+                yield path, rel
+            elif odd is not None:
+                odd.append(rel)
 
 
 def _file_item(path: Path, rel: str, opts: _Options) -> _Item:

@@ -22,6 +22,7 @@ the full ``PRAGMA integrity_check`` (``neardup index check``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sqlite3
@@ -33,7 +34,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from neardup.errors import ConfigError, InputError
+from neardup.errors import ConfigError, InputError, OutputError
 from neardup.store.base import (
     CollectionMeta,
     DocFreqs,
@@ -133,7 +134,7 @@ class SQLiteStore:
             if "not a database" not in str(exc):
                 raise self.failure(exc) from None
             raise ConfigError(f"{self.path}: not a usable SQLite collection ({exc})") from None
-        except (ConfigError, InputError):
+        except (ConfigError, InputError, OutputError):
             self.close()
             raise
 
@@ -156,8 +157,13 @@ class SQLiteStore:
         except sqlite3.DatabaseError as exc:
             return [str(exc)]
 
-    def failure(self, exc: sqlite3.DatabaseError) -> InputError:
+    def failure(self, exc: sqlite3.DatabaseError) -> InputError | OutputError:
         """The error to report for an SQLite error met on this file."""
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_FULL:
+            return OutputError(
+                f"{self.path}: cannot write: the disk is full ({exc}); the failing batch was "
+                "rolled back, everything stored before is kept"
+            )
         if isinstance(exc, sqlite3.OperationalError) and "malformed" not in str(exc):
             return InputError(f"{self.path}: {exc}")
         return InputError(
@@ -207,11 +213,14 @@ class SQLiteStore:
         self._local.depth = 1
         try:
             yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        else:
             db.execute("COMMIT")
+        except BaseException as exc:
+            if db.in_transaction:  # SQLite may have rolled back already (a full disk)
+                with contextlib.suppress(sqlite3.DatabaseError):
+                    db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise self.failure(exc) from None
+            raise
         finally:
             self._local.depth = 0
 

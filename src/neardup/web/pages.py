@@ -23,6 +23,7 @@ from typing import Any
 
 from neardup import __version__, extras
 from neardup.collection import Collection
+from neardup.io.jsonvalues import id_problem
 from neardup.web import views
 
 extras.fastapi("the web pages (neardup serve)")  # "pip install 'neardup[serve]'" if missing
@@ -115,6 +116,8 @@ def add_fragment(body: AddIn, request: Request) -> HTMLResponse:
 def document_fragment(doc_id: str, request: Request) -> HTMLResponse:
     """A stored document, its text when kept, and its near-duplicates."""
     started = time.perf_counter()
+    if problem := id_problem(doc_id):  # no document has it; a store may not even take it
+        raise HTTPException(422, problem)
     view = views.document_view(doc_id, _collection(request))
     if view is None:
         raise HTTPException(404, f"no document with id {doc_id!r}")
@@ -130,6 +133,6 @@ def mount(app: FastAPI) -> None:
     router.post("/web/compare")(compare_fragment)
     router.post("/web/search")(search_fragment)
     router.post("/web/add")(add_fragment)
-    router.get("/web/documents/{doc_id:path}")(document_fragment)
+    router.get("/web/documents/{doc_id:any_id}")(document_fragment)  # neardup.service's
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -1,0 +1,96 @@
+"""Peak memory of dedup on huge input: a file of NUL bytes with no newline, one valid JSON
+line with a huge text, and a document of a given size that is read and processed.
+
+Each case is a real ``neardup dedup`` process; its peak resident memory is that process's own
+(``os.wait4``), beside the baseline of a run on a 3-document file. Files are made in a
+temporary directory (``--dir``; a few GiB free are needed for the default sizes).
+
+    python benchmarks/bench_huge_input.py [--gib 2] [--doc-mb 200] [--dir /tmp]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_CHUNK = 2**20
+
+
+def _write(path: Path, head: bytes, fill: bytes, size: int, tail: bytes) -> Path:
+    with open(path, "wb") as out:
+        out.write(head)
+        block = fill * (_CHUNK // len(fill))
+        for _ in range(size // len(block)):
+            out.write(block)
+        out.write(tail)
+    return path
+
+
+def _run(path: Path, out: Path, *args: str) -> tuple[int, float, float, str]:
+    """Exit code, peak RSS (MiB), seconds and the last stderr line of ``neardup dedup``."""
+    command = [sys.executable, "-c", "from neardup.cli import run; run()", "dedup"]
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [*command, str(path), "--out", str(out), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - started
+    last = (err.strip().splitlines() or [""])[-1][:110]
+    return os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024, seconds, last
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gib", type=float, default=2.0, help="size of the huge lines")
+    parser.add_argument("--doc-mb", type=int, default=200, help="size of the processed document")
+    parser.add_argument("--dir", default=None, help="where to write the files")
+    opts = parser.parse_args()
+    size = int(opts.gib * 2**30)
+    with tempfile.TemporaryDirectory(dir=opts.dir, prefix="neardup-huge-") as tmp:
+        work = Path(tmp)
+        words = b"lorem ipsum dolor sit amet consectetur adipiscing elit sed do "
+        cases = {
+            "3 small documents (baseline)": (
+                work / "small.jsonl",
+                lambda p: p.write_text(
+                    "".join(json.dumps({"id": i, "text": f"text {i}"}) + "\n" for i in range(3))
+                ),
+                (),
+            ),
+            f"{opts.gib:g} GiB of NUL bytes, no newline": (
+                work / "nul.jsonl",
+                lambda p: _write(p, b"", b"\x00", size, b""),
+                ("--skip-bad",),
+            ),
+            f"one valid {opts.gib:g} GiB JSON line": (
+                work / "line.jsonl",
+                lambda p: _write(p, b'{"id": "big", "text": "', words, size, b'"}\n'),
+                ("--skip-bad",),
+            ),
+            f"a {opts.doc_mb} MB document, processed": (
+                work / "doc.jsonl",
+                lambda p: _write(
+                    p, b'{"id": "doc", "text": "', words, opts.doc_mb * 10**6, b'"}\n'
+                ),
+                ("--max-text-bytes", str(2 * opts.doc_mb * 10**6)),
+            ),
+        }
+        print(f"{'case':<40} {'exit':>4} {'peak RSS MiB':>12} {'seconds':>8}  last line")
+        for name, (path, make, args) in cases.items():
+            make(path)
+            code, peak, seconds, last = _run(path, work / "out", *args)
+            print(f"{name:<40} {code:>4} {peak:>12.0f} {seconds:>8.1f}  {last}")
+            path.unlink()
+
+
+if __name__ == "__main__":
+    main()
