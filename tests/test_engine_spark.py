@@ -406,7 +406,7 @@ def test_an_output_path_holding_other_things_is_refused_before_any_work(spark, t
         out.mkdir()
         (out / "notes.txt").write_text("mine")
         (out / "kept").mkdir()  # an earlier run's output: may go
-        message = r"holds what is not an output of neardup dedup \(notes\.txt\)"
+        message = r"exists and holds what is not an output of neardup dedup \(notes\.txt\)"
     with sample_path() as path, pytest.raises(InputError, match=f"--out {out} {message}"):
         run_spark_dedup(Inputs((str(path),)), str(out), DedupConfig())
     assert (out if existing == "file" else out / "notes.txt").read_text() == "mine"

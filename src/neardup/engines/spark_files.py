@@ -115,7 +115,7 @@ def check_output(spark: SparkSession, out: str) -> None:
     if not fs.exists(path):
         return
     if not fs.getFileStatus(path).isDirectory():
-        raise InputError(f"--out {out}: exists and is not a directory")
+        raise InputError(f"--out {out} exists and is not a directory")
     names = sorted(str(status.getPath().getName()) for status in fs.listStatus(path))
     foreign = [n for n in names if n not in OUTPUT_NAMES]
     if foreign:

@@ -264,18 +264,25 @@ def spark_errors(what: str) -> Iterator[None]:
 
 
 def first_line(text: str) -> str:
-    """The line of a Spark error that says what went wrong: the last Python exception of a
-    worker's traceback, else the first line naming an exception, else the first line."""
+    """The line of a Spark error that says what went wrong: a Python worker's exception (the
+    last line of its traceback), else the innermost exception named on the first line that
+    names one (Spark wraps a task's error in "Job aborted … most recent failure: …"), else
+    the error's first line."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    python = [
-        line
-        for line in lines
-        if re.match(r"(\w+\.)*\w*(Error|Exception)\b.*: ", line)
-        and not line.startswith(("at ", "py4j.", "org.apache.spark.SparkException"))
-    ]
-    if python:
-        return _short(python[-1] if "Traceback" in text else python[0])
+    if "Traceback (most recent call last)" in text:
+        raised = [line for line in lines if _PYTHON_ERROR.match(line)]
+        if raised:
+            return _short(raised[-1])
+    for line in lines:
+        named = [m for m in _JAVA_ERROR.finditer(line) if not m.group().startswith(_WRAPPERS)]
+        if named:
+            return _short(line[named[-1].start() :])
     return _short(lines[0] if lines else "unknown error")
+
+
+_PYTHON_ERROR = re.compile(r"[A-Za-z_][\w.]*(Error|Exception|Exit)(: |$)")
+_JAVA_ERROR = re.compile(r"(?:[a-z_]\w*\.)+[A-Z]\w*(?:Exception|Error): ")
+_WRAPPERS = ("org.apache.spark.SparkException", "py4j.")
 
 
 def _short(line: str, limit: int = 400) -> str:
