@@ -24,7 +24,7 @@ from textgen import near_copies, text
 
 pytestmark = pytest.mark.xdist_group("spark")  # beside the other Spark tests: one cluster
 
-SMALL = ["--spark-conf", "spark.sql.shuffle.partitions=4", "--spark-conf", "spark.ui.enabled=false"]
+SMALL = ["--spark-conf", "spark.sql.shuffle.partitions=2", "--spark-conf", "spark.ui.enabled=false"]
 
 
 def _env(bare_python_bin: Path) -> dict[str, str]:
