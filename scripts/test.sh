@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-postgres.sh  # the server binaries; the tests start their own server
 bash scripts/install-chromium.sh  # headless browser and driver of the browser tests
-bash scripts/install-java.sh  # the runtime of the Spark engine's tests (local[2])
+bash scripts/install-java.sh  # Spark's runtime: local[2] and standalone-cluster tests
 python -m pip install --quiet --disable-pip-version-check -e ".[all,dev]"
 python -m ruff check src tests benchmarks
 python -m pytest -n 2 "$@"

@@ -1,13 +1,16 @@
-"""Shared fixtures: a throwaway PostgreSQL server per test session (per xdist worker), and a
-spy on the files flushed to disk."""
+"""Shared fixtures: a throwaway PostgreSQL server per test session (per xdist worker), a Spark
+standalone cluster (its tests share one xdist group: one cluster per test run), and a spy on
+the files flushed to disk."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from pgserver import PostgresServer, running_server
+from sparkcluster import Cluster, bare_python, running_cluster
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +24,20 @@ def postgres_server() -> Iterator[PostgresServer]:
 def postgres_url(postgres_server: PostgresServer) -> str:
     """The URL of a new, empty database on the session's server."""
     return postgres_server.create_database()
+
+
+@pytest.fixture(scope="session")
+def bare_python_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory whose ``python3`` is a Python without neardup (first on a PATH)."""
+    return bare_python(tmp_path_factory.mktemp("bare-python"))
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(bare_python_bin: Path) -> Iterator[Cluster]:
+    """A Spark standalone master and two workers (separate JVMs on 127.0.0.1) whose Python
+    lacks neardup; started on first use, stopped at the end of the session."""
+    with running_cluster(bare_python_bin) as cluster:
+        yield cluster
 
 
 @pytest.fixture

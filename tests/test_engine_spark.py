@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import sys
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
+import neardup
 from neardup.dedup import DedupConfig, deduplicate
 from neardup.dedup.cluster import KeepPolicy, cluster_table
 from neardup.engines.spark import spark_dedup
 from neardup.errors import ConfigError, InputError
+from sparkout import assert_same_outputs, spark_lines
 
 pytestmark = pytest.mark.xdist_group("spark")  # one worker, one Spark session
 
@@ -274,14 +278,6 @@ def test_kept_and_removed_keep_every_column(spark):
 # ── the command line ─────────────────────────────────────────────────────────────────────────
 
 
-def _spark_lines(directory):
-    return [
-        line
-        for part in sorted(directory.glob("part-*"))
-        for line in part.read_text(encoding="utf-8").splitlines()
-    ]
-
-
 def _dedup_with_both_engines(path, tmp_path, *spark_args, format_="jsonl"):
     """``neardup dedup`` of ``path`` into tmp_path/local and, on Spark, tmp_path/spark."""
     from clirun import run
@@ -298,29 +294,12 @@ def test_cli_spark_engine_writes_what_the_local_engine_writes(spark, tmp_path):
 
     with sample_path() as path:
         _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
-    for name in ("kept", "removed"):  # the same records, byte for byte
-        wanted = (tmp_path / "local" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-        assert sorted(_spark_lines(tmp_path / "spark" / name)) == sorted(wanted)
-        assert wanted
-    clusters = [json.loads(x) for x in _spark_lines(tmp_path / "spark" / "clusters")]
-    local_clusters = (tmp_path / "local" / "clusters.jsonl").read_text().splitlines()
-    assert sorted(clusters, key=lambda c: c["cluster"]) == [json.loads(x) for x in local_clusters]
-    pairs = {
-        (p["a"], p["b"]): p for p in map(json.loads, _spark_lines(tmp_path / "spark" / "pairs"))
-    }
-    local_pairs = {
-        (p["a"], p["b"]): p
-        for p in map(json.loads, (tmp_path / "local" / "pairs.jsonl").read_text().splitlines())
-    }
-    assert pairs == local_pairs
-    summary = json.loads((tmp_path / "spark" / "summary.json").read_text())
-    local_summary = json.loads((tmp_path / "local" / "summary.json").read_text())
-    for key in ("documents", "kept", "removed", "clusters", "verified_pairs", "candidate_pairs"):
-        assert summary[key] == local_summary[key], key
+    assert assert_same_outputs(tmp_path / "local", tmp_path / "spark")["removed"]
+    pairs = {(p["a"], p["b"]) for p in map(json.loads, spark_lines(tmp_path / "spark" / "pairs"))}
     from neardup.dedup.explain import explain
     from neardup.dedup.runread import open_run
 
-    review = [json.loads(x) for x in _spark_lines(tmp_path / "spark" / "review")]
+    review = [json.loads(x) for x in spark_lines(tmp_path / "spark" / "review")]
     local_review = (tmp_path / "local" / "review.jsonl").read_text().splitlines()
     assert review == [json.loads(x) for x in local_review]  # the same records, weakest first
     assert any(r["missing"] for r in review)
@@ -385,3 +364,73 @@ def test_cli_spark_engine_reads_parquet_as_the_local_engine(spark, tmp_path):
         got = pq.read_table(tmp_path / "spark" / name).to_pylist()
         assert sorted(got, key=lambda r: r["n"]) == sorted(wanted, key=lambda r: r["n"])
     assert pq.read_table(tmp_path / "local" / "removed.parquet").num_rows > 0
+
+
+# ── the session's Python workers and the output directory ────────────────────────────────────
+
+
+def _fake_python(tmp_path, version):
+    """A ``python`` script running this interpreter with a package ``neardup`` of
+    ``version`` (nothing else in it) first on its path."""
+    package = tmp_path / "fake" / "neardup"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(f"__version__ = {version!r}\n")
+    script = tmp_path / "python"
+    script.write_text(
+        f'#!/bin/sh\nPYTHONPATH={tmp_path / "fake"}:$PYTHONPATH exec {sys.executable} "$@"\n'
+    )
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        ("0.0.0", r"the Python workers on \S+ run neardup 0\.0\.0 \(.*/python, Python 3\.\d+\), "
+                  r"this command neardup " + re.escape(neardup.__version__)),
+        (neardup.__version__, r"the Python workers cannot import neardup on \S+ \(.*\): "
+                              r"ModuleNotFoundError: No module named 'neardup\.engines'"),
+    ],
+)  # fmt: skip
+def test_workers_running_another_neardup_are_refused(
+    spark, tmp_path, monkeypatch, version, message
+):
+    from neardup.engines.spark_session import prepare_workers, spark_session
+
+    monkeypatch.setenv("PYSPARK_PYTHON", str(_fake_python(tmp_path, version)))
+    try:
+        with pytest.raises(ConfigError, match=message):
+            spark_session()
+    finally:
+        monkeypatch.undo()
+        prepare_workers(spark)  # the driver's interpreter again, for the other tests
+    assert spark.sparkContext.pythonExec == sys.executable
+
+
+@pytest.mark.parametrize("existing", ["file", "foreign"])
+def test_an_output_path_holding_other_things_is_refused_before_any_work(spark, tmp_path, existing):
+    from neardup.dedup.pipeline import Inputs
+    from neardup.engines.spark_files import run_spark_dedup
+    from neardup.sample import sample_path
+
+    out = tmp_path / "out"
+    if existing == "file":
+        out.write_text("mine")
+        message = "exists and is not a directory"
+    else:
+        out.mkdir()
+        (out / "notes.txt").write_text("mine")
+        (out / "kept").mkdir()  # an earlier run's output: may go
+        message = r"exists and holds what is not an output of neardup dedup \(notes\.txt\)"
+    with sample_path() as path, pytest.raises(InputError, match=f"--out {out} {message}"):
+        run_spark_dedup(Inputs((str(path),)), str(out), DedupConfig())
+    assert (out if existing == "file" else out / "notes.txt").read_text() == "mine"
+
+
+def test_an_earlier_run_in_the_output_path_is_replaced(spark, tmp_path):
+    from neardup.sample import sample_path
+
+    with sample_path() as path:
+        _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
+        _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
+    assert assert_same_outputs(tmp_path / "local", tmp_path / "spark")["removed"]

@@ -161,6 +161,14 @@ def _say_if_compiling() -> None:
     help="Spark master URL for --engine spark (e.g. local[4], spark://host:7077, yarn) "
     "[default: spark-submit's, else local[*]].",
 )
+@click.option(
+    "--spark-conf",
+    "spark_conf",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A Spark setting for --engine spark (repeatable), e.g. "
+    "spark.sql.shuffle.partitions=64 or spark.executor.pyspark.memory=2g.",
+)
 @text_options(default_unit="auto")
 def dedup(
     inputs: tuple[str, ...],
@@ -185,6 +193,7 @@ def dedup(
     batch_size: int,
     engine: str,
     master: str | None,
+    spark_conf: tuple[str, ...],
     config_file: str | None,
     config: TextConfig,
 ) -> None:
@@ -216,12 +225,18 @@ def dedup(
     if settings.chain and settings.guard is not None:
         raise click.UsageError("--chain and --guard exclude each other")
     source = Inputs(tuple(inputs), id_field, text_field, skip_bad, max_text_bytes)
-    if master is not None and engine != "spark":
-        raise click.UsageError("--master goes with --engine spark")
+    if engine != "spark" and (master is not None or spark_conf):
+        option = "--master" if master is not None else "--spark-conf"
+        raise click.UsageError(f"{option} goes with --engine spark")
     if engine == "spark":
         from neardup.engines.spark_files import run_spark_dedup
+        from neardup.engines.spark_session import check_master, parse_settings
 
-        _print_summary(run_spark_dedup(source, out_dir, settings, fmt, master), out_dir)
+        with bad_options():
+            check_master(master)
+            settings_of_spark = parse_settings(spark_conf)
+        summary = run_spark_dedup(source, out_dir, settings, fmt, master, settings_of_spark)
+        _print_summary(summary, out_dir)
         return
     _say_if_compiling()
     with _progress_bar(inputs) as (advance, stage):

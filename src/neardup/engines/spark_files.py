@@ -28,8 +28,8 @@ from neardup.dedup.copyout import with_duplicate_of
 from neardup.dedup.pipeline import Inputs, guarantee, input_fields, run_parameters
 from neardup.engines.spark import spark_dedup, with_index
 from neardup.engines.spark_review import review_frame
+from neardup.engines.spark_session import spark_errors, spark_session
 from neardup.errors import ConfigError, InputError
-from neardup.extras import pyspark
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
 
 if TYPE_CHECKING:
@@ -39,30 +39,36 @@ PARSED_SCHEMA = "_row long, _id string, _text string, _record string, _bad strin
 _JSONL = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 
 
-def spark_session(master: str | None = None) -> SparkSession:
-    """The active session, or a new one (``master``, else Spark's default / spark-submit's)."""
-    pyspark("the Spark engine")
-    from pyspark.sql import SparkSession
-
-    builder = SparkSession.builder.appName("neardup dedup")
-    if master:
-        builder = builder.master(master)
-    return builder.getOrCreate()
-
-
 def run_spark_dedup(
     inputs: Inputs,
     out_dir: str,
     config: DedupConfig,
     fmt: str = "jsonl",
     master: str | None = None,
+    settings: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Deduplicate the inputs on Spark into ``out_dir``; returns the summary."""
+    """Deduplicate the inputs on Spark into ``out_dir``; returns the summary. ``settings``:
+    Spark settings of the session. Errors of Spark are one line naming the log that holds
+    their stack (:mod:`.spark_session`)."""
     started = time.perf_counter()
     kind = input_kind(inputs.paths)
     if kind == "jsonl" and fmt != "jsonl":
         raise ConfigError("--engine spark writes the records of JSONL inputs as JSONL only")
-    spark = spark_session(master)
+    spark = spark_session(master, settings)
+    with spark_errors("Spark failed"):
+        check_output(spark, out_dir.rstrip("/"))
+        return _run(spark, inputs, out_dir, config, fmt, kind, started)
+
+
+def _run(
+    spark: SparkSession,
+    inputs: Inputs,
+    out_dir: str,
+    config: DedupConfig,
+    fmt: str,
+    kind: str,
+    started: float,
+) -> dict[str, Any]:
     docs, bad = read_inputs(spark, inputs, kind)
     result = spark_dedup(docs, config, id_col="_id", text_col="_text", order="_row")
     out = out_dir.rstrip("/")
@@ -91,13 +97,37 @@ def run_spark_dedup(
         "guarantee": guarantee(config),
         "inputs": list(inputs.paths),
         "engine": "spark",
-        "master": spark.sparkContext.master if hasattr(spark, "sparkContext") else master,
+        "master": spark.sparkContext.master,
         "parameters": run_parameters(config, fmt) | input_fields(inputs),  # type: ignore[arg-type]
         "config_id": config_fingerprint(config.text),
         "timings_seconds": {"total": round(time.perf_counter() - started, 3)},
     }
     _write_summary(spark, out, summary)
     return summary
+
+
+OUTPUT_NAMES = ("pairs", "clusters", "kept", "removed", "summary.json")
+
+
+def check_output(spark: SparkSession, out: str) -> None:
+    """InputError unless ``out`` (any path Spark writes: local, HDFS, S3) is new, an empty
+    directory or one holding only an earlier run's outputs (which this run replaces):
+    checked before any work, so nothing else is ever overwritten."""
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(out)
+    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    if not fs.exists(path):
+        return
+    if not fs.getFileStatus(path).isDirectory():
+        raise InputError(f"--out {out} exists and is not a directory")
+    names = sorted(str(status.getPath().getName()) for status in fs.listStatus(path))
+    foreign = [n for n in names if n not in OUTPUT_NAMES]
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (", …" if len(foreign) > 3 else "")
+        raise InputError(
+            f"--out {out} exists and holds what is not an output of neardup dedup ({shown}); "
+            "choose a new or empty directory, or one of an earlier run"
+        )
 
 
 def input_kind(paths: tuple[str, ...]) -> str:
