@@ -114,8 +114,10 @@ def ensure_built(bench: str, workdir: Path, rebuild: bool) -> Path:
     for s in SPLITS:
         os.replace(home / f"{s}.jsonl.tmp", home / f"{s}.jsonl")
     os.replace(home / "docs.jsonl.tmp", docs)
-    print(f"built {bench}: {len(records)} documents in {time.perf_counter() - started:.0f} s",
-          file=sys.stderr)
+    print(
+        f"built {bench}: {len(records)} documents in {time.perf_counter() - started:.0f} s",
+        file=sys.stderr,
+    )
     return home
 
 
@@ -188,16 +190,18 @@ def judge(
             continue
         a, b = sets(rid), sets(kid)
         verdict, reason = rule(a_doc, k_doc, a, b)
-        rows.append({
-            "id": rid, "keeper": kid, "verdict": verdict, "reason": reason,
-            "containment": round(containment(a, b), 3),
-            "lacks_identity": lacks_identity(a_doc, k_doc),
-            "missing": lacking(a_doc["text"], b),
-        })
-    missed = [
-        p for p in pairs
-        if cluster_of.get(p[0], -1) != cluster_of.get(p[1], -2)
-    ]
+        rows.append(
+            {
+                "id": rid,
+                "keeper": kid,
+                "verdict": verdict,
+                "reason": reason,
+                "containment": round(containment(a, b), 3),
+                "lacks_identity": lacks_identity(a_doc, k_doc),
+                "missing": lacking(a_doc["text"], b),
+            }
+        )
+    missed = [p for p in pairs if cluster_of.get(p[0], -1) != cluster_of.get(p[1], -2)]
     verdicts = Counter(r["verdict"] for r in rows)
     reasons = Counter(f"{r['verdict']}: {r['reason']}" for r in rows if r["verdict"] != "same")
     return {
@@ -224,8 +228,10 @@ def pct(part: int, whole: int) -> str:
 
 
 def table(results: list[dict[str, Any]]) -> str:
-    head = ("| bench | split | docs | removed | wrong | suspicious | lacks identity "
-            "| lossy as written | near-identical pairs | missed | seconds |")
+    head = (
+        "| bench | split | docs | removed | wrong | suspicious | lacks identity "
+        "| lossy as written | near-identical pairs | missed | seconds |"
+    )
     lines = [head, "|" + "---|" * 11]
     for r in results:
         n = r["removed"]
@@ -245,8 +251,9 @@ def show(results: list[dict[str, Any]], count: int, sample: bool) -> str:
     order = {"wrong": 0, "suspicious": 1, "unknown": 2, "ok": 3, "same": 4}
     out = []
     for bench in dict.fromkeys(r["bench"] for r in results):
-        rows = [x | {"split": r["split"]} for r in results if r["bench"] == bench
-                for x in r["removals"]]
+        rows = [
+            x | {"split": r["split"]} for r in results if r["bench"] == bench for x in r["removals"]
+        ]
         total = len(rows)
         if sample:
             rows = random.Random(0).sample(rows, min(count, len(rows)))
@@ -274,7 +281,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rebuild", action="store_true", help="build the benches anew")
     ap.add_argument("--keep-outputs", type=Path, help="write each run's outputs here")
     ap.add_argument(
-        "--reuse", type=Path,
+        "--reuse",
+        type=Path,
         help="judge the outputs kept in this directory by an earlier --keep-outputs run "
         "instead of running the command",
     )
@@ -309,8 +317,10 @@ def main(argv: list[str] | None = None) -> None:
                     seconds = round(run_command(args.cmd, args.extra_args, inp, out), 1)
                 figures = judge(bench, docs, out, pairs)
                 results.append({"bench": bench, "split": split, "seconds": seconds} | figures)
-                print(f"{bench}/{split}: {figures['removed']} removed, {figures['wrong']} wrong",
-                      file=sys.stderr)
+                print(
+                    f"{bench}/{split}: {figures['removed']} removed, {figures['wrong']} wrong",
+                    file=sys.stderr,
+                )
     command = f"{args.cmd} INPUT --out OUT {args.extra_args}".strip()
     if args.json:
         print(json.dumps({"command": command, "rules": RULES, "results": results}, indent=1))

@@ -146,9 +146,7 @@ def test_copyright_build_reads_each_doc_directory(tmp_path):
 
 
 def test_mail_own_words_drop_quotes_signature_footer_and_forwarded_block():
-    body = (
-        "Alice wrote:\n> the original question\nMy own answer here.\n-- \nBob, Signature Ltd\n"
-    )
+    body = "Alice wrote:\n> the original question\nMy own answer here.\n-- \nBob, Signature Ltd\n"
     assert mail.own_words(body) == "Alice wrote:\nMy own answer here."
     fwd = "FYI\n\nBegin forwarded message:\n\nFrom: someone\nthe forwarded text\n"
     assert mail.own_words(fwd) == "FYI"
@@ -217,15 +215,23 @@ def test_copyright_rule():
     assert copyright_rule(jq, libjq, a, shingles(libjq["text"]))[0] == "same"
     namer = cr("x", "x", "bundles jq " + mit, ["x"])
     assert copyright_rule(jq, namer, a, shingles(namer["text"])) == (
-        "suspicious", "other source package, not near-identical",
+        "suspicious",
+        "other source package, not near-identical",
     )
     assert lacks_identity(jq, icons)
     assert not lacks_identity(jq, namer)
 
 
 def man(lang, name, text):
-    return {"id": f"{lang}/1/{name}", "lang": lang, "original": lang == "en", "section": "1",
-            "name": name, "text": text, "names": [name]}
+    return {
+        "id": f"{lang}/1/{name}",
+        "lang": lang,
+        "original": lang == "en",
+        "section": "1",
+        "name": name,
+        "text": text,
+        "names": [name],
+    }
 
 
 def test_manpages_rule():
@@ -242,12 +248,23 @@ def test_manpages_rule():
 
 def test_mail_rule_judges_the_own_words_not_the_quotes():
     base = {"message_id": "", "kind": "reply", "group": "t", "names": []}
-    reply = base | {"id": "r", "text": "> a long quoted question about the build\nYes it "
-                    "fails on my laptop too", "own": "Yes it fails on my laptop too"}
-    quoting = base | {"id": "q", "message_id": "<q>", "own": "",
-                      "text": "a long quoted question about the build"}
-    holder = base | {"id": "h", "message_id": "<h>", "own": "",
-                     "text": "I said: yes it fails on my laptop too, sadly"}
+    reply = base | {
+        "id": "r",
+        "text": "> a long quoted question about the build\nYes it fails on my laptop too",
+        "own": "Yes it fails on my laptop too",
+    }
+    quoting = base | {
+        "id": "q",
+        "message_id": "<q>",
+        "own": "",
+        "text": "a long quoted question about the build",
+    }
+    holder = base | {
+        "id": "h",
+        "message_id": "<h>",
+        "own": "",
+        "text": "I said: yes it fails on my laptop too, sadly",
+    }
     a = shingles(reply["text"])
     assert mail_rule(reply, quoting, a, shingles(quoting["text"]))[0] == "wrong"
     assert mail_rule(reply, holder, a, shingles(holder["text"]))[0] == "ok"
@@ -257,8 +274,15 @@ def test_mail_rule_judges_the_own_words_not_the_quotes():
 def test_sites_rule():
     def page(pid, title, text, hub=False):
         site, rel = pid.split(":")
-        return {"id": f"{site}/{rel}", "site": site, "page": rel, "title": title,
-                "text": text, "hub": hub, "names": [title]}
+        return {
+            "id": f"{site}/{rel}",
+            "site": site,
+            "page": rel,
+            "title": title,
+            "text": text,
+            "hub": hub,
+            "names": [title],
+        }
 
     ch = page("book:ch1.html", "Getting Started", "Getting Started\nInstall it.")
     whole = page("book:print.html", "The Book", "Getting Started\nInstall it.\nMore.", hub=True)
@@ -280,8 +304,9 @@ def test_judge_counts_wrong_lossy_and_missed_pairs(tmp_path):
     docs = {
         "jq": cr("jq", "jq", text, names),
         "jq-copy": cr("jq-copy", "other", text + " extra", ["jq-copy"]),
-        "icons": cr("icons", "icons", "GNOME. " + "the same licence words follow here " * 5,
-                    ["icons"]),
+        "icons": cr(
+            "icons", "icons", "GNOME. " + "the same licence words follow here " * 5, ["icons"]
+        ),
         "lone": cr("lone", "lone", "Copyright Stephen Dolan. nothing else", names),
         "twin": cr("twin", "twin", "Copyright Stephen Dolan. nothing else", ["twin"]),
     }

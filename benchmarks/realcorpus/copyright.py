@@ -26,7 +26,9 @@ def source_packages() -> dict[str, str]:
     try:
         out = subprocess.run(
             ["dpkg-query", "-W", "-f=${Package}\t${source:Package}\n"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
     except (OSError, subprocess.CalledProcessError):
         return {}
@@ -80,9 +82,15 @@ def build(doc: Path = DOC) -> list[dict[str, Any]]:
         source = sources.get(package, package)
         upstream, holders = parse(text)
         software = list(dict.fromkeys(n for n in (package, source, upstream) if n))
-        records.append({
-            "id": package, "text": text, "group": source, "source": source,
-            "software": software, "holders": holders,
-            "names": software + holders,
-        })
+        records.append(
+            {
+                "id": package,
+                "text": text,
+                "group": source,
+                "source": source,
+                "software": software,
+                "holders": holders,
+                "names": software + holders,
+            }
+        )
     return records

@@ -120,8 +120,10 @@ def sites_rule(removed: Record, keeper: Record, a: Set, b: Set) -> Verdict:
     if removed["page"] == keeper["page"] or _identical(removed, keeper):
         return "same", "same page of another version, or identical"
     name = removed["id"].rsplit("/", 1)[-1]
-    if name == keeper["id"].rsplit("/", 1)[-1] and name != "index.html" and (
-        removed["site"] == keeper["site"]
+    if (
+        name == keeper["id"].rsplit("/", 1)[-1]
+        and name != "index.html"
+        and (removed["site"] == keeper["site"])
     ):
         return "same", "same file name in the same site (one page in two formats)"
     if keeper["hub"] and not removed["hub"]:

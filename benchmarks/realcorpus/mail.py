@@ -122,8 +122,13 @@ def parse(raw: str) -> dict[str, Any]:
     body = body_of(msg)
     names = [n for n in (name.strip(' "'), address) if len(n) >= 3]
     return {
-        "text": body, "from": address, "author": name, "subject": subject,
-        "message_id": message_id, "kind": kind(subject, body), "own": own_words(body),
+        "text": body,
+        "from": address,
+        "author": name,
+        "subject": subject,
+        "message_id": message_id,
+        "kind": kind(subject, body),
+        "own": own_words(body),
         "names": names,
     }
 

@@ -88,9 +88,15 @@ def build(cache: Path, man: Path = MAN, jobs: int = 2) -> list[dict[str, Any]]:
         if not text.strip():
             return None
         return {
-            "id": f"{lang}/{sec}/{name}", "text": text, "group": f"{sec}/{name}",
-            "name": name, "section": sec, "lang": lang, "original": lang == "en",
-            "path": str(path), "names": [name],
+            "id": f"{lang}/{sec}/{name}",
+            "text": text,
+            "group": f"{sec}/{name}",
+            "name": name,
+            "section": sec,
+            "lang": lang,
+            "original": lang == "en",
+            "path": str(path),
+            "names": [name],
         }
 
     with ThreadPoolExecutor(jobs) as pool:

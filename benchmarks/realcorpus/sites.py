@@ -28,14 +28,59 @@ DOC = Path("/usr/share/doc")
 NPM_DOCS = Path("/usr/lib/node_modules/npm/docs")
 RUSTUP = Path.home() / ".rustup" / "toolchains"
 BOOKS = (
-    "book", "nomicon", "reference", "edition-guide", "rustc", "cargo", "error_codes",
-    "rustdoc", "clippy", "style-guide", "embedded-book",
+    "book",
+    "nomicon",
+    "reference",
+    "edition-guide",
+    "rustc",
+    "cargo",
+    "error_codes",
+    "rustdoc",
+    "clippy",
+    "style-guide",
+    "embedded-book",
 )
 SKIP = {"script", "style", "noscript", "template", "svg", "head"}
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-        "track", "wbr"}
-BLOCK = {"p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "dt", "dd", "br",
-         "table", "section", "article", "main", "nav", "header", "footer", "blockquote", "td"}
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
+BLOCK = {
+    "p",
+    "div",
+    "li",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "pre",
+    "dt",
+    "dd",
+    "br",
+    "table",
+    "section",
+    "article",
+    "main",
+    "nav",
+    "header",
+    "footer",
+    "blockquote",
+    "td",
+}
 
 
 class _Text(HTMLParser):
@@ -167,9 +212,16 @@ def build(tree: Path) -> list[dict[str, Any]]:
                 os.symlink(path, link)
             else:
                 link.write_text(markup, encoding="utf-8")
-            records.append({
-                "id": page_id, "text": text, "group": f"{group_prefix}/{rel}", "site": site,
-                "page": f"{group_prefix}/{rel}", "title": title,
-                "hub": path.name == "print.html", "names": [title] if title else [],
-            })
+            records.append(
+                {
+                    "id": page_id,
+                    "text": text,
+                    "group": f"{group_prefix}/{rel}",
+                    "site": site,
+                    "page": f"{group_prefix}/{rel}",
+                    "title": title,
+                    "hub": path.name == "print.html",
+                    "names": [title] if title else [],
+                }
+            )
     return records
