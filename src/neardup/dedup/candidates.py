@@ -13,10 +13,10 @@ any order that is the same for every document (its *prefix*; rarest first, by an
 count: :mod:`neardup.dedup.prefix`), so a bucket need only pair the documents holding its
 key in their prefix with the others.
 
-**Templates.** When verification later discounts template shingles (held by many documents,
-:mod:`neardup.dedup.templates`), a pair is kept on its *content* containment, and the discount
-may raise it: plain containment alone would need the prefix for the lowest score the discount
-can raise (``MIN_PLAIN``), half of every document. But template shingles are always among the
+**Frequent keys.** A caller whose pairs may be kept on a score above their plain containment
+(their content with frequent shingles discounted) would need the prefix for the lowest plain
+bound (``fallback_score``), half of every document. dedup's scores never exceed the plain
+containment (:mod:`neardup.dedup.templates`), so it passes ``frequent`` 0. But template shingles are always among the
 *frequent* keys (held by ≥ ``frequent`` documents; their counts are at least that), which
 come last in the order. So when a
 document's prefix for the score stays within its rarer keys, it is also the start of its
@@ -30,8 +30,8 @@ that can be kept does: :mod:`neardup.dedup.core`) shares ≥ ``o = ⌈least·m�
 prefix*). Keys counted ≤ ``max_bucket`` are never in a capped bucket; for them the buckets
 count, per pair, the shared keys in either side's hit prefix, and keep the pair only if the
 count reaches the smaller of the two documents' *need* (``k`` less the keys of its hit
-prefix counted higher, at least one). With templates, ``least`` is the low plain bound that
-a discount may raise (``MIN_PLAIN``); but, as for the prefix, when a document's hit prefix
+prefix counted higher, at least one). With frequent keys, ``least`` is the low plain bound
+that a discount may raise; but, as for the prefix, when a document's hit prefix
 for the score holds no frequent key its content starts there, and a pair holding ≥ the
 score of its content shares ``k`` keys within it (the content is no larger, and ``x −
 ⌈s·x⌉`` never shrinks as ``x`` grows): such a document takes the hit prefix for the score,

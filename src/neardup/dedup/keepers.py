@@ -28,7 +28,7 @@ from neardup.dedup.identity import identity_scores
 
 # rounds of verifying the pairs that reach a group's final keeper (one is almost always enough)
 KEEPER_ROUNDS = 6
-# a document holding documents of this many distinct groups of near copies is a hub
+# a document holding documents of this many distinct texts is a hub
 HUB_GROUPS = 3
 
 
@@ -100,8 +100,8 @@ def removal_scores(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(left in right, right in left)``: the pairs' scores for removal — their scores,
     no higher than the identity of the held document in the holder (with
-    ``fingerprints``), and 0 where the holder is a hub and the held document not its near
-    copy."""
+    ``fingerprints``), and 0 where the holder is a hub and the held document not its copy
+    (:func:`mutual`)."""
     s_lr, s_rl = pairs.score_lr, pairs.score_rl
     if fingerprints is not None:
         id_lr, id_rl = identity_scores(*fingerprints, pairs, guard)
@@ -115,7 +115,7 @@ def removal_scores(
 
 def hub_documents(n: int, pairs: Pairs, guard: float) -> np.ndarray:
     """Per document: True when it holds (score ≥ ``guard``) documents of ``HUB_GROUPS`` or
-    more distinct groups of near copies, its own near copies not counted."""
+    more distinct texts (:func:`groups_held`)."""
     return groups_held(n, pairs, guard) >= HUB_GROUPS
 
 
