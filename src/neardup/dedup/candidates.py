@@ -14,15 +14,15 @@ count: :mod:`neardup.dedup.prefix`), so a bucket need only pair the documents ho
 key in their prefix with the others.
 
 **Frequent keys.** A caller whose pairs may be kept on a score above their plain containment
-(their content with frequent shingles discounted) would need the prefix for the lowest plain
-bound (``fallback_score``), half of every document. dedup's scores never exceed the plain
-containment (:mod:`neardup.dedup.templates`), so it passes ``frequent`` 0. But template shingles are always among the
+(their content, frequent shingles discounted) would need the prefix for the lowest plain bound
+(``fallback_score``), half of every document. But discounted shingles are always among the
 *frequent* keys (held by ≥ ``frequent`` documents; their counts are at least that), which
-come last in the order. So when a
-document's prefix for the score stays within its rarer keys, it is also the start of its
-content in that order, whatever set of frequent keys turns out to be template — and it holds
-the content prefix, which is never longer. Only a document whose prefix reaches its frequent
-keys takes the longer prefix for ``fallback_score`` (the plain containment any kept pair has).
+come last in the order. So when a document's prefix for the score stays within its rarer
+keys, it is also the start of its content in that order, whatever set of frequent keys turns
+out to be discounted — and it holds the content prefix, which is never longer. Only a
+document whose prefix reaches its frequent keys takes the longer prefix for
+``fallback_score``. dedup's scores never exceed the plain containment
+(:mod:`neardup.dedup.templates`), so it passes ``frequent`` 0.
 
 **Counted hits.** A pair in which A holds ≥ ``least`` of its ``m`` keys plainly (every pair
 that can be kept does: :mod:`neardup.dedup.core`) shares ≥ ``o = ⌈least·m⌉`` keys, so A's
