@@ -119,7 +119,7 @@ def parse(raw: str) -> dict[str, Any]:
         message_id = str(msg.get("Message-ID", "")).strip()
     except (ValueError, IndexError, TypeError):  # malformed headers of spam
         name, address, subject, message_id = "", "", "", ""
-    body = body_of(msg)
+    body = body_of(msg).replace("\x00", " ")  # a NUL byte of a spam body: neardup refuses NUL
     names = [n for n in (name.strip(' "'), address) if len(n) >= 3]
     return {
         "text": body,
