@@ -106,7 +106,7 @@ def _run(
     return summary
 
 
-OUTPUT_NAMES = ("pairs", "clusters", "kept", "removed", "summary.json")
+OUTPUT_NAMES = ("pairs", "clusters", "kept", "removed", "review", "summary.json")
 
 
 def check_output(spark: SparkSession, out: str) -> None:
