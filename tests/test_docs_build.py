@@ -57,7 +57,8 @@ def test_readme_is_a_short_front_door_pointing_inside_the_repository() -> None:
     assert "bash scripts/test.sh" in readme
     pages = [readme, *(p.read_text(encoding="utf-8") for p in (ROOT / "docs").rglob("*.md"))]
     for text in pages:
-        for outside in ("../shared", "METHODS §", "DESIGN.md", "session "):
+        for outside in ("../shared", "METHODS §", "DESIGN.md"):
             assert outside not in text, outside
+        assert not re.search(r"\b[Ss]ession \d", text)  # no history of the project's making
     for link in re.findall(r"\]\(((?!https?:)[^)#]+)", readme):
         assert (ROOT / link).exists(), link
