@@ -285,8 +285,9 @@ def directional_scores(
     resemblance is the same both ways. The content score can only lower the plain one (a
     document is removed only where its keeper holds it as written); a side with no content
     is judged on all its shingles, and a pair near-identical as written
-    (``NEAR_IDENTICAL``) keeps its plain scores: two copies that differ in a year are a
-    pair however much of them is template.
+    (``NEAR_IDENTICAL``) whose content is alike too (``NEAR_IDENTICAL_CONTENT``) keeps its
+    plain scores: two copies that differ in a year are a pair however much of them is
+    template.
     """
     shared = shared.astype(np.float64)
     cs = content.shared.astype(np.float64)
