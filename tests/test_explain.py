@@ -237,3 +237,26 @@ def test_a_hub_keeping_what_it_holds_is_named(tmp_path):
     identity = DedupConfig(identity=True)
     run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "again", identity)
     assert open_run(tmp_path / "again").config == identity
+
+
+def test_the_rule_says_whether_the_fuller_text_or_the_keep_policy_decided(tmp_path):
+    rng = np.random.default_rng(9)
+    words = [f"w{i}" for i in range(300)]
+    full = list(rng.choice(words, 100))
+    rows = [
+        {"id": "partial", "text": " ".join(full[:80])},  # the full text holds more: it is kept
+        {"id": "full", "text": " ".join(full)},
+        {"id": "copy", "text": " ".join(full[:97])},  # within the margin: --keep first
+        {"id": "copy2", "text": " ".join(full[:97]) + " w1 w2"},
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows[:2]), encoding="utf-8")
+    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", DedupConfig())
+    e = explain(open_run(tmp_path / "out"), "partial", "full")
+    assert e.decision == "a_removed_into_b"
+    assert "the fuller text" in e.rule
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows[2:]), encoding="utf-8")
+    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "again", DedupConfig())
+    e = explain(open_run(tmp_path / "again"), "copy", "copy2")
+    assert e.decision == "b_removed_into_a"
+    assert "keep policy (first)" in e.rule

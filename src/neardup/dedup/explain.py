@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from neardup.dedup.cluster import CONTAINER_MARGIN
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.pairscore import PairScores, score_alone
 from neardup.dedup.runread import FinishedRun, RunDocument
@@ -291,9 +292,10 @@ def _removal(
     if s_out >= guard:
         fuller = (
             f"{keeper} holds more of {gone} ({c_in:.4f}) than {gone} of {keeper} ({c_out:.4f}) "
-            "as written"
-            if c_in > c_out
-            else f"the keep policy ({keep}) chose it"
+            f"as written, by more than {CONTAINER_MARGIN:g}: the fuller text"
+            if c_in - c_out > CONTAINER_MARGIN
+            else f"they hold each other within {CONTAINER_MARGIN:g} as written, and the keep "
+            f"policy ({keep}) chose it"
         )
         return text + f"; each holds the other at the guard, and {keeper} is kept: {fuller}"
     return (
