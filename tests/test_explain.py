@@ -246,8 +246,8 @@ def test_the_rule_says_whether_the_fuller_text_or_the_keep_policy_decided(tmp_pa
     rows = [
         {"id": "partial", "text": " ".join(full[:80])},  # the full text holds more: it is kept
         {"id": "full", "text": " ".join(full)},
-        {"id": "copy", "text": " ".join(full[:97])},  # within the margin: --keep first
-        {"id": "copy2", "text": " ".join(full[:97]) + " w1 w2"},
+        {"id": "copy", "text": " ".join(full[:97]) + " w1 w2"},  # holds a little more of copy2
+        {"id": "copy2", "text": " ".join(full[:97])},  # but within the margin: --keep first
     ]
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows[:2]), encoding="utf-8")
