@@ -63,11 +63,11 @@ def keeper_rounds(
     removals also keep identity (:mod:`neardup.dedup.identity`). Both engines (the Spark
     engine per component)."""
     guard = config.removal_guard
-    keep_of = _keepers(n, pairs, rank, guard, fingerprints)
+    scores = removal_scores(n, pairs, guard, fingerprints)
+    keep_of = _keepers(n, pairs, scores, rank, guard)
     checked = np.empty(0, dtype=np.uint64)  # pairs verified in a round (kept or not)
     for _ in range(KEEPER_ROUNDS if verify is not None else 0):
-        s_lr, s_rl = removal_scores(n, pairs, guard, fingerprints)
-        left, right = pairs_to_keepers(pairs.left, pairs.right, s_lr, s_rl, keep_of, guard)
+        left, right = pairs_to_keepers(pairs.left, pairs.right, *scores, keep_of, guard)
         code = pair_codes(left, right)
         fresh = ~np.isin(code, checked, kind="sort")
         if not fresh.any():
@@ -75,21 +75,21 @@ def keeper_rounds(
         left, right, checked = left[fresh], right[fresh], np.concatenate((checked, code[fresh]))
         more = verify(left, right)
         pairs = pairs.joined(more.take(more.score >= config.threshold))
-        keep_of = _keepers(n, pairs, rank, guard, fingerprints)
+        scores = removal_scores(n, pairs, guard, fingerprints)
+        keep_of = _keepers(n, pairs, scores, rank, guard)
     return pairs, keep_of
 
 
 def _keepers(
     n: int,
     pairs: Pairs,
+    scores: tuple[np.ndarray, np.ndarray],
     rank: np.ndarray,
     guard: float,
-    fingerprints: tuple[np.ndarray, np.ndarray] | None,
 ) -> np.ndarray:
-    """Lossless keepers by the removal scores, the container found as written."""
-    s_lr, s_rl = removal_scores(n, pairs, guard, fingerprints)
+    """Lossless keepers by the removal ``scores``, the container found as written."""
     held = (pairs.containment_lr, pairs.containment_rl)
-    return lossless_keepers(n, pairs.left, pairs.right, s_lr, s_rl, rank, guard, held=held)
+    return lossless_keepers(n, pairs.left, pairs.right, *scores, rank, guard, held=held)
 
 
 def removal_scores(
@@ -106,8 +106,8 @@ def removal_scores(
     if fingerprints is not None:
         id_lr, id_rl = identity_scores(*fingerprints, pairs, guard)
         s_lr, s_rl = np.minimum(s_lr, id_lr), np.minimum(s_rl, id_rl)
-    hubs = hub_documents(n, pairs, guard)
     alike = mutual(pairs, guard)
+    hubs = _groups_held(n, pairs, guard, alike) >= HUB_GROUPS
     s_lr = np.where(hubs[pairs.right] & ~alike, 0.0, s_lr)
     s_rl = np.where(hubs[pairs.left] & ~alike, 0.0, s_rl)
     return s_lr, s_rl
@@ -128,7 +128,10 @@ def groups_held(n: int, pairs: Pairs, guard: float) -> np.ndarray:
     """Per document: how many distinct groups it holds at ``guard`` (score), a group being
     documents that hold each other at the guard as written (copies of one text, whatever
     their sites' boilerplate), its own such copies not counted."""
-    alike = mutual(pairs, guard)
+    return _groups_held(n, pairs, guard, mutual(pairs, guard))
+
+
+def _groups_held(n: int, pairs: Pairs, guard: float, alike: np.ndarray) -> np.ndarray:
     group = connected_components(n, pairs.left[alike], pairs.right[alike])
     lr = (pairs.score_lr >= guard) & ~alike  # left held by right
     rl = (pairs.score_rl >= guard) & ~alike
