@@ -145,7 +145,9 @@ def explain(run: FinishedRun, id_a: str, id_b: str) -> Explanation:
         _side(a, sa, sb, prints[0], template, kept_for),
         _side(b, sb, sa, prints[1], template, kept_for),
     )
-    hubs = run.hub_groups() if record is not None else {}
+    # the run's hubs (a pass over all its pairs) explain only a verified pair both kept
+    into_other = a.duplicate_of == id_b or b.duplicate_of == id_a
+    hubs = run.hub_groups() if record is not None and not into_other else {}
     decision, rule = decide(sides[0], sides[1], written, scored, record is not None, config, hubs)
     return Explanation(
         sides[0],
