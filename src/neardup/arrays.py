@@ -44,6 +44,11 @@ def pair_codes(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     )
 
 
+def unordered_pair_codes(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """:func:`pair_codes` of pairs taken either way round (the smaller index first)."""
+    return pair_codes(np.minimum(left, right), np.maximum(left, right))
+
+
 def split_pair_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(left, right)`` int64 arrays of :func:`pair_codes`."""
     return (codes >> np.uint64(32)).astype(np.int64), (codes & np.uint64(0xFFFFFFFF)).astype(

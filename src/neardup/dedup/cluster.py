@@ -25,7 +25,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from neardup._kernels import cluster as _k
-from neardup.arrays import pair_codes, split_pair_codes, unique
+from neardup.arrays import pair_codes, split_pair_codes, unique, unordered_pair_codes
 from neardup.errors import ConfigError, InputError
 
 KeepKind = Literal["first", "longest", "shortest", "field"]
@@ -282,7 +282,7 @@ def pairs_to_keepers(
         return docs, keepers
     lo, hi = np.minimum(docs, keepers), np.maximum(docs, keepers)
     code = unique(pair_codes(lo, hi))
-    known = pair_codes(np.minimum(left, right), np.maximum(left, right))
+    known = unordered_pair_codes(left, right)
     return split_pair_codes(code[~np.isin(code, known, kind="sort")])
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from neardup.arrays import pair_codes
+from neardup.arrays import unordered_pair_codes
 from neardup.config import TextConfig
 from neardup.dedup.config import DedupResult, Pairs
 from neardup.passages import Passages, shingled
@@ -65,9 +65,9 @@ def _measures(pairs: Pairs, docs: np.ndarray, keepers: np.ndarray) -> tuple[np.n
     containment, score = np.full(docs.size, np.nan), np.full(docs.size, np.nan)
     if not len(pairs) or not docs.size:
         return containment, score
-    codes = _codes(pairs.left, pairs.right)
+    codes = unordered_pair_codes(pairs.left, pairs.right)
     order = np.argsort(codes, kind="stable")
-    wanted = _codes(docs, keepers)
+    wanted = unordered_pair_codes(docs, keepers)
     at = np.minimum(np.searchsorted(codes[order], wanted), codes.size - 1)
     found = codes[order][at] == wanted
     row = order[at][found]
@@ -75,11 +75,6 @@ def _measures(pairs: Pairs, docs: np.ndarray, keepers: np.ndarray) -> tuple[np.n
     containment[found] = np.where(doc_left, pairs.containment_lr[row], pairs.containment_rl[row])
     score[found] = np.where(doc_left, pairs.score_lr[row], pairs.score_rl[row])
     return containment, score
-
-
-def _codes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Unordered pairs as one uint64 each (the smaller index in the high 32 bits)."""
-    return pair_codes(np.minimum(a, b), np.maximum(a, b))
 
 
 def texts_needed(rows: Sequence[Removal], shown: int) -> set[int]:

@@ -50,7 +50,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from neardup.arrays import pair_codes
+from neardup.arrays import pair_codes, unordered_pair_codes
 from neardup.config import TextConfig
 from neardup.dedup import DedupConfig, Pairs, Scored, decide
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
@@ -446,7 +446,7 @@ def sweep_pairs(
 
 def pair_scores(pairs: Pairs, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(score, candidate)`` of the pairs ``(left[i], right[i])``: 0.0 if not a candidate."""
-    wanted = pair_codes(np.minimum(left, right), np.maximum(left, right))
+    wanted = unordered_pair_codes(left, right)
     if len(pairs) == 0:
         return np.zeros(wanted.size), np.zeros(wanted.size, dtype=bool)
     known = pair_codes(pairs.left, pairs.right)
