@@ -18,6 +18,10 @@ YEARS_RE = re.compile(r"\b(19|20)\d\d\b(\s*[-–,]\s*((19|20)?\d\d)\b)*")
 MAIL_RE = re.compile(r"<[^>]*>|\S+@\S+|\(c\)|©|copyright\b|all rights reserved\.?", re.I)
 FIELD_RE = re.compile(r"^([A-Za-z][\w-]*):\s?(.*)$")
 FREE_RE = re.compile(r"copyright\s*(?:\(c\)|©)?\s*(?:(?:19|20)\d\d|\(c\)|©)", re.I)
+# one holder from the next on a copyright line ("Bart Massey, Jamey Sharp, and Josh Triplett")
+HOLDER_SPLIT_RE = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*", re.I)
+# what follows a name without being one ("Foo, Inc.", "Bar and others")
+NOT_NAMES = {"inc", "ltd", "llc", "gmbh", "corp", "co", "others", "et al", "contributors"}
 
 
 def source_packages() -> dict[str, str]:
@@ -36,12 +40,17 @@ def source_packages() -> dict[str, str]:
     return {pkg: (src or pkg) for pkg, src in pairs}
 
 
-def holder(line: str) -> str | None:
-    """The holder named on one copyright line: years, e-mails, ``(C)`` and ``Copyright``
-    stripped; ``None`` when no name is left."""
+def holder_names(line: str) -> list[str]:
+    """The holders named on one copyright line, each on its own ("A, B, and C" names three):
+    years, e-mails, ``(C)`` and ``Copyright`` stripped; company suffixes and "others" are
+    not names."""
     text = MAIL_RE.sub(" ", YEARS_RE.sub(" ", line))
-    text = re.sub(r"^\W*(by\b)?\W*|[\s,;.:]+$", "", " ".join(text.split()), flags=re.I)
-    return text if len(text) >= 3 and re.search(r"[^\W\d_]{2}", text) else None
+    names = []
+    for part in HOLDER_SPLIT_RE.split(" ".join(text.split())):
+        name = re.sub(r"^\W*(by\b)?\W*|[\s,;.:]+$", "", part, flags=re.I)
+        if len(name) >= 3 and re.search(r"[^\W\d_]{2}", name) and name.lower() not in NOT_NAMES:
+            names.append(name)
+    return names
 
 
 def parse(text: str) -> tuple[str | None, list[str]]:
@@ -65,7 +74,7 @@ def parse(text: str) -> tuple[str | None, list[str]]:
             in_copyright = False
             if FREE_RE.search(line):
                 holders.append(line)
-    names = [h for h in map(holder, holders) if h]
+    names = [name for line in holders for name in holder_names(line)]
     return upstream, list(dict.fromkeys(names))[:60]
 
 

@@ -28,6 +28,7 @@ from neardup._kernels.shingle import (
     unique_per_doc,
 )
 from neardup._kernels.shingle import mark_han as _mark_han
+from neardup._kernels.words import word_sets
 from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans, kernel_hash
 from neardup.text import canon
@@ -160,6 +161,29 @@ def _fingerprint(
             canon.tokenizer_parts(),
         )
     )
+
+
+def word_sets_utf8(
+    text: np.ndarray, starts: np.ndarray, ends: np.ndarray, config: TextConfig | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, offsets)``: the sorted distinct hashes of each text's words (canonical
+    tokens of two or more characters without digits: :mod:`neardup._kernels.words`), hashed
+    as the run hashes its shingles. What names a document, for the identity check
+    (:mod:`neardup.dedup.identity`)."""
+    config = config or TextConfig()
+    with threads_for(int(ends[-1] - starts[0]) if starts.size else 0):
+        tokens = canon.canonicalize_utf8(text, starts, ends, config.canon, config.shingle.unit)
+        kind, seed = kernel_hash(config.shingle.hash, config.shingle.seed)
+        return word_sets(
+            tokens.buf, tokens.tok_starts, tokens.tok_ends, tokens.tok_offsets, kind, seed
+        )
+
+
+def word_sets_batch(
+    texts: Sequence[str], config: TextConfig | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`word_sets_utf8` of texts given as strings."""
+    return word_sets_utf8(*canon._split(texts), config)
 
 
 def fingerprints(text: str, config: TextConfig | None = None) -> np.ndarray:

@@ -1,5 +1,4 @@
-"""Kernels of the identity check: how many groups hold each shingle of a document, and the
-rarity-weighted containment of document pairs."""
+"""Kernel of the identity check: how many of a document's rare words its keeper holds."""
 
 from __future__ import annotations
 
@@ -8,81 +7,65 @@ from numba import njit, prange
 
 
 @njit(cache=True, parallel=True)
-def neighbour_groups(
-    values: np.ndarray,
-    offsets: np.ndarray,
-    docs: np.ndarray,
-    start: np.ndarray,
-    first: np.ndarray,
-    neighbours: np.ndarray,
-) -> np.ndarray:
-    """For every shingle of ``docs``, 1 (its own group) plus how many of the document's
-    ``neighbours[first[i]:first[i + 1]]`` (one of each other group) hold it; document
-    ``docs[i]``'s counts at ``start[docs[i]]`` on (one merge walk per neighbour)."""
-    total = 0
-    for i in range(docs.size):
-        total += offsets[docs[i] + 1] - offsets[docs[i]]
-    counts = np.ones(total, dtype=np.int32)
-    for i in prange(docs.size):
-        d = docs[i]
-        base = start[d] - offsets[d]
-        for t in range(first[i], first[i + 1]):
-            m = neighbours[t]
-            a, a_end = offsets[d], offsets[d + 1]
-            b, b_end = offsets[m], offsets[m + 1]
-            while a < a_end and b < b_end:
-                x = values[a]
-                y = values[b]
-                if x == y:
-                    counts[base + a] += 1
-                    a += 1
-                    b += 1
-                elif x < y:
-                    a += 1
-                else:
-                    b += 1
-    return counts
-
-
-@njit(cache=True, parallel=True)
-def weighted_containment(
-    power: float,
-    values: np.ndarray,
-    offsets: np.ndarray,
+def missing_and_held(
+    rare: np.ndarray,
+    rare_offsets: np.ndarray,
+    words: np.ndarray,
+    word_offsets: np.ndarray,
     held: np.ndarray,
     holder: np.ndarray,
-    apart: np.ndarray,
-    start: np.ndarray,
-    groups: np.ndarray,
-) -> np.ndarray:
-    """Per pair: how much of ``held[i]`` ``holder[i]`` holds, each shingle weighed ``1/g**power``.
-
-    Each document is a sorted set ``values[offsets[d]:offsets[d + 1]]``; its ``j``-th
-    shingle is held by ``g = groups[start[d] + j]`` groups. A shingle both hold counts one
-    group fewer when they are ``apart`` (of two groups): the holder's own copy of it says
-    nothing of how common it is elsewhere. One merge walk a pair."""
-    out = np.ones(held.size, dtype=np.float64)
-    for k in prange(held.size):
-        p, q = held[k], holder[k]
-        i, i_end = offsets[p], offsets[p + 1]
-        j, j_end = offsets[q], offsets[q + 1]
-        base = start[p] - offsets[p]
-        less = 1.0 if apart[k] else 0.0
-        shared = 0.0
-        total = 0.0
-        while i < i_end:
-            g = float(groups[base + i])
-            x = values[i]
-            while j < j_end and values[j] < x:
-                j += 1
-            if j < j_end and values[j] == x:
-                w = 1.0 / max(g - less, 1.0) ** power
-                shared += w
-                total += w
-                j += 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair ``i``: how many rare words of document ``held[i]`` document ``holder[i]``
+    lacks and how many it has (one merge walk of two sorted sets)."""
+    n = held.size
+    missing = np.zeros(n, dtype=np.int64)
+    found = np.zeros(n, dtype=np.int64)
+    for i in prange(n):
+        a, b = held[i], holder[i]
+        p, p_end = rare_offsets[a], rare_offsets[a + 1]
+        q, q_end = word_offsets[b], word_offsets[b + 1]
+        k = 0
+        while p < p_end and q < q_end:
+            if rare[p] == words[q]:
+                k += 1
+                p += 1
+                q += 1
+            elif rare[p] < words[q]:
+                p += 1
             else:
-                total += 1.0 / g**power
-            i += 1
-        if total > 0.0:
-            out[k] = shared / total
-    return out
+                q += 1
+        found[i] = k
+        missing[i] = rare_offsets[a + 1] - rare_offsets[a] - k
+    return missing, found
+
+
+@njit(cache=True)
+def _key_index(keys: np.ndarray, value: np.uint64) -> int:
+    """The index of ``value`` in the sorted ``keys``, or -1."""
+    i = np.searchsorted(keys, value)
+    return i if i < keys.size and keys[i] == value else -1
+
+
+@njit(cache=True)
+def holder_labels(
+    values: np.ndarray, offsets: np.ndarray, labels: np.ndarray, keys: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(key index, label)`` of every document holding one of the sorted ``keys`` (a
+    document's set is ``values[offsets[d]:offsets[d + 1]]``, its group ``labels[d]``)."""
+    n = offsets.size - 1
+    total = 0
+    for d in range(n):
+        for j in range(offsets[d], offsets[d + 1]):
+            if _key_index(keys, values[j]) >= 0:
+                total += 1
+    key = np.empty(total, dtype=np.int64)
+    label = np.empty(total, dtype=np.int64)
+    k = 0
+    for d in range(n):
+        for j in range(offsets[d], offsets[d + 1]):
+            i = _key_index(keys, values[j])
+            if i >= 0:
+                key[k] = i
+                label[k] = labels[d]
+                k += 1
+    return key, label

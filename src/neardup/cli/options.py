@@ -332,14 +332,14 @@ method_options = stack(
     ),
 )
 
-# dedup only: the collection does not weigh rare content
+# dedup only: the collection does not count words over a corpus
 identity_option = click.option(
     "--identity/--no-identity",
-    default=False,
+    default=True,
     show_default=True,
-    help="Remove a document only into one holding its rare content too (its shingles "
-    "weighed by how few of its pairs hold them): stricter on bundles of shared "
-    "licences, at some recall on families of rewrites.",
+    help="Never remove a document into one that does not name it: a keeper lacking most "
+    "of its rare words (used by 2 or more documents, by fewer than 3 groups of copies: "
+    "names, authors, hosts) keeps it.",
 )
 
 # How records are read: shared by every command taking corpus INPUTS.

@@ -36,8 +36,8 @@ class DedupConfig:
     fingerprints, shared templates discounted (``template_df``). A document is removed only
     into a kept one that holds at least ``guard`` (default: the threshold) of its content;
     with ``chain=True`` clusters are connected components of the verified pairs, removal
-    staying lossless; with ``identity=True`` a removal also needs the keeper to hold the
-    document's rare content (its shingles weighed by rarity among its pairs).
+    staying lossless; with ``identity`` (the default) a document is not removed into a
+    keeper that lacks its rare words (its names: :mod:`neardup.dedup.identity`).
     """
 
     text: TextConfig = field(default_factory=lambda: DEFAULT_TEXT)
@@ -51,7 +51,7 @@ class DedupConfig:
     chain: bool = False  # clusters are connected components: A~B~C may join A and C
     max_bucket: int = DEFAULT_MAX_BUCKET
     template_df: int = DEFAULT_TEMPLATE_DF  # shingles of this many documents are template
-    identity: bool = False  # removals also need the rare content (neardup.dedup.identity)
+    identity: bool = True  # no removal into a keeper lacking the rare words (names)
     batch_size: int = 1024  # small: every core stays busy to the last batch, little held ahead
 
     def __post_init__(self) -> None:

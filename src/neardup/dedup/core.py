@@ -23,17 +23,26 @@ import numpy as np
 
 from neardup.config import TextConfig
 from neardup.dedup.candidates import Candidates, candidate_pairs, prefix_candidates
-from neardup.dedup.cluster import preference_rank
+from neardup.dedup.cluster import connected_components, preference_rank
 from neardup.dedup.config import DedupConfig, DedupResult, Pairs
+from neardup.dedup.identity import Names, run_names
 from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
 from neardup.dedup.scoring import keepable, score_pairs
-from neardup.dedup.templates import NEAR_COPY
+from neardup.dedup.templates import NEAR_COPY, near_copies
 from neardup.errors import weak_notes
 from neardup.heap import release_free_memory
 from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
 from neardup.methods.base import Keys, Method, Signatures
-from neardup.shingles import FingerprintBatch, fingerprint_batch, fingerprint_utf8
+from neardup.shingles import (
+    FingerprintBatch,
+    fingerprint_batch,
+    fingerprint_utf8,
+    word_sets_batch,
+    word_sets_utf8,
+)
 from neardup.workers import ordered_map
+
+Sets = tuple[np.ndarray, np.ndarray]  # values and offsets of per-document sorted sets
 
 # --------------------------------------------------------------------------------------------
 
@@ -46,8 +55,10 @@ class _Spill:
     holds no 4 bytes per shingle for them.
     """
 
-    def __init__(self, directory: Path, keep_counts: bool = True) -> None:
-        self.path = directory / "fingerprints.u64"
+    def __init__(
+        self, directory: Path, keep_counts: bool = True, name: str = "fingerprints"
+    ) -> None:
+        self.path = directory / f"{name}.u64"
         self._file = open(self.path, "wb")  # noqa: SIM115 - closed in finish()
         self._offsets = [np.zeros(1, dtype=np.int64)]
         self._counts: list[np.ndarray] | None = [] if keep_counts else None
@@ -55,11 +66,15 @@ class _Spill:
         self._finished: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def add(self, batch: FingerprintBatch) -> None:
-        batch.values.tofile(self._file)
-        self._offsets.append(batch.offsets[1:] + self._total)
+        self.add_sets(batch.values, batch.offsets)
         if self._counts is not None:
             self._counts.append(batch.counts)
-        self._total += int(batch.values.size)
+
+    def add_sets(self, values: np.ndarray, offsets: np.ndarray) -> None:
+        """Append a batch's sets (``values[offsets[d]:offsets[d + 1]]``), without counts."""
+        values.tofile(self._file)
+        self._offsets.append(offsets[1:] + self._total)
+        self._total += int(values.size)
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
         """``(values, offsets)``: the values memory-mapped read-only (built once)."""
@@ -112,8 +127,8 @@ class Scored:
     workspace: tempfile.TemporaryDirectory[str] | None = None
     candidates: int | None = None  # candidate pairs found (``pairs`` may hold only some)
     template: np.ndarray | None = None  # the template fingerprints discounted (sorted)
-    # every document's fingerprints (``values, offsets``) while open: the identity check
-    fingerprints: tuple[np.ndarray, np.ndarray] | None = None
+    # every document's word hashes (``values, offsets``) while open: the identity check
+    words: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def candidate_count(self) -> int:
@@ -123,7 +138,7 @@ class Scored:
     def close(self) -> None:
         """Release the fingerprints kept for :attr:`verify`."""
         self.verify = None
-        self.fingerprints = None
+        self.words = None
         if self.workspace is not None:
             self.workspace.cleanup()
             self.workspace = None
@@ -184,6 +199,7 @@ def score_candidates(
         clock = time.perf_counter()
         stage("reading and fingerprinting")
         spill = _Spill(Path(workspace.name), keep_counts=method.weighs_counts)
+        word_spill = _Spill(Path(workspace.name), False, "words") if config.identity else None
         ids: list[str] = []
         lengths: list[np.ndarray] = [np.empty(0, dtype=np.int64)]
         jobs: Iterator[Callable[[], TextBatch]]
@@ -201,20 +217,24 @@ def score_candidates(
                 _read_and_fingerprint,
                 config=config.text,
                 method=method if early is not None else None,
+                words=word_spill is not None,
             ),
             jobs,
             workers=numba.get_num_threads(),
         )
         with contextlib.closing(batches):
-            for batch, chars, prints, keys, weak in batches:
+            for batch, chars, prints, keys, weak, words in batches:
                 if settle is not None and (keep := settle(batch)) is not None:
                     batch, chars, prints = batch.take(keep), chars[keep], prints.take(keep)
                     keys = None if keys is None else _keys_of(keys, keep)
+                    words = None if words is None else _sets_of(*words, keep)
                 if early is not None and keys is not None:
                     early.add(keys, len(ids), weak)
                 ids.extend(batch.ids)
                 lengths.append(chars)
                 spill.add(prints)
+                if word_spill is not None and words is not None:
+                    word_spill.add_sets(*words)
                 if progress is not None and batch.ids:
                     progress(len(batch.ids))
         timings["fingerprints"] = time.perf_counter() - clock
@@ -268,7 +288,7 @@ def score_candidates(
         workspace,
         found,
         template,
-        (values, offsets),
+        None if word_spill is None else word_spill.finish(),
     )
 
 
@@ -286,8 +306,8 @@ def decide(
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
     guard = config.removal_guard
-    prints = scored.fingerprints if config.identity else None
-    pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify, prints)
+    names = _names(scored, pairs) if scored.words is not None else None
+    pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify, names)
     labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     timings = scored.timings | {"clusters": time.perf_counter() - clock}
     return DedupResult(
@@ -306,6 +326,16 @@ def decide(
         timings=timings,
         template=scored.template,
     )
+
+
+def _names(scored: Scored, pairs: Pairs) -> Names:
+    """The identity check's words of the run's documents, rare words counted over all and
+    their groups of near copies (among the verified pairs, as the template step's)."""
+    assert scored.words is not None
+    c = scored.pairs
+    near = near_copies(c.containment_lr, c.containment_rl)
+    group = connected_components(len(scored.ids), c.left[near], c.right[near])
+    return run_names(*scored.words, group, pairs)
 
 
 def _prefix(config: DedupConfig) -> tuple[float, int, float, float]:
@@ -332,20 +362,37 @@ def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[
 
 
 def _read_and_fingerprint(
-    job: Callable[[], TextBatch], config: TextConfig, method: Method | None = None
-) -> tuple[TextBatch, np.ndarray, FingerprintBatch, Keys | None, list[str]]:
+    job: Callable[[], TextBatch],
+    config: TextConfig,
+    method: Method | None = None,
+    words: bool = False,
+) -> tuple[TextBatch, np.ndarray, FingerprintBatch, Keys | None, list[str], Sets | None]:
     """Run a reading job (on a worker thread): its batch, the characters of each text, its
-    fingerprints, and with ``method`` its keys and weak-signature notes."""
+    fingerprints, with ``method`` its keys and weak-signature notes, with ``words`` each
+    text's word hashes (the identity check)."""
     batch = job()
+    word_sets = None
     if batch.utf8 is not None:
         prints = fingerprint_utf8(*batch.utf8, config)
+        if words:
+            word_sets = word_sets_utf8(*batch.utf8, config)
     else:
         prints = fingerprint_batch(batch.texts or [], config)
+        if words:
+            word_sets = word_sets_batch(batch.texts or [], config)
     keys = None
     with weak_notes() as weak:
         if method is not None:
             keys = method.batch_keys(prints)
-    return batch, batch.char_lengths(), prints, keys, weak
+    return batch, batch.char_lengths(), prints, keys, weak, word_sets
+
+
+def _sets_of(values: np.ndarray, offsets: np.ndarray, keep: np.ndarray) -> Sets:
+    """The sets (``values[offsets[d]:offsets[d + 1]]``) of the documents where ``keep``."""
+    sizes = np.diff(offsets)
+    new = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
+    np.cumsum(sizes[keep], out=new[1:])
+    return values[np.repeat(keep, sizes)], new
 
 
 def _keys_of(keys: Keys, keep: np.ndarray) -> Keys:

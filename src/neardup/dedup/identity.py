@@ -1,83 +1,138 @@
-"""Identity is kept: a document is removed only into a keeper that holds what makes it this
-document — its rare content (names, holders, URLs, a reply's own words), not only the
-licence, footer or signature it shares with others.
+"""Identity is kept: a document is not removed into a keeper that does not name it.
 
-A shingle's *rarity weight* is ``1 / g²``, ``g`` being how many groups of near copies hold
-it among the document and the documents it is paired with (its neighbours in the graph of
-verified pairs: those that share much of it), the keeper's group not counted for a shingle
-it holds: a shingle of this document and its keeper alone weighs 1, one of a licence text
-that eight other files paired with it quote weighs 1/64. The
-*identity* of ``d`` in ``k`` is the weight of the shingles of ``d`` that ``k`` holds over the
-weight of all of ``d`` (a rarity-weighted containment, as SimHash's seeds weigh words by
-TF-IDF). Where every shingle is as rare as the next (a question quoted in its answer, a text
-and its rewrite) it equals the containment as written; where ``d`` is a shared licence
-around a header of its own, the header decides.
+Two files of one licence share most of their text; what tells them apart is a few words:
+the software's name, its authors, their addresses. A reader refuses to drop ``jq``'s
+copyright file into ``adwaita-icon-theme``'s because the latter never names jq or its
+author, however much MIT and Creative Commons text they share. So:
 
-Counted over the document's pairs only, so the local engine and the Spark engine (a batch
-of whole components) give the same figures; pairs near-identical as written
-(:data:`NEAR_IDENTICAL`) are not weighed: what differs is a year or a name.
+- A document's **rare words** are its words (canonical tokens of two or more characters
+  without digits: :mod:`neardup._kernels.words`) that at least ``LEAST_DOCUMENTS``
+  documents of the run use but fewer than ``RARE_GROUPS`` groups of near copies (the
+  groups of the template step: copies count once). Names, holders, hosts and the terms of
+  one text's own subject are rare; the words of a shared licence, footer or language are
+  not. A word of one document alone is not counted: it may be a typo, and a rewrite's typos
+  must not keep it from its original.
+- A document is **not removed into a keeper that lacks its names**: when the keeper lacks
+  ``MISSING_NAMES`` or more of its rare words and holds no more than ``HELD_NAMES`` of them.
+  A keeper that names it (holds a fair share of its rare words) is not refused.
+- Pairs near-identical as written (resemblance ≥ :data:`~neardup.dedup.templates.
+  NEAR_IDENTICAL`) are exempt: copies that differ in a year or a name are copies.
+
+Counted over the whole run, as the template step counts shingles; the decision then
+needs each document's words and rare words only, so the Spark engine (a batch of whole
+components) decides as the local engine does.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from neardup._kernels import identity as _k
-from neardup.arrays import pair_codes
-from neardup.dedup.cluster import connected_components
+from neardup._kernels.templates import gather
+from neardup.arrays import unique
 from neardup.dedup.config import Pairs
-from neardup.dedup.templates import NEAR_IDENTICAL, near_copies
+from neardup.dedup.templates import NEAR_IDENTICAL, template_shingles
 
-POWER = 2.0  # a shingle held by g groups weighs 1 / g**POWER
+LEAST_DOCUMENTS = 2  # a word used by at least this many documents …
+RARE_GROUPS = 3  # … by fewer than this many groups of near copies …
+MANY_DOCUMENTS = 32  # … and by fewer than this many documents is rare
+MISSING_NAMES = 3  # a keeper lacking this many of a document's rare words …
+HELD_NAMES = 0.2  # … and holding no more than this share of them does not name it
 
 
-def identity_scores(
-    values: np.ndarray, offsets: np.ndarray, pairs: Pairs, guard: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(left in right, right in left)``: the identity of every pair's documents in each
-    other, computed where it can stop a removal (score ≥ ``guard``, not near-identical as
-    written); 1.0 elsewhere."""
+@dataclass(frozen=True, slots=True, eq=False)
+class Names:
+    """Per document: its word hashes and its rare word hashes, each sorted and distinct
+    (``words[word_offsets[d]:word_offsets[d + 1]]``, ``rare`` likewise)."""
+
+    words: np.ndarray
+    word_offsets: np.ndarray
+    rare: np.ndarray
+    rare_offsets: np.ndarray
+
+
+def rare_words(
+    words: np.ndarray, offsets: np.ndarray, group: np.ndarray, wanted: np.ndarray
+) -> np.ndarray:
+    """The sorted rare words (see the module docstring) of the ``wanted`` documents,
+    counted over every document (``offsets``; ``group``: each one's group of near copies).
+    Groups are counted only for the words of ``RARE_GROUPS`` to ``MANY_DOCUMENTS``
+    documents: fewer cannot reach ``RARE_GROUPS``, more are common anyway."""
     n = offsets.size - 1
+    if not wanted.size:
+        return np.empty(0, dtype=np.uint64)
+    everyone = np.arange(n, dtype=np.int64)
+
+    def used_by(least: int) -> np.ndarray:
+        return template_shingles(words, offsets, everyone, least, wanted, han=False)
+
+    used, several, many = used_by(LEAST_DOCUMENTS), used_by(RARE_GROUPS), used_by(MANY_DOCUMENTS)
+    unsure = np.setdiff1d(several, many, assume_unique=True)
+    key, label = _k.holder_labels(words, offsets, group, unsure)
+    pairs = np.unique(key * (int(group.max(initial=0)) + 1) + label)
+    groups = np.bincount(pairs // (int(group.max(initial=0)) + 1), minlength=unsure.size)
+    common = np.union1d(many, unsure[groups >= RARE_GROUPS])
+    return np.setdiff1d(used, common, assume_unique=True)
+
+
+def names_of(words: np.ndarray, offsets: np.ndarray, rare: np.ndarray, docs: np.ndarray) -> Names:
+    """The :class:`Names` of documents given their words and the run's sorted ``rare``
+    words: those of ``docs`` (sorted, distinct); the other documents have none."""
+    n = offsets.size - 1
+    docs = np.ascontiguousarray(docs, dtype=np.int64)
+    mine = gather(words, offsets, docs)
+    at = np.minimum(np.searchsorted(rare, mine), max(rare.size - 1, 0))
+    is_rare = rare[at] == mine if rare.size else np.zeros(mine.size, dtype=np.bool_)
+    running = np.zeros(mine.size + 1, dtype=np.int64)
+    np.cumsum(is_rare, out=running[1:])
+    ends = np.cumsum(offsets[docs + 1] - offsets[docs])
+    per_doc = np.zeros(n, dtype=np.int64)
+    per_doc[docs] = running[ends] - running[ends - (offsets[docs + 1] - offsets[docs])]
+    rare_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(per_doc, out=rare_offsets[1:])
+    return Names(words, offsets, mine[is_rare], rare_offsets)
+
+
+def identity_scores(names: Names, pairs: Pairs, guard: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(left in right, right in left)``: 0.0 where the holder does not name the held
+    document (a removal the scores allow, refused), 1.0 elsewhere."""
     id_lr, id_rl = np.ones(len(pairs)), np.ones(len(pairs))
     ordinary = pairs.resemblance < NEAR_IDENTICAL
-    need_lr = (pairs.score_lr >= guard) & ordinary
-    need_rl = (pairs.score_rl >= guard) & ordinary
-    if not (need_lr.any() or need_rl.any()):
-        return id_lr, id_rl
-    near = near_copies(pairs.containment_lr, pairs.containment_rl)
-    group = connected_components(n, pairs.left[near], pairs.right[near])
-    docs = np.unique(np.concatenate((pairs.left[need_lr], pairs.right[need_rl])))
-    start, groups = holding_groups(values, offsets, docs, pairs, group)
     for need, held, holder, out in (
-        (need_lr, pairs.left, pairs.right, id_lr),
-        (need_rl, pairs.right, pairs.left, id_rl),
+        ((pairs.score_lr >= guard) & ordinary, pairs.left, pairs.right, id_lr),
+        ((pairs.score_rl >= guard) & ordinary, pairs.right, pairs.left, id_rl),
     ):
-        h, k = held[need], holder[need]
-        apart = group[h] != group[k]
-        out[need] = _k.weighted_containment(POWER, values, offsets, h, k, apart, start, groups)
+        if need.any():
+            missing, found = lacking_names(names, held[need], holder[need])
+            out[need] = np.where(nameless(missing, found), 0.0, 1.0)
     return id_lr, id_rl
 
 
-def holding_groups(
-    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, pairs: Pairs, group: np.ndarray
+def lacking_names(
+    names: Names, held: np.ndarray, holder: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(start, groups)``: for every shingle of ``docs`` (sorted, distinct document
-    indices), how many groups of near copies hold it among the document's own and those of
-    the documents it is paired with (each group by its first such neighbour); document
-    ``d``'s counts are ``groups[start[d]:start[d] + size]``."""
-    sizes = offsets[docs + 1] - offsets[docs]
-    start = np.full(offsets.size - 1, -1, dtype=np.int64)
-    start[docs] = np.cumsum(sizes) - sizes
-    doc = np.concatenate((pairs.left, pairs.right))
-    other = np.concatenate((pairs.right, pairs.left))
-    keep = (start[doc] >= 0) & (group[other] != group[doc])
-    doc, other = doc[keep], other[keep]
-    # one neighbour of each other group, the smallest, in the order of docs
-    order = np.lexsort((other, group[other], doc))
-    doc, other = doc[order], other[order]
-    _, first_of_group = np.unique(pair_codes(doc, group[other]), return_index=True)
-    doc, other = doc[first_of_group], other[first_of_group]
-    first = np.searchsorted(doc, docs, side="left")
-    first = np.append(first, doc.size)
-    counts = _k.neighbour_groups(values, offsets, docs, start, first, other)
-    return start, counts
+    """Per pair: how many rare words of ``held`` its ``holder`` lacks, and how many it has."""
+    return _k.missing_and_held(
+        names.rare,
+        names.rare_offsets,
+        np.asarray(names.words),
+        names.word_offsets,
+        np.ascontiguousarray(held, dtype=np.int64),
+        np.ascontiguousarray(holder, dtype=np.int64),
+    )
+
+
+def nameless(missing: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """Whether a holder lacking ``missing`` and holding ``found`` rare words of a document
+    does not name it."""
+    return (missing >= MISSING_NAMES) & (found <= HELD_NAMES * (missing + found))
+
+
+def run_names(words: np.ndarray, offsets: np.ndarray, group: np.ndarray, pairs: Pairs) -> Names:
+    """The :class:`Names` of a run's documents: rare words of those in ``pairs`` (those
+    that may be removed), counted over all (``group``: each one's group of near copies)."""
+    wanted = unique(np.concatenate((pairs.left, pairs.right)))
+    rare = rare_words(words, offsets, group, wanted)
+    return names_of(words, offsets, rare, wanted)

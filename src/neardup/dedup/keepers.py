@@ -24,7 +24,7 @@ from neardup.dedup.cluster import (
     star_labels,
 )
 from neardup.dedup.config import DedupConfig, Pairs
-from neardup.dedup.identity import identity_scores
+from neardup.dedup.identity import Names, identity_scores
 
 # rounds of verifying the pairs that reach a group's final keeper (one is almost always enough)
 KEEPER_ROUNDS = 6
@@ -54,16 +54,16 @@ def keeper_rounds(
     rank: np.ndarray,
     config: DedupConfig,
     verify: Callable[[np.ndarray, np.ndarray], Pairs] | None,
-    fingerprints: tuple[np.ndarray, np.ndarray] | None = None,
+    names: Names | None = None,
 ) -> tuple[Pairs, np.ndarray]:
     """``(pairs, keep_of)``: lossless keepers, then up to ``KEEPER_ROUNDS`` rounds that
     verify each document against the keepers of its neighbours (``verify``: exact scores of
     new pairs; None: no rounds) and decide again with the pairs reaching the threshold,
-    until nothing is new. ``fingerprints`` (``values, offsets`` of the documents) given,
-    removals also keep identity (:mod:`neardup.dedup.identity`). Both engines (the Spark
-    engine per component)."""
+    until nothing is new. ``names`` given, a document is not removed into a keeper that
+    does not name it (:mod:`neardup.dedup.identity`). Both engines (the Spark engine per
+    component)."""
     guard = config.removal_guard
-    scores = removal_scores(n, pairs, guard, fingerprints)
+    scores = removal_scores(n, pairs, guard, names)
     keep_of = _keepers(n, pairs, scores, rank, guard)
     checked = np.empty(0, dtype=np.uint64)  # pairs verified in a round (kept or not)
     for _ in range(KEEPER_ROUNDS if verify is not None else 0):
@@ -75,7 +75,7 @@ def keeper_rounds(
         left, right, checked = left[fresh], right[fresh], np.concatenate((checked, code[fresh]))
         more = verify(left, right)
         pairs = pairs.joined(more.take(more.score >= config.threshold))
-        scores = removal_scores(n, pairs, guard, fingerprints)
+        scores = removal_scores(n, pairs, guard, names)
         keep_of = _keepers(n, pairs, scores, rank, guard)
     return pairs, keep_of
 
@@ -96,15 +96,14 @@ def removal_scores(
     n: int,
     pairs: Pairs,
     guard: float,
-    fingerprints: tuple[np.ndarray, np.ndarray] | None = None,
+    names: Names | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(left in right, right in left)``: the pairs' scores for removal — their scores,
-    no higher than the identity of the held document in the holder (with
-    ``fingerprints``), and 0 where the holder is a hub and the held document not its copy
-    (:func:`mutual`)."""
+    and 0 where the holder does not name the held document (with ``names``) or is a hub
+    and the held document not its copy (:func:`mutual`)."""
     s_lr, s_rl = pairs.score_lr, pairs.score_rl
-    if fingerprints is not None:
-        id_lr, id_rl = identity_scores(*fingerprints, pairs, guard)
+    if names is not None:
+        id_lr, id_rl = identity_scores(names, pairs, guard)
         s_lr, s_rl = np.minimum(s_lr, id_lr), np.minimum(s_rl, id_rl)
     alike = mutual(pairs, guard)
     hubs = _groups_held(n, pairs, guard, alike) >= HUB_GROUPS

@@ -28,6 +28,7 @@ from neardup.arrays import pair_codes, split_pair_codes, unique, unique_counts
 from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
 from neardup.dedup.config import DedupConfig, Pairs
+from neardup.dedup.identity import Names
 from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
 from neardup.dedup.prefix import (
     MAX_COUNT,
@@ -49,12 +50,13 @@ from neardup.dedup.templates import (
 )
 from neardup.errors import weak_notes
 from neardup.io.blocks import utf8_spans
-from neardup.shingles import fingerprint_utf8
+from neardup.shingles import fingerprint_utf8, word_sets_utf8
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 FINGERPRINT_SCHEMA = "doc long, length long, size long, fps array<long>"
 KEYS_SCHEMA = ", keys array<long>"  # added for a method whose keys are not the fingerprints
+WORDS_SCHEMA = ", words array<long>"  # added for the identity check
 CHUNK_SCHEMA = "chunk long, data binary"
 ENTRY_SCHEMA = "doc long, need long, key array<long>, count array<long>, in_prefix array<boolean>"
 BUCKET_SCHEMA = "left long, right long, n long"
@@ -71,6 +73,13 @@ DECISION_SCHEMA = (
 
 
 # ── Arrow ⇄ NumPy ────────────────────────────────────────────────────────────────────────────
+
+
+def sorted_sets(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``values`` with each document's segment (``offsets``) sorted as uint64 (Spark sorts
+    longs signed)."""
+    doc = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+    return values[np.lexsort((values, doc))]
 
 
 def flat_lists(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
@@ -138,13 +147,15 @@ def keys_are_fingerprints(config: DedupConfig) -> bool:
 
 def fingerprint_schema(config: DedupConfig) -> str:
     """The schema of :func:`fingerprint_stage`'s output for ``config``."""
-    return FINGERPRINT_SCHEMA + ("" if keys_are_fingerprints(config) else KEYS_SCHEMA)
+    keys = "" if keys_are_fingerprints(config) else KEYS_SCHEMA
+    return FINGERPRINT_SCHEMA + keys + (WORDS_SCHEMA if config.identity else "")
 
 
 def fingerprint_stage(config: DedupConfig) -> Stage:
-    """``doc, text`` → ``doc, length, size, fps[, keys]``: canonicalize, shingle, fingerprint
-    (sorted distinct), sketch and index keys (distinct per document; none when they are
-    the fingerprints: :func:`keys_are_fingerprints`) of every document."""
+    """``doc, text`` → ``doc, length, size, fps[, keys][, words]``: canonicalize, shingle,
+    fingerprint (sorted distinct), sketch and index keys (distinct per document; none when
+    they are the fingerprints: :func:`keys_are_fingerprints`) of every document, and its
+    word hashes for the identity check (sorted distinct)."""
     with_keys = not keys_are_fingerprints(config)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -162,6 +173,8 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
                 with weak_notes():  # the local engine reports them; each executor would repeat
                     keys = method.batch_keys(prints)
                 columns["keys"] = _distinct_keys(keys.docs, keys.keys, batch.num_rows)
+            if config.identity:
+                columns["words"] = list_array(*word_sets_utf8(*texts, config.text))
             yield _batch(columns)
 
     return run
@@ -681,8 +694,12 @@ def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
     def verify(vl: np.ndarray, vr: np.ndarray) -> Pairs:
         return score_pairs(Candidates(vl, vr, 0), values, offsets, None, None, config, template)[0]
 
-    prints = (values, offsets) if config.identity else None
-    found, keep_of = keeper_rounds(m, pairs, rank, config, verify, prints)
+    names = None
+    if config.identity:
+        words, word_offsets = flat_lists(table.column("words").take(rows))
+        rare, rare_offsets = flat_lists(table.column("rare").take(rows))
+        names = Names(words, word_offsets, sorted_sets(rare, rare_offsets), rare_offsets)
+    found, keep_of = keeper_rounds(m, pairs, rank, config, verify, names)
     labels, keepers = cluster_labels(m, found, keep_of, rank, config.chain)
     declined = np.zeros(m, dtype=np.int64)
     if m:

@@ -184,7 +184,8 @@ def spark_dedup(
         scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
     with _stage("components and keepers"):
-        decided = _decisions(docs, fp, tmpl_sets, at_threshold, config).localCheckpoint()
+        rare = _rare_words(fp, scored, at_threshold) if config.identity else None
+        decided = _decisions(docs, fp, tmpl_sets, rare, at_threshold, config).localCheckpoint()
         decisions = decided.where(F.col("doc") >= 0).select(
             "doc", "keep_of", "label", "keeper", "declined"
         )
@@ -727,18 +728,59 @@ def _template_shingles(shingles: DataFrame, measured: DataFrame, config: DedupCo
     template_shingles` over the holders)."""
     from pyspark.sql import functions as F
 
+    not_holders = _not_holders(measured)
+    wanted = shingles.join(_rescored_docs(measured), "doc").select("f").distinct()
+    holders = shingles.join(not_holders, "doc", "left_anti").select("f")
+    counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
+    stage = B.template_stage(config)
+    return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
+
+
+def _not_holders(measured: DataFrame) -> DataFrame:
+    """``doc``: the documents that are not their group's holder (groups of near copies
+    among the verified pairs, each held by its smallest document)."""
+    from pyspark.sql import functions as F
+
     from neardup.engines.graph import component_labels
 
     edges = measured.where("near_copy").select(
         F.col("left").alias("src"), F.col("right").alias("dst")
     )
     labels = component_labels(edges)
-    not_holders = labels.where(F.col("node") != F.col("label")).select(F.col("node").alias("doc"))
-    wanted = shingles.join(_rescored_docs(measured), "doc").select("f").distinct()
-    holders = shingles.join(not_holders, "doc", "left_anti").select("f")
-    counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
-    stage = B.template_stage(config)
-    return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
+    return labels.where(F.col("node") != F.col("label")).select(F.col("node").alias("doc"))
+
+
+def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFrame:
+    """``doc, rare``: the rare words of the documents in ``pairs`` (those that may be
+    removed): used by ≥ ``LEAST_DOCUMENTS`` documents, by < ``RARE_GROUPS`` groups of near
+    copies (:func:`neardup.dedup.identity.rare_words`)."""
+    from pyspark.sql import functions as F
+
+    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+
+    words = fp.select("doc", F.explode("words").alias("w"))
+    wanted_docs = (
+        pairs.select(F.col("left").alias("doc"))
+        .unionByName(pairs.select(F.col("right").alias("doc")))
+        .distinct()
+    )
+    wanted = words.join(wanted_docs, "doc", "left_semi")
+    holder = F.when(F.col("not_holder").isNull(), 1).otherwise(0)
+    counts = (
+        words.join(wanted.select("w").distinct(), "w", "left_semi")
+        .join(_not_holders(measured).withColumn("not_holder", F.lit(True)), "doc", "left")
+        .groupBy("w")
+        .agg(F.count("*").alias("documents"), F.sum(holder).alias("groups"))
+    )
+    rare = counts.where(
+        (F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS)
+    ).select("w")
+    return (
+        wanted.join(rare, "w", "left_semi")
+        .groupBy("doc")
+        .agg(F.collect_list("w").alias("rare"))
+        .localCheckpoint()
+    )
 
 
 # ── keepers and outputs ──────────────────────────────────────────────────────────────────────
@@ -748,6 +790,7 @@ def _decisions(
     docs: DataFrame,
     fp: DataFrame,
     tmpl_sets: DataFrame | None,
+    rare: DataFrame | None,
     pairs: DataFrame,
     config: DedupConfig,
 ) -> DataFrame:
@@ -767,25 +810,28 @@ def _decisions(
     empty = F.array().cast("array<long>")
     if tmpl_sets is None:
         tmpl_sets = fp.select("doc", empty.alias("tmpl")).where(F.lit(False))
-    doc_rows = (
-        comps.join(fp.select("doc", "length", "fps"), "doc")
-        .join(tmpl_sets, "doc", "left")
-        .join(docs.select(F.col(DOC).alias("doc"), value), "doc")
-        .select(
-            "comp",
-            F.lit(0).alias("kind"),
-            F.col("doc").alias("a"),
-            F.lit(-1).cast("long").alias("b"),
-            F.lit(0.0).alias("s_lr"),
-            F.lit(0.0).alias("s_rl"),
-            F.lit(0.0).alias("resemblance"),
-            F.lit(0.0).alias("c_lr"),
-            F.lit(0.0).alias("c_rl"),
-            "length",
-            "value",
-            "fps",
-            F.coalesce("tmpl", empty).alias("tmpl"),
-        )
+    names, no_names = [], []  # the identity check's words and rare words
+    sets = ["doc", "length", "fps"] + (["words"] if rare is not None else [])
+    with_sets = comps.join(fp.select(*sets), "doc").join(tmpl_sets, "doc", "left")
+    if rare is not None:
+        names = ["words", F.coalesce("rare", empty).alias("rare")]
+        no_names = [empty.alias("words"), empty.alias("rare")]
+        with_sets = with_sets.join(rare, "doc", "left")
+    doc_rows = with_sets.join(docs.select(F.col(DOC).alias("doc"), value), "doc").select(
+        "comp",
+        F.lit(0).alias("kind"),
+        F.col("doc").alias("a"),
+        F.lit(-1).cast("long").alias("b"),
+        F.lit(0.0).alias("s_lr"),
+        F.lit(0.0).alias("s_rl"),
+        F.lit(0.0).alias("resemblance"),
+        F.lit(0.0).alias("c_lr"),
+        F.lit(0.0).alias("c_rl"),
+        "length",
+        "value",
+        "fps",
+        F.coalesce("tmpl", empty).alias("tmpl"),
+        *names,
     )
     pair_rows = pairs.join(comps.withColumnRenamed("doc", "left"), "left").select(
         "comp",
@@ -801,6 +847,7 @@ def _decisions(
         F.lit(None).cast(doc_rows.schema["value"].dataType).alias("value"),
         empty.alias("fps"),
         empty.alias("tmpl"),
+        *no_names,
     )
     rows = doc_rows.unionByName(pair_rows).repartition(partitions(pairs), "comp")
     rows = rows.sortWithinPartitions("comp")

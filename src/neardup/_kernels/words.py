@@ -1,0 +1,84 @@
+"""Compiled canonical tokens → the sorted distinct hashes of each document's words.
+
+A *word* here is a token of two or more code points with no ASCII digit: names, terms and
+ordinary words, not numbers, years or versions (those differ between copies of one text),
+and not a lone Han character (about half a Chinese word, shared by unrelated texts).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from neardup._kernels.hashes import _dispatch_valid
+from neardup._kernels.shingle import unique_per_doc
+
+_ZERO, _NINE = np.uint8(0x30), np.uint8(0x39)
+_CONTINUATION = np.uint8(0xC0)  # the top two bits of a UTF-8 continuation byte are 10
+
+
+@njit(cache=True, inline="always")
+def is_word(buf: np.ndarray, lo: int, hi: int) -> bool:
+    """Whether the UTF-8 token ``buf[lo:hi]`` has two or more code points and no digit."""
+    points = 0
+    for i in range(lo, hi):
+        b = buf[i]
+        if _ZERO <= b <= _NINE:
+            return False
+        if b & _CONTINUATION != 0x80:
+            points += 1
+    return points >= 2
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _word_counts(
+    tok_starts: np.ndarray, tok_ends: np.ndarray, tok_offsets: np.ndarray, buf: np.ndarray
+) -> np.ndarray:
+    n = tok_offsets.size - 1
+    counts = np.zeros(n, dtype=np.int64)
+    for d in prange(n):
+        k = 0
+        for t in range(tok_offsets[d], tok_offsets[d + 1]):
+            if is_word(buf, tok_starts[t], tok_ends[t]):
+                k += 1
+        counts[d] = k
+    return counts
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _word_hashes(
+    tok_starts: np.ndarray,
+    tok_ends: np.ndarray,
+    tok_offsets: np.ndarray,
+    buf: np.ndarray,
+    offsets: np.ndarray,
+    kind: int,
+    seed: np.uint64,
+) -> np.ndarray:
+    n = tok_offsets.size - 1
+    out = np.empty(offsets[n], dtype=np.uint64)
+    for d in prange(n):
+        at = offsets[d]
+        for t in range(tok_offsets[d], tok_offsets[d + 1]):
+            lo, hi = tok_starts[t], tok_ends[t]
+            if is_word(buf, lo, hi):
+                out[at] = _dispatch_valid(kind, buf, lo, hi, seed)
+                at += 1
+    return out
+
+
+def word_sets(
+    buf: np.ndarray,
+    tok_starts: np.ndarray,
+    tok_ends: np.ndarray,
+    tok_offsets: np.ndarray,
+    kind: int,
+    seed: np.uint64,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, offsets)``: every document's word hashes (``kind``, ``seed``: of
+    ``hash_span``, checked), sorted and distinct, ``values[offsets[d]:offsets[d + 1]]``."""
+    offsets = np.zeros(tok_offsets.size, dtype=np.int64)
+    np.cumsum(_word_counts(tok_starts, tok_ends, tok_offsets, buf), out=offsets[1:])
+    hashes = _word_hashes(tok_starts, tok_ends, tok_offsets, buf, offsets, kind, seed)
+    values, offsets, _ = unique_per_doc(hashes, offsets, overwrite=True)
+    return values, offsets
