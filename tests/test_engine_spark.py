@@ -178,6 +178,17 @@ def test_defaults_on_a_random_corpus_equal_the_local_engine(spark):
     assert local["counts"]["declined_pairs"] > 0
 
 
+def test_identity_on_files_sharing_licences_equals_the_local_engine(spark):
+    from test_identity import corpus
+
+    docs = [doc for seed in range(3) for doc in corpus(seed)]  # ids repeat: renamed
+    docs = [(f"f{i}", text) for i, (_, text) in enumerate(docs)]
+    config = DedupConfig(template_df=0)
+    local = assert_same(spark, docs, config)
+    loose = local_answer(docs, DedupConfig(template_df=0, identity=False))
+    assert len(loose["removed"]) > len(local["removed"])  # the check refused removals
+
+
 def test_exact_counts_give_the_local_engine_answer(spark):
     """The prefix order from exact key counts (forced: the count tables serve this corpus)
     finds other candidates than the local estimate, but the same pairs, clusters, kept and

@@ -16,9 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup.dedup import DedupConfig, deduplicate, score_candidates
+from neardup.dedup import DedupConfig, deduplicate
 from neardup.dedup.cluster import KeepPolicy
-from neardup.dedup.identity import identity_scores
 from neardup.dedup.keepers import HUB_GROUPS
 from neardup.dedup.templates import ContentCounts, directional_scores
 
@@ -100,82 +99,6 @@ def test_without_templates_every_pair_at_the_threshold_is_found():
         for a, b in itertools.combinations(range(len(texts)), 2):
             if max(held(texts[a], texts[b]), held(texts[b], texts[a])) >= 0.6:
                 assert (a, b) in found, (seed, a, b)
-
-
-def _brute_identity(texts: list[str], left: int, right: int, pairs: list[tuple[int, int]], near):
-    """Identity of ``left`` in ``right`` by its definition, with Python sets: each shingle
-    weighs 1/g², g the groups of near copies holding it among ``left`` and its neighbours
-    (a group by its smallest neighbour), less the keeper's group for a shingle it holds."""
-    parent = list(range(len(texts)))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
-    for a, b in near:
-        ra, rb = find(a), find(b)
-        parent[max(ra, rb)] = min(ra, rb)
-    group = [find(i) for i in range(len(texts))]
-    neighbours = sorted({b for a, b in pairs if a == left} | {a for a, b in pairs if b == left})
-    chosen: dict[int, int] = {}
-    for m in neighbours:
-        if group[m] != group[left]:
-            chosen.setdefault(group[m], m)
-    sets = [shingles(t) for t in texts]
-    apart = group[left] != group[right]
-    shared = total = 0.0
-    for s in sets[left]:
-        g = 1 + sum(s in sets[m] for m in chosen.values())
-        if s in sets[right]:
-            w = 1.0 / max(g - apart, 1) ** 2
-            shared += w
-        else:
-            w = 1.0 / g**2
-        total += w
-    return shared / total
-
-
-@pytest.mark.parametrize("seed", range(15))
-def test_identity_equals_its_definition(seed):
-    docs = corpus(seed)
-    texts = [t for _, t in docs]
-    config = DedupConfig(template_df=0)
-    with score_candidates(docs, config, keep_all=False) as scored:
-        pairs = scored.pairs.take(scored.pairs.score >= config.threshold)
-        id_lr, id_rl = identity_scores(*scored.fingerprints, pairs, config.removal_guard)
-    listed = list(zip(pairs.left.tolist(), pairs.right.tolist(), strict=True))
-    near = [
-        p
-        for p, a, b in zip(listed, pairs.containment_lr, pairs.containment_rl, strict=True)
-        if min(a, b) >= 0.7
-    ]
-    for i, (a, b) in enumerate(listed):
-        ordinary = pairs.resemblance[i] < 0.9
-        if pairs.score_lr[i] >= 0.6 and ordinary:
-            assert id_lr[i] == pytest.approx(_brute_identity(texts, a, b, listed, near))
-        else:
-            assert id_lr[i] == 1.0
-        if pairs.score_rl[i] >= 0.6 and ordinary:
-            assert id_rl[i] == pytest.approx(_brute_identity(texts, b, a, listed, near))
-
-
-def test_with_identity_a_shared_licence_carries_no_document_into_one_not_naming_it():
-    rng = random.Random(3)
-    licence = " ".join(rng.choices(VOCABULARY, k=100))
-
-    def names(i: int, n: int) -> str:
-        return " ".join(f"name{i}x{j}" for j in range(n))
-
-    small = ("small", f"{names(0, 15)} {licence}")  # its own names around the licence
-    bundles = [(f"big{i}", f"{names(i, 15)} {licence} {names(100 + i, 60)}") for i in range(1, 6)]
-    docs = [small, *bundles]
-    assert deduplicate(docs, DedupConfig()).removed.tolist() == [True] + [False] * 5
-    result = deduplicate(docs, DedupConfig(identity=True))
-    assert all(held(small[1], text) >= 0.8 for _, text in bundles)  # held as written
-    assert not result.removed.any()  # but no keeper names it: the licence is everyone's
-    lone = deduplicate(docs[:2], DedupConfig(identity=True))  # one other holder: theirs
-    assert lone.removed.tolist() == [True, False]
 
 
 def test_a_bundle_absorbs_none_of_the_texts_it_holds():

@@ -736,9 +736,9 @@ def _template_shingles(shingles: DataFrame, measured: DataFrame, config: DedupCo
     return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
 
 
-def _not_holders(measured: DataFrame) -> DataFrame:
-    """``doc``: the documents that are not their group's holder (groups of near copies
-    among the verified pairs, each held by its smallest document)."""
+def _near_copy_groups(measured: DataFrame) -> DataFrame:
+    """``node, label``: the groups of near copies among the verified pairs (documents in
+    none are their own group), each labelled by its smallest document."""
     from pyspark.sql import functions as F
 
     from neardup.engines.graph import component_labels
@@ -746,17 +746,23 @@ def _not_holders(measured: DataFrame) -> DataFrame:
     edges = measured.where("near_copy").select(
         F.col("left").alias("src"), F.col("right").alias("dst")
     )
-    labels = component_labels(edges)
+    return component_labels(edges)
+
+
+def _not_holders(measured: DataFrame) -> DataFrame:
+    """``doc``: the documents that are not their group's holder (its smallest document)."""
+    from pyspark.sql import functions as F
+
+    labels = _near_copy_groups(measured)
     return labels.where(F.col("node") != F.col("label")).select(F.col("node").alias("doc"))
 
 
 def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFrame:
     """``doc, rare``: the rare words of the documents in ``pairs`` (those that may be
-    removed): used by ≥ ``LEAST_DOCUMENTS`` documents, by < ``RARE_GROUPS`` groups of near
-    copies (:func:`neardup.dedup.identity.rare_words`)."""
+    removed), as :func:`neardup.dedup.identity.rare_words` counts them."""
     from pyspark.sql import functions as F
 
-    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+    from neardup.dedup.identity import LEAST_DOCUMENTS, MANY_DOCUMENTS, RARE_GROUPS
 
     words = fp.select("doc", F.explode("words").alias("w"))
     wanted_docs = (
@@ -765,15 +771,18 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
         .distinct()
     )
     wanted = words.join(wanted_docs, "doc", "left_semi")
-    holder = F.when(F.col("not_holder").isNull(), 1).otherwise(0)
+    groups = _near_copy_groups(measured).select(F.col("node").alias("doc"), "label")
     counts = (
         words.join(wanted.select("w").distinct(), "w", "left_semi")
-        .join(_not_holders(measured).withColumn("not_holder", F.lit(True)), "doc", "left")
+        .join(groups, "doc", "left")
+        .withColumn("group", F.coalesce("label", "doc"))
         .groupBy("w")
-        .agg(F.count("*").alias("documents"), F.sum(holder).alias("groups"))
+        .agg(F.count("*").alias("documents"), F.countDistinct("group").alias("groups"))
     )
     rare = counts.where(
-        (F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS)
+        (F.col("documents") >= LEAST_DOCUMENTS)
+        & (F.col("documents") < MANY_DOCUMENTS)
+        & (F.col("groups") < RARE_GROUPS)
     ).select("w")
     return (
         wanted.join(rare, "w", "left_semi")
