@@ -234,9 +234,32 @@ def test_a_hub_keeping_what_it_holds_is_named(tmp_path):
     assert e.decision == "both_kept"
     assert "hub" in e.rule
     assert "3 distinct groups" in e.rule
-    identity = DedupConfig(identity=True)
-    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "again", identity)
-    assert open_run(tmp_path / "again").config == identity
+    no_identity = DedupConfig(identity=False)
+    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "again", no_identity)
+    assert open_run(tmp_path / "again").config == no_identity
+
+
+def test_a_keeper_that_does_not_name_a_document_is_named_with_its_lacking_words(tmp_path):
+    from test_identity import VOCABULARY, letters
+
+    rng = np.random.default_rng(3)
+    licence = " ".join(rng.choice(VOCABULARY, 100))
+    names = lambda i: " ".join(letters(100 * i + j) for j in range(45))  # noqa: E731
+    files = {f"f{i}": f"{names(i)} {licence}" for i in range(4)}
+    rows = [{"id": pkg, "text": t} for name, t in files.items() for pkg in (name, f"lib{name}")]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    config = DedupConfig(template_df=0)
+    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", config)
+    e = explain(open_run(tmp_path / "out"), "f0", "f1")
+    assert e.decision == "both_kept"
+    assert e.scored.score_a_in_b >= config.removal_guard  # held as written: the scores allow it
+    assert "does not name A" in e.rule
+    lacking = e.as_dict()["rare_words_lacking"]["a_not_in_b"]
+    assert lacking == sorted(names(0).split())  # every name of A, none of the licence
+    assert e.as_dict()["rare_words"]["a"] == 45
+    copies = explain(open_run(tmp_path / "out"), "libf0", "f0")
+    assert copies.decision == "a_removed_into_b"
 
 
 def test_the_rule_says_whether_the_fuller_text_or_the_keep_policy_decided(tmp_path):

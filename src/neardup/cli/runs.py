@@ -69,6 +69,11 @@ def _print(e: Explanation) -> None:
     )
     table.add_row("shingles (A / B), shared", f"{w.a} / {w.b}", str(w.shared))
     table.add_row("template shingles", str(e.a.template_shingles), str(e.b.template_shingles))
+    table.add_row(
+        "rare words (names): lacking in the other / all",
+        f"{len(e.a.names_lacking)} / {e.a.rare_words}",
+        f"{len(e.b.names_lacking)} / {e.b.rare_words}",
+    )
     table.add_row("removed into", e.a.removed_into or "—", e.b.removed_into or "—")
     console.print(table)
     line = (
@@ -86,6 +91,15 @@ def _print(e: Explanation) -> None:
         console.print("[dim]the run wrote no templates.npy: template shingles unknown[/dim]")
     for note in e.notes:
         console.print(f"[dim]{escape(note)}[/dim]")
+    for label, side in (("A", e.a), ("B", e.b)):
+        if side.names_lacking:
+            words = ", ".join(side.names_lacking[:MAX_PASSAGES])
+            more = (
+                f" … {len(side.names_lacking) - MAX_PASSAGES} more"
+                if len(side.names_lacking) > MAX_PASSAGES
+                else ""
+            )
+            console.print(f"{label}'s rare words the other lacks: {escape(words)}{more}")
     for title, passages in (
         ("A's passages that B lacks", e.a.lacking),
         ("B's passages that A lacks", e.b.lacking),

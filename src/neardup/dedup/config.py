@@ -143,6 +143,7 @@ class DedupResult:
     weak: list[str]  # warnings of the method about weak signatures
     timings: dict[str, float]
     template: np.ndarray | None = None  # the template fingerprints discounted (sorted)
+    rare_words: np.ndarray | None = None  # the identity check's rare words (sorted hashes)
 
     @property
     def removed(self) -> np.ndarray:

@@ -21,6 +21,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from neardup.arrays import unique
 from neardup.config import TextConfig
 from neardup.dedup.candidates import Candidates, candidate_pairs, prefix_candidates
 from neardup.dedup.cluster import connected_components, preference_rank
@@ -325,6 +326,7 @@ def decide(
         weak=scored.weak,
         timings=timings,
         template=scored.template,
+        rare_words=None if names is None else unique(names.rare),
     )
 
 

@@ -24,8 +24,10 @@ import numpy as np
 
 from neardup.dedup.cluster import CONTAINER_MARGIN
 from neardup.dedup.config import DedupConfig
+from neardup.dedup.identity import named_words, nameless
 from neardup.dedup.pairscore import PairScores, score_alone
 from neardup.dedup.runread import FinishedRun, RunDocument
+from neardup.dedup.templates import NEAR_IDENTICAL
 from neardup.errors import InputError
 from neardup.measures import Overlap, overlap
 from neardup.passages import Passages, Shingled, shingled
@@ -33,6 +35,7 @@ from neardup.shingles import fingerprint_batch
 
 Decision = Literal["a_removed_into_b", "b_removed_into_a", "both_kept"]
 MAX_PASSAGES = 20  # passages listed per document and kind
+MAX_NAMES = 12  # rare words listed in a rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,14 @@ class Side:
     template_shingles: int  # of them, shingles the run discounted as template
     lacking: Passages  # its passages the other document does not hold
     template: Passages  # its passages made of template shingles
+    rare_words: int = 0  # its words the run counted rare (its names: the identity check)
+    names_lacking: tuple[str, ...] = ()  # of them, those the other document lacks
+
+    @property
+    def named(self) -> bool:
+        """Whether the other document names this one (holds enough of its rare words)."""
+        missing = len(self.names_lacking)
+        return not nameless(np.array([missing]), np.array([self.rare_words - missing]))[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +121,11 @@ class Explanation:
                 "b_not_in_a": _listed(self.b.lacking),
             },
             "kept_for": {"a": self.a.kept_for, "b": self.b.kept_for},
+            "rare_words": {"a": self.a.rare_words, "b": self.b.rare_words},
+            "rare_words_lacking": {
+                "a_not_in_b": list(self.a.names_lacking),
+                "b_not_in_a": list(self.b.names_lacking),
+            },
             "notes": self.notes,
         }
 
@@ -141,10 +157,13 @@ def explain(run: FinishedRun, id_a: str, id_b: str) -> Explanation:
             notes.append("the run estimated its scores (--no-verify); scored exactly here")
     template = run.template if run.template is not None else np.empty(0, np.uint64)
     sa, sb = shingled([a.text, b.text], config.text)
+    names_a, names_b = _names(a.text, b.text, run.rare_words, config)
     sides = (
-        _side(a, sa, sb, prints[0], template, kept_for),
-        _side(b, sb, sa, prints[1], template, kept_for),
+        _side(a, sa, sb, prints[0], template, kept_for, names_a),
+        _side(b, sb, sa, prints[1], template, kept_for, names_b),
     )
+    if config.identity and run.rare_words is None:
+        notes.append("the run wrote no rare_words.npy: its identity check is not shown")
     # the run's hubs (a pass over all its pairs) explain only a verified pair both kept
     into_other = a.duplicate_of == id_b or b.duplicate_of == id_a
     hubs = run.hub_groups() if record is not None and not into_other else {}
@@ -184,6 +203,7 @@ def _side(
     prints: np.ndarray,
     template: np.ndarray,
     kept_for: dict[str, int],
+    names: tuple[int, tuple[str, ...]],
 ) -> Side:
     return Side(
         doc.id,
@@ -193,7 +213,24 @@ def _side(
         int(np.isin(prints, template).sum()),
         own.lacking(other),
         own.held(template),
+        *names,
     )
+
+
+def _names(
+    text_a: str, text_b: str, rare: np.ndarray | None, config: DedupConfig
+) -> tuple[tuple[int, tuple[str, ...]], tuple[int, tuple[str, ...]]]:
+    """For A and for B: how many of its words the run counted rare, and those of them the
+    other text lacks (sorted); nothing when the run checked no identity."""
+    if rare is None or not config.identity:
+        return (0, ()), (0, ())
+    words_a, words_b = named_words(text_a, config.text), named_words(text_b, config.text)
+
+    def side(own: dict[int, str], other: dict[int, str]) -> tuple[int, tuple[str, ...]]:
+        mine = [h for h in own if np.isin(np.uint64(h), rare)]
+        return len(mine), tuple(sorted(own[h] for h in mine if h not in other))
+
+    return side(words_a, words_b), side(words_b, words_a)
 
 
 def decide(
@@ -254,6 +291,13 @@ def decide(
                 f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {y} is a hub: it holds "
                 f"documents of {hubs[sides[y].id]} distinct groups and absorbs none of them"
             )
+        elif not sides[x].named and written.resemblance < NEAR_IDENTICAL:
+            lacking = sides[x].names_lacking
+            reasons.append(
+                f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {y} does not name {x}: "
+                f"it lacks {len(lacking)} of {x}'s {sides[x].rare_words} rare words "
+                f"({', '.join(lacking[:MAX_NAMES])}{', …' if len(lacking) > MAX_NAMES else ''})"
+            )
         elif sides[x].kept_for:
             reasons.append(
                 f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {x} is the keeper of "
@@ -262,9 +306,7 @@ def decide(
         else:
             reasons.append(
                 f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), yet the run's keeper rules "
-                f"kept {x}"
-                + (": with --identity, not its rare content" if config.identity else "")
-                + " (see the guarantee)"
+                f"kept {x}" + " (see the guarantee)"
             )
     return "both_kept", "; ".join([*reasons, *said]) or "both kept"
 

@@ -32,8 +32,11 @@ import numpy as np
 from neardup._kernels import identity as _k
 from neardup._kernels.templates import gather
 from neardup.arrays import unique
+from neardup.config import TextConfig
 from neardup.dedup.config import Pairs
 from neardup.dedup.templates import NEAR_IDENTICAL, template_shingles
+from neardup.hashing import fingerprint
+from neardup.text.canon import canonicalize_batch
 
 LEAST_DOCUMENTS = 2  # a word used by at least this many documents …
 RARE_GROUPS = 3  # … by fewer than this many groups of near copies …
@@ -128,6 +131,14 @@ def nameless(missing: np.ndarray, found: np.ndarray) -> np.ndarray:
     """Whether a holder lacking ``missing`` and holding ``found`` rare words of a document
     does not name it."""
     return (missing >= MISSING_NAMES) & (found <= HELD_NAMES * (missing + found))
+
+
+def named_words(text: str, config: TextConfig) -> dict[int, str]:
+    """The words of one text as the identity check sees them (hash → canonical word), for
+    showing which rare words a keeper lacks."""
+    tokens = canonicalize_batch([text], config.canon, config.shingle.unit).tokens(0)
+    words = {t for t in tokens if len(t) >= 2 and not any("0" <= c <= "9" for c in t)}
+    return {fingerprint(w, config.shingle.hash, config.shingle.seed): w for w in words}
 
 
 def run_names(words: np.ndarray, offsets: np.ndarray, group: np.ndarray, pairs: Pairs) -> Names:

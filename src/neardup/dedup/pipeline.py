@@ -15,6 +15,8 @@ beside the new ones:
   streaming pass over the inputs that copies JSONL lines as stored
   (:mod:`neardup.dedup.copyout`);
 - ``review.jsonl``: one record per removal, weakest first (:mod:`neardup.dedup.review`);
+- ``rare_words.npy``: the sorted uint64 hashes of the rare words of the identity check
+  (:mod:`neardup.dedup.identity`), for ``explain``;
 - ``templates.npy``: the sorted uint64 fingerprints of the shingles discounted as templates
   (a NumPy array; empty without templates), so that a pair can be scored again as the run
   scored it (``neardup explain``, ``neardup compare --run``);
@@ -268,8 +270,8 @@ def _write_review(
     config: DedupConfig,
     out: Path,
 ) -> list[tuple[Removal, Passages | None]]:
-    """``review.jsonl`` and ``templates.npy``; returns the first removals, with their missing
-    passages, for the report."""
+    """``review.jsonl``, ``templates.npy`` and ``rare_words.npy``; returns the first
+    removals, with their missing passages, for the report."""
     clock = time.perf_counter()
     shown = []
     with RecordWriter(out / "review.jsonl", "jsonl", sync=False) as writer:
@@ -279,6 +281,8 @@ def _write_review(
                 shown.append((row, missing))
     template = result.template if result.template is not None else np.empty(0, np.uint64)
     np.save(out / "templates.npy", np.asarray(template, dtype=np.uint64))
+    if result.rare_words is not None:
+        np.save(out / "rare_words.npy", np.asarray(result.rare_words, dtype=np.uint64))
     result.timings["review"] = time.perf_counter() - clock
     return shown
 
@@ -353,8 +357,10 @@ def guarantee(config: DedupConfig) -> str:
     rules = [f"a document is removed only into a kept document that holds {held}"]
     if config.identity:
         rules.append(
-            "and holds its rare content (its shingles weighed by how few of its pairs hold "
-            "them) at the same bar"
+            "and names it: a keeper lacking 3 or more of a document's rare words (words of 2 "
+            "to 31 documents and fewer than 3 groups of copies: names, holders, hosts) and "
+            "holding no more than a fifth of them keeps it, unless the two are near-identical "
+            "as written"
         )
     rules.append(
         "a document holding documents of several distinct groups (a bundle, a digest) "

@@ -48,6 +48,7 @@ class FinishedRun:
     id_field: str
     text_field: str
     template: np.ndarray | None  # sorted fingerprints; None: the run wrote no templates.npy
+    rare_words: np.ndarray | None = None  # sorted word hashes; None: no rare_words.npy
 
     def documents(self, wanted: Iterable[str]) -> tuple[dict[str, RunDocument], dict[str, int]]:
         """The documents of ``wanted`` ids found in ``kept`` and ``removed``, and how many
@@ -152,13 +153,6 @@ def open_run(out: str | Path) -> FinishedRun:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"{path}: not a summary of a neardup dedup run ({exc})") from None
     config = run_config(parameters, str(path))
-    template_path = out / "templates.npy"
-    template = None
-    if template_path.is_file():
-        try:
-            template = np.load(template_path, allow_pickle=False).astype(np.uint64, copy=False)
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{template_path}: not a template file ({exc})") from None
     return FinishedRun(
         out,
         summary,
@@ -166,8 +160,19 @@ def open_run(out: str | Path) -> FinishedRun:
         str(parameters.get("format", "jsonl")),
         str(parameters.get("id_field", "id")),
         str(parameters.get("text_field", "text")),
-        template,
+        _hashes(out / "templates.npy"),
+        _hashes(out / "rare_words.npy"),
     )
+
+
+def _hashes(path: Path) -> np.ndarray | None:
+    """The sorted uint64 hashes a run saved to ``path`` (None: it wrote none)."""
+    if not path.is_file():
+        return None
+    try:
+        return np.load(path, allow_pickle=False).astype(np.uint64, copy=False)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: not a file of hashes ({exc})") from None
 
 
 def run_config(parameters: Mapping[str, Any], source: str = "summary.json") -> DedupConfig:
