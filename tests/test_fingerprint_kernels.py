@@ -31,7 +31,8 @@ from neardup._kernels.tokenize import (
 from neardup.arrays import unique_counts
 from neardup.config import CanonConfig
 from neardup.text import chars
-from neardup.text.canon import _NO_STOPS, _clean, _clean_batch, _split
+from neardup.text.canon import _NO_STOPS, _clean, _clean_batch
+from neardup.text.canon import split_texts as _split
 
 # Values as the hashes are (uniform 64-bit), as crc32 gives them (32 bits), clustered (a few
 # high bits only: every value in one bucket, the fallback), and tiny (many repeats).

@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from neardup._kernels.script import char_counts, script_counts
 from neardup.text import script
-from neardup.text.canon import _split
+from neardup.text.canon import split_texts as _split
 from neardup.text.script import lang_from_counts, langs_from_counts
 
 

@@ -288,7 +288,7 @@ def test_the_fused_pass_equals_tokens_then_shingle_sets(texts, config, parts):
 
     shingle = config.shingle
     want = fingerprint_tokens(canon.canonicalize_batch(texts, config.canon, shingle.unit), shingle)
-    prepared, _ = canon.tokenizer_input(*canon._split(texts), config.canon, shingle.unit)
+    prepared, _ = canon.tokenizer_input(*canon.split_texts(texts), config.canon, shingle.unit)
     got = fingerprint_texts(
         prepared.arrays(),
         prepared.split_han,

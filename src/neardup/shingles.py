@@ -120,7 +120,7 @@ def fingerprint_batch(texts: Sequence[str], config: TextConfig | None = None) ->
     """Canonicalize, shingle and hash many texts."""
     config = config or TextConfig()
     with threads_for(sum(map(len, texts))):
-        return _fingerprint(*canon._split(texts), config, texts)
+        return _fingerprint(*canon.split_texts(texts), config, texts)
 
 
 def fingerprint_utf8(
@@ -131,6 +131,26 @@ def fingerprint_utf8(
     config = config or TextConfig()
     with threads_for(int(ends[-1] - starts[0]) if starts.size else 0):
         return _fingerprint(text, starts, ends, config)
+
+
+def fingerprints_and_words(
+    text: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    config: TextConfig | None = None,
+    originals: Sequence[str] | None = None,
+) -> tuple[FingerprintBatch, tuple[np.ndarray, np.ndarray]]:
+    """:func:`fingerprint_utf8` and :func:`word_sets_utf8` of the same texts in one pass
+    (``originals``: the texts as strings, when they exist already)."""
+    config = config or TextConfig()
+    with threads_for(int(ends[-1] - starts[0]) if starts.size else 0):
+        if canon.word_steps(config.canon):
+            prints = _fingerprint(text, starts, ends, config, originals)
+            return prints, word_sets_utf8(text, starts, ends, config)
+        values, offsets, counts, words, word_offsets = _fused(
+            text, starts, ends, config, originals, words=True
+        )
+        return FingerprintBatch(values, offsets, counts), (words, word_offsets)
 
 
 def _fingerprint(
@@ -145,21 +165,34 @@ def _fingerprint(
     (``_kernels.fingerprint``), which equals :func:`fingerprint_tokens` of
     :func:`~neardup.text.canon.canonicalize_utf8` and stores no batch of tokens — unless a
     Python step changes the tokens (lemmas, stems): then that way."""
-    unit = config.shingle.unit
     if canon.word_steps(config.canon):
+        unit = config.shingle.unit
         tokens = canon.canonicalize_utf8(text, starts, ends, config.canon, unit, originals)
         return fingerprint_tokens(tokens, config.shingle)
+    return FingerprintBatch(*_fused(text, starts, ends, config, originals))
+
+
+def _fused(
+    text: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    config: TextConfig,
+    originals: Sequence[str] | None = None,
+    words: bool = False,
+) -> tuple[np.ndarray, ...]:
+    """The compiled pass of :func:`neardup._kernels.fingerprint.fingerprint_texts` after the
+    Python steps of canonicalization."""
+    unit = config.shingle.unit
     prepared, _ = canon.tokenizer_input(text, starts, ends, config.canon, unit, originals)
     shingle = config.shingle
-    return FingerprintBatch(
-        *fingerprint_texts(
-            prepared.arrays(),
-            prepared.split_han,
-            unit == "char",
-            (shingle.size, shingle.step, shingle.han_units),
-            kernel_hash(shingle.hash, shingle.seed),
-            canon.tokenizer_parts(),
-        )
+    return fingerprint_texts(
+        prepared.arrays(),
+        prepared.split_han,
+        unit == "char",
+        (shingle.size, shingle.step, shingle.han_units),
+        kernel_hash(shingle.hash, shingle.seed),
+        canon.tokenizer_parts(),
+        words,
     )
 
 
@@ -183,7 +216,7 @@ def word_sets_batch(
     texts: Sequence[str], config: TextConfig | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`word_sets_utf8` of texts given as strings."""
-    return word_sets_utf8(*canon._split(texts), config)
+    return word_sets_utf8(*canon.split_texts(texts), config)
 
 
 def fingerprints(text: str, config: TextConfig | None = None) -> np.ndarray:

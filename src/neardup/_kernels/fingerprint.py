@@ -12,8 +12,11 @@ tokenizing; here they are never made.
 numba's on-disk cache of ``_fingerprint_into`` is keyed on this file's text alone, yet holds
 the compiled code of every kernel it calls (``_scan``, ``doc_hashes``, ``sort_into``...): a
 change to one of those must come with a change here (this note was last edited with
-``_scan``'s short path of ASCII words and XXH3's of 17..64 bytes), or an old cache keeps the
-old code.
+``_scan``'s short path of ASCII words, XXH3's of 17..64 bytes and the word sets of
+``_kernels.words``), or an old cache keeps the old code.
+
+With ``words``, each document's word set (:mod:`neardup._kernels.words`) is made in the same
+pass from the same tokens: the identity check's words cost no second tokenization.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from neardup._kernels.hashes import _dispatch_valid
 from neardup._kernels.shingle import distinct, doc_hashes, move_left, sort_into
 from neardup._kernels.tokenize import _ascii_map, _chunks, _scan, byte_growth, stop_bits
+from neardup._kernels.words import is_word
 
 
 def fingerprint_texts(
@@ -32,10 +37,13 @@ def fingerprint_texts(
     shape: tuple[int, int, int],
     hashing: tuple[int, np.uint64],
     parts: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    words: bool = False,
+) -> tuple[np.ndarray, ...]:
     """Distinct shingle fingerprints of every document, sorted, with how often each occurs:
     ``(values, offsets, counts)`` as :func:`~neardup._kernels.shingle.unique_per_doc` gives
-    them for the tokens of :func:`~neardup._kernels.tokenize.tokenize_batch`.
+    them for the tokens of :func:`~neardup._kernels.tokenize.tokenize_batch`; with
+    ``words``, also ``(word values, word offsets)``: each document's sorted distinct word
+    hashes (:func:`neardup._kernels.words.word_sets` of the same tokens).
 
     ``tokenizer``: ``(text, starts, ends, table, fold, expansions, stops, joiners)`` of
     ``tokenize_batch``; ``by_char``: character shingles; ``shape``: (size, step, Han size);
@@ -48,8 +56,12 @@ def fingerprint_texts(
     bound = _shingle_bounds(starts, ends, by_char, growth)
     values = np.empty(int(bound.sum()), dtype=np.uint64)
     times = np.empty(values.size, dtype=np.uint32)
+    # a word per token at most: no more than a word shingle per token
+    word_bound = _shingle_bounds(starts, ends, False, growth) if words else bound[:0]
+    word_values = np.empty(int(word_bound.sum()), dtype=np.uint64)
     options = (split_han, by_char, shape, hashing, parts, growth)
-    return _fingerprint_into(tokenizer, options, (bound, values, times))
+    found = _fingerprint_into(tokenizer, options, (bound, values, times, word_bound, word_values))
+    return found if words else found[:3]
 
 
 @njit(cache=True)
@@ -69,19 +81,24 @@ def _fingerprint_into(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`fingerprint_texts` with its ``options`` (split_han, by_char, shape, hashing,
     parts, growth) and its result's region given (``bound`` per document, ``values``,
-    ``times``)."""
+    ``times``; ``word_bound`` and ``word_values`` for the word sets, empty for none)."""
     text, starts, ends, table, fold, expansions, stops, joiners = tokenizer
     split_han, by_char, shape, hashing, parts, growth = options
-    bound, values, times = region
+    bound, values, times, word_bound, word_values = region
+    with_words = word_bound.size > 0
     n = starts.size
     chunks = _chunks(starts, ends, parts)
     nc = chunks.size - 1
     base = np.zeros(nc + 1, dtype=np.int64)
+    word_base = np.zeros(nc + 1, dtype=np.int64)
     for k in range(nc):
         base[k + 1] = base[k] + bound[chunks[k] : chunks[k + 1]].sum()
-    if base[nc] > values.size or times.size < values.size:
+        if with_words:
+            word_base[k + 1] = word_base[k] + word_bound[chunks[k] : chunks[k + 1]].sum()
+    if base[nc] > values.size or times.size < values.size or word_base[nc] > word_values.size:
         raise ValueError("fingerprint region too small")
     counts = np.zeros(n, dtype=np.int64)
+    word_counts = np.zeros(n, dtype=np.int64)
     bits = stop_bits(stops)
     ascii_map = _ascii_map(table, fold)
     for k in prange(nc):
@@ -102,11 +119,18 @@ def _fingerprint_into(
         hashes = np.empty(most, dtype=np.uint64)
         buckets = np.empty(2 * most + 1, dtype=np.int64)
         at = base[k]
+        word_at = word_base[k]
         for d in range(d0, d1):
             tok_offsets[1], doc_offsets[1] = _scan(
                 text, starts[d], ends[d], table, fold, expansions, stops, bits, joiners[d],
                 split_han, buf, 0, tok_s, tok_e, 0, ascii_map,
             )  # fmt: skip
+            if with_words:
+                w = _word_hashes(buf, tok_s, tok_e, tok_offsets[1], hashing, hashes)
+                if w > 0:
+                    sort_into(hashes, w, word_values, word_at, buckets)
+                    word_counts[d] = _distinct_words(word_values, word_at, w)
+                    word_at += word_counts[d]
             m = doc_hashes(tokens, 0, shape, hashing, spans, hashes)
             if m == 0:
                 continue
@@ -115,8 +139,44 @@ def _fingerprint_into(
             at += counts[d]
     offsets = np.zeros(n + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(counts)
+    word_offsets = np.zeros(n + 1, dtype=np.int64)
+    word_offsets[1:] = np.cumsum(word_counts)
     for k in range(nc):  # pack the regions to the left, in order (never past unread data)
         d0, d1 = chunks[k], chunks[k + 1]
         move_left(values, times, base[k], offsets[d0], offsets[d1] - offsets[d0])
-    total = offsets[n]
-    return values[:total], offsets, times[:total]
+        lo, size = word_offsets[d0], word_offsets[d1] - word_offsets[d0]
+        for i in range(size):
+            word_values[lo + i] = word_values[word_base[k] + i]
+    total, word_total = offsets[n], word_offsets[n]
+    return values[:total], offsets, times[:total], word_values[:word_total], word_offsets
+
+
+@njit(cache=True, inline="always")
+def _word_hashes(
+    buf: np.ndarray,
+    tok_s: np.ndarray,
+    tok_e: np.ndarray,
+    tokens: int,
+    hashing: tuple[int, np.uint64],
+    out: np.ndarray,
+) -> int:
+    """The hashes of a document's words (:func:`neardup._kernels.words.is_word`) among its
+    ``tokens`` first tokens, written from ``out[0]``; returns how many there are."""
+    kind, seed = hashing
+    k = 0
+    for t in range(tokens):
+        if is_word(buf, tok_s[t], tok_e[t]):
+            out[k] = _dispatch_valid(kind, buf, tok_s[t], tok_e[t], seed)
+            k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _distinct_words(values: np.ndarray, lo: int, n: int) -> int:
+    """The sorted values[lo:lo + n] made distinct in place; returns how many there are."""
+    k = lo
+    for i in range(lo + 1, lo + n):
+        if values[i] != values[k]:
+            k += 1
+            values[k] = values[i]
+    return k + 1 - lo

@@ -39,33 +39,60 @@ def missing_and_held(
     return missing, found
 
 
-@njit(cache=True)
-def _key_index(keys: np.ndarray, value: np.uint64) -> int:
-    """The index of ``value`` in the sorted ``keys``, or -1."""
-    i = np.searchsorted(keys, value)
-    return i if i < keys.size and keys[i] == value else -1
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True)
-def holder_labels(
+def _table(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """An open-addressing table of ``keys`` (distinct uint64 hashes): slot → index + 1."""
+    bits = 4
+    while (1 << bits) < 2 * keys.size + 1:
+        bits += 1
+    table = np.zeros(1 << bits, dtype=np.int64)
+    shift = np.uint64(64 - bits)
+    mask = np.int64((1 << bits) - 1)
+    for i in range(keys.size):
+        slot = np.int64((keys[i] * _FIBONACCI) >> shift)
+        while table[slot] != 0:
+            slot = (slot + 1) & mask
+        table[slot] = i + 1
+    return table, bits
+
+
+@njit(cache=True)
+def holder_counts(
     values: np.ndarray, offsets: np.ndarray, labels: np.ndarray, keys: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(key index, label)`` of every document holding one of the sorted ``keys`` (a
-    document's set is ``values[offsets[d]:offsets[d + 1]]``, its group ``labels[d]``)."""
-    n = offsets.size - 1
-    total = 0
-    for d in range(n):
+    """For each of ``keys`` (distinct hashes): how many documents hold it (a document's set
+    is ``values[offsets[d]:offsets[d + 1]]``), and how many distinct ``labels`` (groups)
+    among them, counted up to 3. One pass through a hash table of the keys."""
+    table, bits = _table(keys)
+    shift = np.uint64(64 - bits)
+    mask = np.int64((1 << bits) - 1)
+    documents = np.zeros(keys.size, dtype=np.int64)
+    groups = np.zeros(keys.size, dtype=np.int8)
+    first = np.full(keys.size, -1, dtype=np.int64)
+    second = np.full(keys.size, -1, dtype=np.int64)
+    for d in range(offsets.size - 1):
+        label = labels[d]
         for j in range(offsets[d], offsets[d + 1]):
-            if _key_index(keys, values[j]) >= 0:
-                total += 1
-    key = np.empty(total, dtype=np.int64)
-    label = np.empty(total, dtype=np.int64)
-    k = 0
-    for d in range(n):
-        for j in range(offsets[d], offsets[d + 1]):
-            i = _key_index(keys, values[j])
-            if i >= 0:
-                key[k] = i
-                label[k] = labels[d]
-                k += 1
-    return key, label
+            v = values[j]
+            slot = np.int64((v * _FIBONACCI) >> shift)
+            i = -1
+            while table[slot] != 0:
+                if keys[table[slot] - 1] == v:
+                    i = table[slot] - 1
+                    break
+                slot = (slot + 1) & mask
+            if i < 0:
+                continue
+            documents[i] += 1
+            if groups[i] == 0:
+                first[i] = label
+                groups[i] = 1
+            elif groups[i] == 1 and label != first[i]:
+                second[i] = label
+                groups[i] = 2
+            elif groups[i] == 2 and label != first[i] and label != second[i]:
+                groups[i] = 3
+    return documents, groups

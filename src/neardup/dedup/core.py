@@ -38,9 +38,9 @@ from neardup.shingles import (
     FingerprintBatch,
     fingerprint_batch,
     fingerprint_utf8,
-    word_sets_batch,
-    word_sets_utf8,
+    fingerprints_and_words,
 )
+from neardup.text.canon import split_texts
 from neardup.workers import ordered_map
 
 Sets = tuple[np.ndarray, np.ndarray]  # values and offsets of per-document sorted sets
@@ -374,14 +374,13 @@ def _read_and_fingerprint(
     text's word hashes (the identity check)."""
     batch = job()
     word_sets = None
-    if batch.utf8 is not None:
+    if words:
+        utf8 = batch.utf8 if batch.utf8 is not None else split_texts(batch.texts or [])
+        prints, word_sets = fingerprints_and_words(*utf8, config, batch.texts)
+    elif batch.utf8 is not None:
         prints = fingerprint_utf8(*batch.utf8, config)
-        if words:
-            word_sets = word_sets_utf8(*batch.utf8, config)
     else:
         prints = fingerprint_batch(batch.texts or [], config)
-        if words:
-            word_sets = word_sets_batch(batch.texts or [], config)
     keys = None
     with weak_notes() as weak:
         if method is not None:

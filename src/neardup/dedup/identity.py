@@ -7,8 +7,9 @@ author, however much MIT and Creative Commons text they share. So:
 
 - A document's **rare words** are its words (canonical tokens of two or more characters
   without digits: :mod:`neardup._kernels.words`) that at least ``LEAST_DOCUMENTS``
-  documents of the run use but fewer than ``RARE_GROUPS`` groups of near copies (the
-  groups of the template step: copies count once). Names, holders, hosts and the terms of
+  documents of the run use but fewer than ``RARE_GROUPS`` groups of near copies (documents
+  holding ≥ ``NEAR_COPY`` of each other both ways, as in the template step: copies count
+  once). Names, holders, hosts and the terms of
   one text's own subject are rare; the words of a shared licence, footer or language are
   not. A word of one document alone is not counted: it may be a typo, and a rewrite's typos
   must not keep it from its original.
@@ -18,9 +19,9 @@ author, however much MIT and Creative Commons text they share. So:
 - Pairs near-identical as written (resemblance ≥ :data:`~neardup.dedup.templates.
   NEAR_IDENTICAL`) are exempt: copies that differ in a year or a name are copies.
 
-Counted over the whole run, as the template step counts shingles; the decision then
-needs each document's words and rare words only, so the Spark engine (a batch of whole
-components) decides as the local engine does.
+Counted over the whole run in one pass through a table of the words that matter (those of
+documents in a pair); the decision then needs each document's words and rare words only, so
+the Spark engine (a batch of whole components) decides as the local engine does.
 """
 
 from __future__ import annotations
@@ -34,13 +35,12 @@ from neardup._kernels.templates import gather
 from neardup.arrays import unique
 from neardup.config import TextConfig
 from neardup.dedup.config import Pairs
-from neardup.dedup.templates import NEAR_IDENTICAL, template_shingles
+from neardup.dedup.templates import NEAR_IDENTICAL
 from neardup.hashing import fingerprint
 from neardup.text.canon import canonicalize_batch
 
 LEAST_DOCUMENTS = 2  # a word used by at least this many documents …
-RARE_GROUPS = 3  # … by fewer than this many groups of near copies …
-MANY_DOCUMENTS = 32  # … and by fewer than this many documents is rare
+RARE_GROUPS = 3  # … and by fewer than this many groups of near copies is rare
 MISSING_NAMES = 3  # a keeper lacking this many of a document's rare words …
 HELD_NAMES = 0.2  # … and holding no more than this share of them does not name it
 
@@ -60,24 +60,12 @@ def rare_words(
     words: np.ndarray, offsets: np.ndarray, group: np.ndarray, wanted: np.ndarray
 ) -> np.ndarray:
     """The sorted rare words (see the module docstring) of the ``wanted`` documents,
-    counted over every document (``offsets``; ``group``: each one's group of near copies).
-    Groups are counted only for the words of ``RARE_GROUPS`` to ``MANY_DOCUMENTS``
-    documents: fewer cannot reach ``RARE_GROUPS``, more are common anyway."""
-    n = offsets.size - 1
-    if not wanted.size:
-        return np.empty(0, dtype=np.uint64)
-    everyone = np.arange(n, dtype=np.int64)
-
-    def used_by(least: int) -> np.ndarray:
-        return template_shingles(words, offsets, everyone, least, wanted, han=False)
-
-    used, several, many = used_by(LEAST_DOCUMENTS), used_by(RARE_GROUPS), used_by(MANY_DOCUMENTS)
-    unsure = np.setdiff1d(several, many, assume_unique=True)
-    key, label = _k.holder_labels(words, offsets, group, unsure)
-    pairs = np.unique(key * (int(group.max(initial=0)) + 1) + label)
-    groups = np.bincount(pairs // (int(group.max(initial=0)) + 1), minlength=unsure.size)
-    common = np.union1d(many, unsure[groups >= RARE_GROUPS])
-    return np.setdiff1d(used, common, assume_unique=True)
+    counted over every document (``offsets``; ``group``: each one's group of near copies)."""
+    keys = unique(gather(words, offsets, np.ascontiguousarray(wanted, dtype=np.int64)))
+    if not keys.size:
+        return keys
+    documents, groups = _k.holder_counts(words, offsets, group, keys)
+    return keys[(documents >= LEAST_DOCUMENTS) & (groups < RARE_GROUPS)]
 
 
 def names_of(words: np.ndarray, offsets: np.ndarray, rare: np.ndarray, docs: np.ndarray) -> Names:

@@ -38,7 +38,7 @@ __all__ = ["check_target", "recover", "staged_output", "sync_files"]
 # what a neardup dedup run writes (any format and compression), and its temporary files
 _OUTPUT_NAME = re.compile(
     r"(pairs|clusters|kept|removed)\.(jsonl|parquet)(\.gz|\.zst)?|summary\.json|report\.html"
-    r"|review\.jsonl|templates\.npy"
+    r"|review\.jsonl|templates\.npy|rare_words\.npy"
     r"|\..*\.tmp"
 )
 FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})  # errors of a full disk or quota

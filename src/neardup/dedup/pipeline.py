@@ -358,7 +358,7 @@ def guarantee(config: DedupConfig) -> str:
     if config.identity:
         rules.append(
             "and names it: a keeper lacking 3 or more of a document's rare words (words of 2 "
-            "to 31 documents and fewer than 3 groups of copies: names, holders, hosts) and "
+            "or more documents but fewer than 3 groups of copies: names, holders, hosts) and "
             "holding no more than a fifth of them keeps it, unless the two are near-identical "
             "as written"
         )

@@ -83,7 +83,6 @@ def template_shingles(
     min_df: int,
     wanted: np.ndarray | None = None,
     counts: np.ndarray | None = None,
-    han: bool = True,
 ) -> np.ndarray:
     """Sorted fingerprints held by at least ``min_df`` of ``docs`` (each doc a sorted set).
 
@@ -95,8 +94,7 @@ def template_shingles(
     the sketch's hot fingerprints of all documents are counted by a sort. ``counts`` (one
     per entry of ``values``, never below how many documents hold it, e.g. the candidate
     stage's estimates) replaces the sketch, and the exact count looks up only the entries
-    it puts at ``min_df`` or more. ``han``: a Han shingle needs ``HAN_DF`` times ``min_df``
-    (:func:`reaches_template`); False for values that are not shingle fingerprints.
+    it puts at ``min_df`` or more.
     """
     docs = np.ascontiguousarray(docs, dtype=np.int64)
     total = int((offsets[docs + 1] - offsets[docs]).sum()) if docs.size else 0
@@ -106,13 +104,13 @@ def template_shingles(
     if wanted is not None:
         wanted = np.ascontiguousarray(wanted, np.int64)
         if counts is None and hot.wanted_total(wanted) <= _MAX_EXACT_KEYS:
-            return _held_by_wanted(values, offsets, docs, wanted, min_df, han)
+            return _held_by_wanted(values, offsets, docs, wanted, min_df)
         # only what the counts put at min_df can be (not gathered all: 1 GB at 1 M), and
         # without repeats (not gathered with them: 100 M+ at 1 M)
         keys = hot.keys_of(wanted)
-        return _counted_exactly(values, offsets, keys, _NONE, docs, min_df, hot.entry_counts, han)
+        return _counted_exactly(values, offsets, keys, _NONE, docs, min_df, hot.entry_counts)
     distinct, held = unique_counts(hot.values_of(docs))
-    return distinct[reaches_template(distinct, held, min_df, han)]
+    return distinct[reaches_template(distinct, held, min_df)]
 
 
 _NONE = np.empty(0, dtype=np.uint8)  # no per-entry flags or counts
@@ -163,15 +161,10 @@ class _Hot:
         return _k.hot_values(self.values, self.offsets, docs, self.counts, self.bits, self.least)
 
 
-def reaches_template(
-    keys: np.ndarray, held: np.ndarray, min_df: int, han: bool = True
-) -> np.ndarray:
+def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndarray:
     """Which fingerprints are template: held by ``min_df`` groups, or by ``HAN_DF`` times
     that for a shingle of Han characters alone (:func:`neardup.shingles.is_han`): two Han
-    characters are about one word, and a common word is in many unrelated documents.
-    ``han=False``: ``min_df`` for every key (values that are not shingle fingerprints)."""
-    if not han:
-        return held >= min_df
+    characters are about one word, and a common word is in many unrelated documents."""
     return held >= np.where(is_han(keys), HAN_DF * min_df, min_df)
 
 
@@ -183,12 +176,7 @@ def _sketch_bits(total: int) -> int:
 
 
 def _held_by_wanted(
-    values: np.ndarray,
-    offsets: np.ndarray,
-    docs: np.ndarray,
-    wanted: np.ndarray,
-    min_df: int,
-    han: bool = True,
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, wanted: np.ndarray, min_df: int
 ) -> np.ndarray:
     """The template fingerprints of the ``wanted`` documents: those among ``docs`` count
     for their own fingerprints as they are gathered; only the other ``docs`` are looked
@@ -198,7 +186,7 @@ def _held_by_wanted(
     own = np.repeat(holder[wanted], offsets[wanted + 1] - offsets[wanted]).view(np.uint8)
     holder[wanted] = False
     mine = _k.gather(values, offsets, wanted)
-    return _counted_exactly(values, offsets, mine, own, docs[holder[docs]], min_df, _NONE, han)
+    return _counted_exactly(values, offsets, mine, own, docs[holder[docs]], min_df, _NONE)
 
 
 def _counted_exactly(
@@ -209,7 +197,6 @@ def _counted_exactly(
     scan: np.ndarray,
     min_df: int,
     entry_counts: np.ndarray,
-    han: bool = True,
 ) -> np.ndarray:
     """The fingerprints of ``mine`` (with repeats, or distinct) held by ≥ ``min_df``
     documents: those flagged ``own`` count for their document, ``scan`` is looked through
@@ -227,7 +214,7 @@ def _counted_exactly(
         min_df,
         numba.get_num_threads(),
     )
-    return np.sort(keys[reaches_template(keys, held, min_df, han)])
+    return np.sort(keys[reaches_template(keys, held, min_df)])
 
 
 def distinct_fingerprints(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndarray:

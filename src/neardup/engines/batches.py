@@ -50,7 +50,7 @@ from neardup.dedup.templates import (
 )
 from neardup.errors import weak_notes
 from neardup.io.blocks import utf8_spans
-from neardup.shingles import fingerprint_utf8, word_sets_utf8
+from neardup.shingles import fingerprint_utf8, fingerprints_and_words
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
@@ -162,7 +162,10 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
         method = config.build_method()
         for batch in batches:
             texts = utf8_spans(batch.column("text"))  # the column's bytes: no Python strings
-            prints = fingerprint_utf8(*texts, config.text)
+            if config.identity:
+                prints, words = fingerprints_and_words(*texts, config.text)
+            else:
+                prints = fingerprint_utf8(*texts, config.text)
             columns = {
                 "doc": batch.column("doc"),
                 "length": char_counts(*texts),
@@ -174,7 +177,7 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
                     keys = method.batch_keys(prints)
                 columns["keys"] = _distinct_keys(keys.docs, keys.keys, batch.num_rows)
             if config.identity:
-                columns["words"] = list_array(*word_sets_utf8(*texts, config.text))
+                columns["words"] = list_array(*words)
             yield _batch(columns)
 
     return run

@@ -762,7 +762,7 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
     removed), as :func:`neardup.dedup.identity.rare_words` counts them."""
     from pyspark.sql import functions as F
 
-    from neardup.dedup.identity import LEAST_DOCUMENTS, MANY_DOCUMENTS, RARE_GROUPS
+    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
 
     words = fp.select("doc", F.explode("words").alias("w"))
     wanted_docs = (
@@ -780,9 +780,7 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
         .agg(F.count("*").alias("documents"), F.countDistinct("group").alias("groups"))
     )
     rare = counts.where(
-        (F.col("documents") >= LEAST_DOCUMENTS)
-        & (F.col("documents") < MANY_DOCUMENTS)
-        & (F.col("groups") < RARE_GROUPS)
+        (F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS)
     ).select("w")
     return (
         wanted.join(rare, "w", "left_semi")

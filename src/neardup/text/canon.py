@@ -105,7 +105,7 @@ def canonicalize_batch(
     texts: Sequence[str], config: CanonConfig | None = None, unit: Unit = "word"
 ) -> TokenBatch:
     """Canonicalize many texts at once; see the module docstring for the steps."""
-    return canonicalize_utf8(*_split(texts), config, unit, originals=texts)
+    return canonicalize_utf8(*split_texts(texts), config, unit, originals=texts)
 
 
 def canonicalize_utf8(
@@ -125,7 +125,7 @@ def canonicalize_utf8(
     batch = _tokenize(prepared)
     if word_steps(config):
         words = [" ".join(_transform(batch.tokens(d), langs[d], config)) for d in range(len(batch))]
-        text, starts, ends = _split(words)
+        text, starts, ends = split_texts(words)
         whitespace = chars.whitespace_table()
         batch = _tokenize(replace(prepared, text=text, starts=starts, ends=ends, table=whitespace))
     return batch
@@ -280,7 +280,7 @@ def _may_be_wiki(text: str, config: CanonConfig) -> bool:
     return not config.punctuation or "[" in text or "{" in text or "<" in text
 
 
-def _split(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_texts(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 bytes of the batch (documents joined by NUL) and each one's [start, end)."""
     # one encode per text, not of the joined text: a joined str takes the widest kind of
     # any of its texts, and encoding it costs twice as much
