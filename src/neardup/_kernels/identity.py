@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -42,57 +43,85 @@ def missing_and_held(
 _FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
 
 
+@njit(cache=True, inline="always")
+def _slot_of(table: np.ndarray, keys: np.ndarray, v: np.uint64, shift: np.uint64) -> int:
+    """The slot of ``v`` in the open-addressing ``table`` (slot → index of ``keys`` + 1; 0:
+    empty): where it is, or the empty slot where it would go."""
+    mask = np.int64(table.size - 1)
+    slot = np.int64((v * _FIBONACCI) >> shift)
+    while table[slot] != 0 and keys[table[slot] - 1] != v:
+        slot = (slot + 1) & mask
+    return slot
+
+
 @njit(cache=True)
-def _table(keys: np.ndarray) -> tuple[np.ndarray, int]:
-    """An open-addressing table of ``keys`` (distinct uint64 hashes): slot → index + 1."""
+def _key_table(keys: np.ndarray) -> tuple[np.ndarray, np.uint64]:
+    """An open-addressing hash table of the distinct ``keys`` (slot → index + 1; 0: empty)
+    of about two slots a key (small enough to stay in cache), and its shift."""
     bits = 4
     while (1 << bits) < 2 * keys.size + 1:
         bits += 1
+    shift = np.uint64(64 - bits)
     table = np.zeros(1 << bits, dtype=np.int64)
-    shift = np.uint64(64 - bits)
-    mask = np.int64((1 << bits) - 1)
     for i in range(keys.size):
-        slot = np.int64((keys[i] * _FIBONACCI) >> shift)
-        while table[slot] != 0:
-            slot = (slot + 1) & mask
-        table[slot] = i + 1
-    return table, bits
+        table[_slot_of(table, keys, keys[i], shift)] = i + 1
+    return table, shift
 
 
-@njit(cache=True)
-def holder_counts(
-    values: np.ndarray, offsets: np.ndarray, labels: np.ndarray, keys: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """For each of ``keys`` (distinct hashes): how many documents hold it (a document's set
-    is ``values[offsets[d]:offsets[d + 1]]``), and how many distinct ``labels`` (groups)
-    among them, counted up to 3. One pass through a hash table of the keys."""
-    table, bits = _table(keys)
-    shift = np.uint64(64 - bits)
-    mask = np.int64((1 << bits) - 1)
-    documents = np.zeros(keys.size, dtype=np.int64)
-    groups = np.zeros(keys.size, dtype=np.int8)
-    first = np.full(keys.size, -1, dtype=np.int64)
-    second = np.full(keys.size, -1, dtype=np.int64)
-    for d in range(offsets.size - 1):
-        label = labels[d]
-        for j in range(offsets[d], offsets[d + 1]):
-            v = values[j]
-            slot = np.int64((v * _FIBONACCI) >> shift)
-            i = -1
-            while table[slot] != 0:
-                if keys[table[slot] - 1] == v:
-                    i = table[slot] - 1
+@njit(cache=True, parallel=True)
+def rare_entries(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    labels: np.ndarray,
+    mine: np.ndarray,
+    least_documents: int,
+    rare_groups: int,
+) -> np.ndarray:
+    """Which entries of ``mine`` (word hashes) are held by at least ``least_documents``
+    documents (a document's set is ``values[offsets[d]:offsets[d + 1]]``) and by fewer
+    than ``rare_groups`` (at most 3) distinct ``labels``: one parallel pass of the
+    documents through a hash table of the distinct entries."""
+    keys = np.unique(mine)
+    table, shift = _key_table(keys)
+    n, m = offsets.size - 1, keys.size
+    parts = max(1, min(numba.get_num_threads(), n))
+    documents = np.zeros((parts, m), dtype=np.int64)
+    seen = np.full((parts, m, 3), -1, dtype=np.int64)  # up to three distinct labels a part
+    for p in prange(parts):
+        for d in range(p * n // parts, (p + 1) * n // parts):
+            label = labels[d]
+            for j in range(offsets[d], offsets[d + 1]):
+                slot = _slot_of(table, keys, values[j], shift)
+                if table[slot] == 0:
+                    continue
+                i = table[slot] - 1
+                documents[p, i] += 1
+                for g in range(3):
+                    if seen[p, i, g] == label:
+                        break
+                    if seen[p, i, g] < 0:
+                        seen[p, i, g] = label
+                        break
+    rare = np.zeros(m, dtype=np.bool_)
+    for i in prange(m):
+        total = 0
+        distinct = np.full(3, -1, dtype=np.int64)
+        count = 0
+        for p in range(parts):
+            total += documents[p, i]
+            for g in range(3):
+                label = seen[p, i, g]
+                if label < 0:
                     break
-                slot = (slot + 1) & mask
-            if i < 0:
-                continue
-            documents[i] += 1
-            if groups[i] == 0:
-                first[i] = label
-                groups[i] = 1
-            elif groups[i] == 1 and label != first[i]:
-                second[i] = label
-                groups[i] = 2
-            elif groups[i] == 2 and label != first[i] and label != second[i]:
-                groups[i] = 3
-    return documents, groups
+                new = True
+                for h in range(count):
+                    if distinct[h] == label:
+                        new = False
+                if new and count < 3:
+                    distinct[count] = label
+                    count += 1
+        rare[i] = total >= least_documents and count < rare_groups
+    out = np.empty(mine.size, dtype=np.bool_)
+    for e in prange(mine.size):
+        out[e] = rare[table[_slot_of(table, keys, mine[e], shift)] - 1]
+    return out

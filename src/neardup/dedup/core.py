@@ -307,7 +307,7 @@ def decide(
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
     guard = config.removal_guard
-    names = _names(scored, pairs) if scored.words is not None else None
+    names = _names(scored, pairs) if config.identity and scored.words is not None else None
     pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify, names)
     labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     timings = scored.timings | {"clusters": time.perf_counter() - clock}

@@ -56,31 +56,20 @@ class Names:
     rare_offsets: np.ndarray
 
 
-def rare_words(
-    words: np.ndarray, offsets: np.ndarray, group: np.ndarray, wanted: np.ndarray
-) -> np.ndarray:
-    """The sorted rare words (see the module docstring) of the ``wanted`` documents,
-    counted over every document (``offsets``; ``group``: each one's group of near copies)."""
-    keys = unique(gather(words, offsets, np.ascontiguousarray(wanted, dtype=np.int64)))
-    if not keys.size:
-        return keys
-    documents, groups = _k.holder_counts(words, offsets, group, keys)
-    return keys[(documents >= LEAST_DOCUMENTS) & (groups < RARE_GROUPS)]
-
-
-def names_of(words: np.ndarray, offsets: np.ndarray, rare: np.ndarray, docs: np.ndarray) -> Names:
-    """The :class:`Names` of documents given their words and the run's sorted ``rare``
-    words: those of ``docs`` (sorted, distinct); the other documents have none."""
+def run_names(words: np.ndarray, offsets: np.ndarray, group: np.ndarray, pairs: Pairs) -> Names:
+    """The :class:`Names` of a run's documents: the rare words (see the module docstring) of
+    those in ``pairs`` (those that may be removed), counted over every document
+    (``offsets``; ``group``: each one's group of near copies); the others have none."""
     n = offsets.size - 1
-    docs = np.ascontiguousarray(docs, dtype=np.int64)
-    mine = gather(words, offsets, docs)
-    at = np.minimum(np.searchsorted(rare, mine), max(rare.size - 1, 0))
-    is_rare = rare[at] == mine if rare.size else np.zeros(mine.size, dtype=np.bool_)
+    wanted = unique(np.concatenate((pairs.left, pairs.right)))
+    mine = gather(words, offsets, wanted)  # the wanted documents' words, one after the other
+    is_rare = _k.rare_entries(words, offsets, group, mine, LEAST_DOCUMENTS, RARE_GROUPS)
     running = np.zeros(mine.size + 1, dtype=np.int64)
     np.cumsum(is_rare, out=running[1:])
-    ends = np.cumsum(offsets[docs + 1] - offsets[docs])
+    sizes = offsets[wanted + 1] - offsets[wanted]
+    ends = np.cumsum(sizes)
     per_doc = np.zeros(n, dtype=np.int64)
-    per_doc[docs] = running[ends] - running[ends - (offsets[docs + 1] - offsets[docs])]
+    per_doc[wanted] = running[ends] - running[ends - sizes]
     rare_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(per_doc, out=rare_offsets[1:])
     return Names(words, offsets, mine[is_rare], rare_offsets)
@@ -127,11 +116,3 @@ def named_words(text: str, config: TextConfig) -> dict[int, str]:
     tokens = canonicalize_batch([text], config.canon, config.shingle.unit).tokens(0)
     words = {t for t in tokens if len(t) >= 2 and not any("0" <= c <= "9" for c in t)}
     return {fingerprint(w, config.shingle.hash, config.shingle.seed): w for w in words}
-
-
-def run_names(words: np.ndarray, offsets: np.ndarray, group: np.ndarray, pairs: Pairs) -> Names:
-    """The :class:`Names` of a run's documents: rare words of those in ``pairs`` (those
-    that may be removed), counted over all (``group``: each one's group of near copies)."""
-    wanted = unique(np.concatenate((pairs.left, pairs.right)))
-    rare = rare_words(words, offsets, group, wanted)
-    return names_of(words, offsets, rare, wanted)
