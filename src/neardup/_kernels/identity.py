@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -76,15 +75,16 @@ def rare_entries(
     mine: np.ndarray,
     least_documents: int,
     rare_groups: int,
+    threads: int,
 ) -> np.ndarray:
     """Which entries of ``mine`` (word hashes) are held by at least ``least_documents``
     documents (a document's set is ``values[offsets[d]:offsets[d + 1]]``) and by fewer
-    than ``rare_groups`` (at most 3) distinct ``labels``: one parallel pass of the
-    documents through a hash table of the distinct entries."""
+    than ``rare_groups`` (at most 3) distinct ``labels``: one pass of the documents, cut
+    into ``threads`` parts, through a hash table of the distinct entries."""
     keys = np.unique(mine)
     table, shift = _key_table(keys)
     n, m = offsets.size - 1, keys.size
-    parts = max(1, min(numba.get_num_threads(), n))
+    parts = max(1, min(threads, n))
     documents = np.zeros((parts, m), dtype=np.int64)
     seen = np.full((parts, m, 3), -1, dtype=np.int64)  # up to three distinct labels a part
     for p in prange(parts):

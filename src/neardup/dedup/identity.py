@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from neardup._kernels import identity as _k
@@ -63,7 +64,8 @@ def run_names(words: np.ndarray, offsets: np.ndarray, group: np.ndarray, pairs: 
     n = offsets.size - 1
     wanted = unique(np.concatenate((pairs.left, pairs.right)))
     mine = gather(words, offsets, wanted)  # the wanted documents' words, one after the other
-    is_rare = _k.rare_entries(words, offsets, group, mine, LEAST_DOCUMENTS, RARE_GROUPS)
+    threads = numba.get_num_threads()
+    is_rare = _k.rare_entries(words, offsets, group, mine, LEAST_DOCUMENTS, RARE_GROUPS, threads)
     running = np.zeros(mine.size + 1, dtype=np.int64)
     np.cumsum(is_rare, out=running[1:])
     sizes = offsets[wanted + 1] - offsets[wanted]
