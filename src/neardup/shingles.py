@@ -30,6 +30,7 @@ from neardup._kernels.shingle import (
 from neardup._kernels.shingle import mark_han as _mark_han
 from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans, kernel_hash
+from neardup.longtext import LONG_TEXT, windowed_fingerprints
 from neardup.text import canon
 from neardup.text.canon import TokenBatch, canonicalize_batch
 
@@ -150,16 +151,57 @@ def _fingerprint(
         return fingerprint_tokens(tokens, config.shingle)
     prepared, _ = canon.tokenizer_input(text, starts, ends, config.canon, unit, originals)
     shingle = config.shingle
-    return FingerprintBatch(
+    shape = (shingle.size, shingle.step, shingle.han_units)
+    hashing = kernel_hash(shingle.hash, shingle.seed)
+    arrays = prepared.arrays()
+    long = {} if unit == "char" else _long_texts(arrays, prepared.split_han, shape, hashing)
+    if long:  # left empty for the kernel, put back after
+        emptied = arrays[1].copy()
+        emptied[list(long)] = arrays[2][list(long)]
+        arrays = (arrays[0], emptied, *arrays[2:])
+    batch = FingerprintBatch(
         *fingerprint_texts(
-            prepared.arrays(),
-            prepared.split_han,
-            unit == "char",
-            (shingle.size, shingle.step, shingle.han_units),
-            kernel_hash(shingle.hash, shingle.seed),
-            canon.tokenizer_parts(),
+            arrays, prepared.split_han, unit == "char", shape, hashing, canon.tokenizer_parts()
         )
     )
+    return _put_back(batch, long) if long else batch
+
+
+def _long_texts(
+    arrays: tuple[np.ndarray, ...],
+    split_han: bool,
+    shape: tuple[int, int, int],
+    hashing: tuple[int, np.uint64],
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The fingerprints of the batch's texts over ``LONG_TEXT`` bytes that can be made
+    window by window (:mod:`neardup.longtext`), by document."""
+    _, starts, ends, *_ = arrays
+    found = {}
+    for d in np.flatnonzero(ends - starts > LONG_TEXT).tolist():
+        done = windowed_fingerprints(arrays, d, split_han, shape, hashing)
+        if done is not None:
+            found[d] = done
+    return found
+
+
+def _put_back(
+    batch: FingerprintBatch, long: dict[int, tuple[np.ndarray, np.ndarray]]
+) -> FingerprintBatch:
+    """``batch`` with documents ``long`` (empty in it) given their ``(values, counts)``."""
+    sizes = batch.sizes()
+    values, counts = [], []
+    done = 0
+    for d in sorted(long):
+        cut = int(batch.offsets[d])
+        values += [batch.values[done:cut], long[d][0]]
+        counts += [batch.counts[done:cut], long[d][1]]
+        sizes[d] = long[d][0].size
+        done = cut
+    values.append(batch.values[done:])
+    counts.append(batch.counts[done:])
+    offsets = np.zeros_like(batch.offsets)
+    np.cumsum(sizes, out=offsets[1:])
+    return FingerprintBatch(np.concatenate(values), offsets, np.concatenate(counts))
 
 
 def fingerprints(text: str, config: TextConfig | None = None) -> np.ndarray:
