@@ -251,6 +251,15 @@ def byte_chunks(inp: InputFile) -> Iterator[Iterator[bytes]]:
             yield iter(lambda: raw.read1(IO_BUFFER), b"")
 
 
+def read_through(path: Path) -> None:
+    """Decompress a ``.gz`` / ``.zst`` file to its end, keeping nothing: DamagedInputError
+    when it is cut short or corrupt (what every reader here would meet)."""
+    compression: Literal["gz", "zst"] = "zst" if path.name.lower().endswith(".zst") else "gz"
+    with byte_chunks(InputFile(path, "jsonl", compression)) as chunks:
+        for _ in chunks:
+            pass
+
+
 def split_lines(chunks: Iterator[bytes], limit: int | None = None) -> Iterator[bytes | None]:
     """The lines (without b"\\n") in a stream of byte chunks; a line may span many chunks. A
     line longer than ``limit`` bytes is None, its bytes let go as they are read."""
