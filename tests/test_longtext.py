@@ -112,3 +112,21 @@ def test_a_batch_with_a_long_text_equals_the_whole_text_kernel():
     for mine, kernel in zip((got.values, got.offsets, got.counts), whole, strict=True):
         assert np.array_equal(mine, kernel)
     assert got.sizes()[1] > 1000
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    a=st.lists(st.integers(0, 50), max_size=30),
+    b=st.lists(st.integers(0, 50), max_size=30),
+)
+def test_merging_two_counted_sets_sums_the_counts_of_shared_values(a, b):
+    from neardup._kernels.merge import merge_counted
+
+    def counted(xs: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        values, counts = np.unique(np.array(xs, dtype=np.uint64), return_counts=True)
+        return values.astype(np.uint64), counts.astype(np.uint32)
+
+    values, counts = merge_counted(*counted(a), *counted(b))
+    want_values, want_counts = counted(a + b)
+    assert np.array_equal(values, want_values)
+    assert np.array_equal(counts, want_counts)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from neardup._kernels.shingle import shingle_hashes, shingle_offsets
+from neardup._kernels.merge import merge_counted
+from neardup._kernels.shingle import shingle_hashes, shingle_offsets, unique_per_doc
 from neardup._kernels.tokenize import BREAK, SEPARATOR, tokenize_batch
 
 LONG_TEXT = 16 * 2**20  # texts of more UTF-8 bytes are fingerprinted window by window
@@ -118,7 +119,9 @@ def _space_before(text: np.ndarray, lo: int, hi: int) -> int | None:
 
 
 class _Distinct:
-    """Sorted distinct values and their counts, gathered from many arrays."""
+    """Sorted distinct values and their counts, gathered from many arrays: each array's set
+    made by the compiled sort, the sets merged in pairs once they hold more than the result
+    so far (so each value is merged a few times, not once per window)."""
 
     def __init__(self) -> None:
         self._values = np.empty(0, dtype=np.uint64)
@@ -127,8 +130,12 @@ class _Distinct:
         self._held = 0
 
     def add(self, values: np.ndarray) -> None:
-        distinct, counts = np.unique(values, return_counts=True)
-        self._pending.append((distinct, counts.astype(np.uint32)))
+        if not values.size:
+            return
+        distinct, _, counts = unique_per_doc(
+            values, np.array([0, values.size], dtype=np.int64), overwrite=True
+        )
+        self._pending.append((distinct, counts))
         self._held += distinct.size
         if self._held > max(_MERGE_AT, self._values.size):
             self._merge()
@@ -138,14 +145,11 @@ class _Distinct:
         return self._values, self._counts
 
     def _merge(self) -> None:
-        if not self._pending:
-            return
-        values = np.concatenate([self._values, *(v for v, _ in self._pending)])
-        counts = np.concatenate([self._counts, *(c for _, c in self._pending)])
+        sets = [*self._pending, (self._values, self._counts)]
         self._pending, self._held = [], 0
-        order = np.argsort(values, kind="stable")
-        values, counts = values[order], counts[order]
-        del order
-        heads = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-        self._values = values[heads]
-        self._counts = np.add.reduceat(counts, heads).astype(np.uint32) if heads.size else counts
+        while len(sets) > 1:
+            sets = [
+                merge_counted(*sets[k], *sets[k + 1]) if k + 1 < len(sets) else sets[k]
+                for k in range(0, len(sets), 2)
+            ]
+        self._values, self._counts = sets[0]
