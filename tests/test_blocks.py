@@ -227,3 +227,42 @@ def test_the_fast_word_test_finds_every_block_the_exact_scan_refuses(parts):
     words = holds_non_finite_words(raw)
     assert words == (b"NaN" in block or b"Infinity" in block)
     assert words or not json_non_finite(raw)
+
+
+def test_a_one_chunk_column_is_used_in_place():
+    import numpy as np
+    import pyarrow as pa
+
+    from neardup.io.blocks import utf8_spans
+
+    column = pa.chunked_array([pa.array(["one", "two words", ""])])
+    text, starts, ends = utf8_spans(column)
+    data = np.frombuffer(column.chunk(0).buffers()[2], dtype=np.uint8)
+    assert np.shares_memory(text, data)
+    assert [text[s:e].tobytes().decode() for s, e in zip(starts, ends, strict=True)] == [
+        "one",
+        "two words",
+        "",
+    ]
+
+
+def test_a_line_over_a_block_ends_its_block_and_reads_as_the_line_reader(tmp_path):
+    from neardup.io.blocks import BLOCK_BYTES_MAX
+
+    path = tmp_path / "big.jsonl"
+    records = [
+        {"id": "a", "text": "small one"},
+        {"id": "big", "text": "word " * (BLOCK_BYTES_MAX // 5 + 1000)},
+        *({"id": f"s{i}", "text": f"small {i}"} for i in range(60000)),  # ~2 MiB: more chunks
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    docs, bad, _, batches = _via_blocks([str(path)], lines_per_block=10**6)
+    assert [d[:2] for d in docs] == [(r["id"], r["text"]) for r in records]
+    assert not bad
+    blocks = [b.ids for b in batches if b.ids]
+    assert "big" in blocks[0]
+    assert "s59999" not in blocks[0]  # the block ended with the chunk ending the long line
+    job = next(iter(JsonlBatches([str(path)], lines_per_block=10**6).jobs()))
+    job()
+    with pytest.raises(RuntimeError, match="once"):  # the block was let go
+        job()

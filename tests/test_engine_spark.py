@@ -445,3 +445,58 @@ def test_an_earlier_run_in_the_output_path_is_replaced(spark, tmp_path):
         _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
         _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
     assert assert_same_outputs(tmp_path / "local", tmp_path / "spark")["removed"]
+
+
+def _gzipped_sample(path) -> bytes:
+    import gzip
+
+    from neardup.sample import sample_path
+
+    with sample_path() as sample:
+        data = gzip.compress(sample.read_bytes())
+    path.write_bytes(data)
+    return data
+
+
+def test_cli_spark_engine_reads_a_whole_gz_as_the_local_engine(spark, tmp_path):
+    path = tmp_path / "sample.jsonl.gz"
+    _gzipped_sample(path)
+    _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
+    assert assert_same_outputs(tmp_path / "local", tmp_path / "spark")["removed"]
+
+
+@pytest.mark.parametrize(
+    ("how", "word"), [("cut10", "truncated"), ("half", "truncated"), ("noise", "corrupt")]
+)
+@pytest.mark.parametrize("layout", ["file", "directory", "glob"])
+def test_cli_spark_engine_refuses_a_damaged_gz_even_with_skip_bad(
+    spark, tmp_path, how, word, layout
+):
+    from clirun import neardup
+
+    folder = tmp_path / "parts.jsonl"  # a directory Spark reads as JSONL
+    folder.mkdir()
+    whole = _gzipped_sample(folder / "a.jsonl.gz")
+    if how == "cut10":
+        damaged = whole[:-10]
+    elif how == "half":
+        damaged = whole[: len(whole) // 2]
+    else:
+        middle = len(whole) // 2
+        damaged = whole[:middle] + bytes(random.Random(7).randrange(256) for _ in range(40))
+        damaged += whole[middle + 40 :]
+    bad = folder / "b.jsonl.gz"
+    bad.write_bytes(damaged)
+    given = {"file": bad, "directory": folder, "glob": folder / "*.jsonl.gz"}[layout]
+    out = tmp_path / "out"
+    done = neardup(
+        "dedup", str(given), "--out", str(out), "--engine", "spark", "--master", "local[2]",
+        "--skip-bad",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("neardup: error:")]
+    assert len(errors) == 1, done.stderr
+    assert str(bad) in errors[0]
+    assert word in errors[0]
+    assert not out.exists()

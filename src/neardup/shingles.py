@@ -31,6 +31,7 @@ from neardup._kernels.shingle import mark_han as _mark_han
 from neardup._kernels.words import word_sets
 from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans, kernel_hash
+from neardup.longtext import LONG_TEXT, OVERLAP, WINDOW, windowed_fingerprints
 from neardup.text import canon
 from neardup.text.canon import TokenBatch, canonicalize_batch
 
@@ -147,10 +148,9 @@ def fingerprints_and_words(
         if canon.word_steps(config.canon):
             prints = _fingerprint(text, starts, ends, config, originals)
             return prints, word_sets_utf8(text, starts, ends, config)
-        values, offsets, counts, words, word_offsets = _fused(
-            text, starts, ends, config, originals, words=True
-        )
-        return FingerprintBatch(values, offsets, counts), (words, word_offsets)
+        prints, word_sets_found = _fused(text, starts, ends, config, originals, words=True)
+        assert word_sets_found is not None
+        return prints, word_sets_found
 
 
 def _fingerprint(
@@ -169,7 +169,7 @@ def _fingerprint(
         unit = config.shingle.unit
         tokens = canon.canonicalize_utf8(text, starts, ends, config.canon, unit, originals)
         return fingerprint_tokens(tokens, config.shingle)
-    return FingerprintBatch(*_fused(text, starts, ends, config, originals))
+    return _fused(text, starts, ends, config, originals)[0]
 
 
 def _fused(
@@ -179,21 +179,116 @@ def _fused(
     config: TextConfig,
     originals: Sequence[str] | None = None,
     words: bool = False,
-) -> tuple[np.ndarray, ...]:
+) -> tuple[FingerprintBatch, tuple[np.ndarray, np.ndarray] | None]:
     """The compiled pass of :func:`neardup._kernels.fingerprint.fingerprint_texts` after the
-    Python steps of canonicalization."""
+    Python steps of canonicalization: the fingerprint sets, and with ``words`` the word
+    sets. Texts over ``LONG_TEXT`` bytes go window by window (:mod:`neardup.longtext`)."""
     unit = config.shingle.unit
     prepared, _ = canon.tokenizer_input(text, starts, ends, config.canon, unit, originals)
     shingle = config.shingle
-    return fingerprint_texts(
-        prepared.arrays(),
-        prepared.split_han,
-        unit == "char",
-        (shingle.size, shingle.step, shingle.han_units),
-        kernel_hash(shingle.hash, shingle.seed),
-        canon.tokenizer_parts(),
-        words,
+    shape = (shingle.size, shingle.step, shingle.han_units)
+    hashing = kernel_hash(shingle.hash, shingle.seed)
+    arrays = prepared.arrays()
+    long = {} if unit == "char" else _long_texts(arrays, prepared.split_han, shape, hashing)
+    long_words = {d: _long_words(arrays, d, prepared.split_han, shape, hashing) for d in long}
+    if long:  # left empty for the kernel, put back after
+        emptied = arrays[1].copy()
+        emptied[list(long)] = arrays[2][list(long)]
+        arrays = (arrays[0], emptied, *arrays[2:])
+    found = fingerprint_texts(
+        arrays, prepared.split_han, unit == "char", shape, hashing, canon.tokenizer_parts(), words
     )
+    batch = FingerprintBatch(*found[:3])
+    word_sets_found = (found[3], found[4]) if words else None
+    if long:
+        batch = _put_back(batch, long)
+        if word_sets_found is not None:
+            word_sets_found = _sets_put_back(*word_sets_found, long_words)
+    return batch, word_sets_found
+
+
+def _long_words(
+    arrays: tuple[np.ndarray, ...],
+    d: int,
+    split_han: bool,
+    shape: tuple[int, int, int],
+    hashing: tuple[int, np.uint64],
+) -> np.ndarray:
+    """The sorted distinct word hashes of long text ``d``, tokenized ``WINDOW`` bytes at a
+    time, each window cut at a space (no token spans one)."""
+    text, starts, ends, *tables, joiners = arrays
+    lo, hi = int(starts[d]), int(ends[d])
+    cuts = [lo]
+    while hi - cuts[-1] > WINDOW:
+        at = cuts[-1] + WINDOW
+        spaces = np.flatnonzero(text[at : min(at + OVERLAP, hi)] == 0x20)
+        cuts.append(at + int(spaces[0]) if spaces.size else hi)
+    if cuts[-1] != hi:
+        cuts.append(hi)
+    windows = (
+        text,
+        np.array(cuts[:-1], dtype=starts.dtype),
+        np.array(cuts[1:], dtype=ends.dtype),
+        *tables,
+        np.repeat(joiners[d : d + 1], len(cuts) - 1),
+    )
+    found = fingerprint_texts(windows, split_han, False, shape, hashing, 1, True)
+    return np.unique(found[3])
+
+
+def _sets_put_back(
+    values: np.ndarray, offsets: np.ndarray, long: dict[int, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sets (``values[offsets[d]:offsets[d + 1]]``) with documents ``long`` (empty in them)
+    given theirs."""
+    sizes = np.diff(offsets)
+    parts, done = [], 0
+    for d in sorted(long):
+        cut = int(offsets[d])
+        parts += [values[done:cut], long[d]]
+        sizes[d] = long[d].size
+        done = cut
+    parts.append(values[done:])
+    new = np.zeros_like(offsets)
+    np.cumsum(sizes, out=new[1:])
+    return np.concatenate(parts), new
+
+
+def _long_texts(
+    arrays: tuple[np.ndarray, ...],
+    split_han: bool,
+    shape: tuple[int, int, int],
+    hashing: tuple[int, np.uint64],
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The fingerprints of the batch's texts over ``LONG_TEXT`` bytes that can be made
+    window by window (:mod:`neardup.longtext`), by document."""
+    _, starts, ends, *_ = arrays
+    found = {}
+    for d in np.flatnonzero(ends - starts > LONG_TEXT).tolist():
+        done = windowed_fingerprints(arrays, d, split_han, shape, hashing)
+        if done is not None:
+            found[d] = done
+    return found
+
+
+def _put_back(
+    batch: FingerprintBatch, long: dict[int, tuple[np.ndarray, np.ndarray]]
+) -> FingerprintBatch:
+    """``batch`` with documents ``long`` (empty in it) given their ``(values, counts)``."""
+    sizes = batch.sizes()
+    values, counts = [], []
+    done = 0
+    for d in sorted(long):
+        cut = int(batch.offsets[d])
+        values += [batch.values[done:cut], long[d][0]]
+        counts += [batch.counts[done:cut], long[d][1]]
+        sizes[d] = long[d][0].size
+        done = cut
+    values.append(batch.values[done:])
+    counts.append(batch.counts[done:])
+    offsets = np.zeros_like(batch.offsets)
+    np.cumsum(sizes, out=offsets[1:])
+    return FingerprintBatch(np.concatenate(values), offsets, np.concatenate(counts))
 
 
 def word_sets_utf8(

@@ -4,6 +4,8 @@ Inputs are JSONL (plain or ``.gz``) or Parquet, on any path Spark's Hadoop layer
 (local, HDFS, S3 with the cluster's connector). JSONL lines are parsed by the local reader's
 own function, so ids, bad records and the records written back are the local engine's;
 documents are numbered in input order (input, file name, line) without sorting the corpus.
+Local ``.gz`` inputs are read through to their end first (:func:`check_compressed`), so a
+damaged one stops the run as it stops the local engine.
 
 Outputs in ``out_dir``: ``pairs``, ``clusters``, ``kept``, ``removed`` as Spark directories of
 part files in the chosen format (JSONL records of ``kept`` / ``removed`` are the input lines as
@@ -13,9 +15,12 @@ weakest first: the records of the local engine's ``review.jsonl``), and ``summar
 
 from __future__ import annotations
 
+import glob
 import json
+import os
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +35,7 @@ from neardup.engines.spark import spark_dedup, with_index
 from neardup.engines.spark_review import review_frame
 from neardup.engines.spark_session import spark_errors, spark_session
 from neardup.errors import ConfigError, InputError
+from neardup.io.files import read_through
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
 
 if TYPE_CHECKING:
@@ -52,6 +58,8 @@ def run_spark_dedup(
     their stack (:mod:`.spark_session`)."""
     started = time.perf_counter()
     kind = input_kind(inputs.paths)
+    if kind == "jsonl":
+        check_compressed(inputs.paths)
     if kind == "jsonl" and fmt != "jsonl":
         raise ConfigError("--engine spark writes the records of JSONL inputs as JSONL only")
     spark = spark_session(master, settings)
@@ -146,6 +154,45 @@ def input_kind(paths: tuple[str, ...]) -> str:
     if len(kinds) > 1:
         raise InputError("the Spark engine reads inputs of one kind at a time (JSONL or Parquet)")
     return kinds.pop()
+
+
+def check_compressed(paths: tuple[str, ...]) -> None:
+    """DamagedInputError (one line naming the file: "truncated", "corrupt ... byte N") for
+    the first local ``.gz`` / ``.zst`` input cut short or corrupt, as the local engine reads
+    them: Hadoop's codecs take a gzip stream cut short as its end. Each such file is
+    decompressed once, to its end, on the driver (several at a time), before Spark starts.
+    Paths with a scheme other than ``file:`` (HDFS, S3) are left to Hadoop."""
+    files = [f for path in paths for f in _local_files(path)]
+    compressed = [f for f in files if f.name.lower().endswith((".gz", ".zst"))]
+    if not compressed:
+        return
+    with ThreadPoolExecutor(min(len(compressed), os.cpu_count() or 1)) as pool:
+        checks = [pool.submit(read_through, f) for f in compressed]
+        try:
+            for check in checks:  # the first damaged file in input order is named
+                check.result()
+        finally:
+            for check in checks:
+                check.cancel()
+
+
+def _local_files(path: str) -> list[Path]:
+    """The files Spark reads for a local input path (a file, a directory's visible files, or a
+    glob), sorted; none for a path of another file system."""
+    if "://" in path and not path.startswith("file:"):
+        return []
+    local = path.removeprefix("file://") if path.startswith("file://") else path
+    local = local.removeprefix("file:")
+    found = sorted(Path(p) for p in glob.glob(local)) if glob.has_magic(local) else [Path(local)]
+    files = []
+    for item in found:
+        if item.is_dir():
+            files += sorted(
+                f for f in item.iterdir() if f.is_file() and not f.name.startswith(("_", "."))
+            )
+        elif item.is_file():
+            files.append(item)
+    return files
 
 
 def read_inputs(spark: SparkSession, inputs: Inputs, kind: str) -> tuple[DataFrame, list[str]]:

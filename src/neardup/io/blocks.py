@@ -12,7 +12,6 @@ input order on the calling thread (:meth:`JsonlBatches.settle`).
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -25,6 +24,7 @@ from neardup._kernels import threads_for
 from neardup._kernels.jsonl import holds_non_finite_words, json_non_finite, line_ends
 from neardup._kernels.script import char_counts
 from neardup.errors import DamagedInputError, InputError
+from neardup.heap import release_free_memory
 from neardup.io.files import BOM, byte_chunks, classify, read_error, read_errors
 from neardup.io.readers import (
     DEFAULT_MAX_TEXT_BYTES,
@@ -143,10 +143,11 @@ class JsonlBatches:
                             bad = BadRecord(source, line, why)
                             yield partial(TextBatch, [], input=index, bad=[bad])
                         else:
-                            yield partial(
-                                parse_block, block, count, line, index, source, self._opts,
-                                self._id_types,
-                            )  # fmt: skip
+                            job = _BlockJob(
+                                block, count, line, index, source, self._opts, self._id_types
+                            )
+                            del block  # held by the job alone, which lets it go once parsed
+                            yield job
                         line += count
             except DamagedInputError:
                 raise
@@ -216,6 +217,23 @@ def readable_in_blocks(paths: Sequence[str | Path]) -> bool:
         return False  # read_documents says what is wrong
 
 
+class _BlockJob:
+    """:func:`parse_block` of one block, run once: the block is let go as soon as it is
+    parsed, not held (by the job, its worker or the reader) while the documents parsed from
+    it are fingerprinted; for a huge line that is a second copy of its text."""
+
+    __slots__ = ("_args",)
+
+    def __init__(self, *args: Any) -> None:
+        self._args: tuple[Any, ...] | None = args
+
+    def __call__(self) -> TextBatch:
+        args, self._args = self._args, None
+        if args is None:
+            raise RuntimeError("a block is parsed once")
+        return parse_block(*args)
+
+
 def parse_block(
     block: bytes,
     count: int,
@@ -270,15 +288,19 @@ def _parse_arrow(
     ):
         return None
     table = None
+    # a block of one huge line: parsed with the C heap, which gives back the parser's freed
+    # memory (Arrow's own allocator keeps it, as much again as the text, for the whole run)
+    pool = pa.system_memory_pool() if len(block) > BLOCK_BYTES_MAX else None
     for id_type in list(id_types):  # ids as strings, or all integers
         schema = pa.schema([(opts.id_field, id_type), (opts.text_field, pa.string())])
         try:
             table = pj.read_json(
-                io.BytesIO(block),
+                pa.BufferReader(block),  # read in place: no copy of the block
                 read_options=pj.ReadOptions(use_threads=False, block_size=len(block) + 1),
                 parse_options=pj.ParseOptions(
                     explicit_schema=schema, unexpected_field_behavior="ignore"
                 ),
+                memory_pool=pool,
             )
         except (pa.ArrowException, UnicodeDecodeError):
             continue
@@ -320,8 +342,8 @@ def utf8_spans(texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     bytes (no copy when it is one chunk)."""
     import pyarrow as pa
 
-    if isinstance(texts, pa.ChunkedArray):
-        texts = texts.combine_chunks()
+    if isinstance(texts, pa.ChunkedArray):  # one chunk as it is: combining copies it
+        texts = texts.chunk(0) if texts.num_chunks == 1 else texts.combine_chunks()
     width = np.dtype(np.int64 if pa.types.is_large_string(texts.type) else np.int32)
     _, offsets, data = texts.buffers()
     bounds = np.frombuffer(
@@ -354,8 +376,8 @@ def _line_blocks(
                         if newline < 0:
                             break
                         if done:
-                            yield b"".join(done), count
-                            done, size, count = [], 0, 0
+                            yield _joined(done), count
+                            size, count = 0, 0
                         yield None, 1
                         at = newline + 1
                         continue
@@ -365,18 +387,31 @@ def _line_blocks(
                     held += len(chunk) - at
                     break
                 done += (*tail, view[at:end])  # no copy but the block's join
-                tail, held = [], 0
                 count += found
-                size += end - at
+                size += held + end - at
+                tail, held = [], 0
                 at = end
                 if count >= lines or size >= BLOCK_BYTES_MAX:
-                    yield b"".join(done), count
-                    done, size, count = [], 0, 0
+                    yield _joined(done), count
+                    size, count = 0, 0
     except Exception:  # a read error: the whole lines before it first (never on close)
         if done:
-            yield b"".join(done), count
+            yield _joined(done), count
         raise
     if done or tail:
-        yield b"".join(done + tail), count + (1 if tail else 0)
+        count += 1 if tail else 0
+        done += tail
+        tail = []
+        yield _joined(done), count
     if over:
         yield None, 1
+
+
+def _joined(pieces: list[bytes | memoryview]) -> bytes:
+    """The pieces joined, the list emptied: no piece stays held while the block is parsed
+    (a huge line's pieces, given back to the system, are not a second copy of it)."""
+    block = b"".join(pieces)
+    pieces.clear()
+    if len(block) > BLOCK_BYTES_MAX:
+        release_free_memory()
+    return block

@@ -17,6 +17,7 @@ import numpy as np
 
 from neardup.errors import DamagedInputError, InputError
 from neardup.extras import IO_BUFFER, pyarrow, zstandard
+from neardup.heap import release_free_memory
 from neardup.io.compressed import ChunkReader, gunzip_chunks, unzstd_chunks
 
 __all__ = [
@@ -196,6 +197,9 @@ def _trimmed(
     return starts, ends
 
 
+_HUGE_LINE = 16 * 2**20  # a line longer than this is given its own memory back once joined
+
+
 def _line_spans(
     chunks: Iterator[bytes], wanted: Callable[[int], bool] | None = None
 ) -> Iterator[tuple[bytes, np.ndarray, np.ndarray]]:
@@ -214,7 +218,11 @@ def _line_spans(
         starts, rest = np.r_[0, ends[:-1] + 1], int(ends[-1]) + 1
         if pending or not held:
             line = b"".join([*pending, chunk[: ends[0]]]) if held else b""
+            if len(line) > _HUGE_LINE:  # its pieces freed, given back to the system
+                pending = []
+                release_free_memory()
             yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
+            del line
             starts, ends = starts[1:], ends[1:]
             index += 1
         index += ends.size
@@ -249,6 +257,15 @@ def byte_chunks(inp: InputFile) -> Iterator[Iterator[bytes]]:
             yield unzstd_chunks(raw, inp.path)
         else:
             yield iter(lambda: raw.read1(IO_BUFFER), b"")
+
+
+def read_through(path: Path) -> None:
+    """Decompress a ``.gz`` / ``.zst`` file to its end, keeping nothing: DamagedInputError
+    when it is cut short or corrupt (what every reader here would meet)."""
+    compression: Literal["gz", "zst"] = "zst" if path.name.lower().endswith(".zst") else "gz"
+    with byte_chunks(InputFile(path, "jsonl", compression)) as chunks:
+        for _ in chunks:
+            pass
 
 
 def split_lines(chunks: Iterator[bytes], limit: int | None = None) -> Iterator[bytes | None]:

@@ -164,8 +164,9 @@ class _JsonlSink:
         self.fh.write(line + b"\n")
 
     def write_lines(self, lines: Sequence[bytes | memoryview]) -> None:
-        if lines:
-            self.fh.write(b"\n".join(lines) + b"\n")
+        if lines:  # one line as it is: a huge record is not copied to be written
+            self.fh.write(lines[0] if len(lines) == 1 else b"\n".join(lines))
+            self.fh.write(b"\n")
 
     def finish(self) -> None:
         self.fh.close()

@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 import numpy as np
 
 from neardup import extras
-from neardup.errors import ConfigError
+from neardup.errors import ConfigError, OutputError
 from neardup.store.base import (
     CollectionMeta,
     DocFreqs,
@@ -283,13 +283,29 @@ class PostgresStore:
         if self._bound() is not None:
             yield  # nested: join the outer transaction
             return
-        with self._pool.connection() as conn, conn.transaction():
+        with self._storage_errors(), self._pool.connection() as conn, conn.transaction():
             conn.execute(_LOCK, (_WRITER_LOCK,))
             self._local.conn = conn
             try:
                 yield
             finally:
                 self._local.conn = None
+
+    @contextmanager
+    def _storage_errors(self) -> Iterator[None]:
+        """The server's disk full (SQLSTATE 53100) or failing (58030) as an OutputError
+        naming the store, raised once the transaction is rolled back."""
+        from psycopg import errors
+
+        try:
+            yield
+        except (errors.DiskFull, errors.IoError) as err:
+            what = "its disk is full" if isinstance(err, errors.DiskFull) else "an I/O error"
+            detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise OutputError(
+                f"{self.url}: the PostgreSQL server cannot write: {what} ({detail}); the "
+                "failing batch was rolled back, everything stored before is kept"
+            ) from None
 
     @contextmanager
     def _writing(self) -> Iterator[Connection]:
@@ -310,7 +326,7 @@ class PostgresStore:
         if bound is not None:
             yield bound
         else:
-            with self._pool.connection() as conn:
+            with self._storage_errors(), self._pool.connection() as conn:
                 yield conn
 
     # ---------------------------------------------------------------- collection metadata
