@@ -64,7 +64,7 @@ def main() -> None:
             for n, tree in enumerate(trees):
                 rows[tree].append(one_run(tree, args.data, args.options, work / f"out{n}"))
         if args.keep_out:
-            for n, tree in enumerate(trees):
+            for n in range(len(trees)):
                 dest = Path(args.keep_out) / f"tree{n}"
                 shutil.rmtree(dest, ignore_errors=True)
                 shutil.copytree(work / f"out{n}", dest)
