@@ -226,3 +226,13 @@ def test_batch_equals_one_by_one(texts):
     assert [batch.text(d) for d in range(len(texts))] == [canonicalize(t) for t in texts]
     for d in range(len(texts)):
         assert " ".join(batch.tokens(d)) == batch.text(d)
+
+
+def test_copies_in_a_batch_are_canonicalized_as_each_alone():
+    page = "<html><body><p>The river <b>Danube</b> flows east.</p></body></html>"
+    wiki = "The '''river''' [[Danube]] flows ''east''."
+    wide = "Ｆｕｌｌ ｗｉｄｔｈ letters"
+    same_lengths = ["<p>Rhine</p>", "<p>Volga</p>", "Ｈａｌｆ ｗｉｄｔｈ letters"]
+    texts = [page, wiki, page, wide, wiki, "plain", wide, *same_lengths, page + " again"]
+    batch = canonicalize_batch(texts)
+    assert [batch.text(d) for d in range(len(texts))] == [canonicalize(t) for t in texts]

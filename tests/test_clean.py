@@ -351,6 +351,22 @@ def test_looks_like_wiki():
     assert not looks_like_wiki("Простое предложение.")
 
 
+# MediaWiki's marks as one alternation: looks_like_wiki asks the same, one pattern at a time
+WIKI_MARKS = re.compile(
+    r"\[\[|\{\{|'''|''[^'\n]+''|<ref[\s>/]|^\{\||^=={0,4}[^=\n]+={2,6}\s*$|__[A-Z]{3,}__",
+    re.MULTILINE,
+)
+MARK_PIECES = ["[", "[[", "{", "{{", "{|", "'", "''", "'''", "=", "==", "=T=", "<ref", "<ref "]
+MARK_PIECES += ["__", "__TOC__", "\n", " ", "x", "Title", "\n= H ==", "\n=", "|", "A"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(MARK_PIECES), max_size=12))
+def test_looks_like_wiki_is_the_alternation(pieces):
+    text = "".join(pieces)
+    assert looks_like_wiki(text) == (WIKI_MARKS.search(text) is not None)
+
+
 def test_strip_wiki_russian():
     out = strip_wiki(WIKI_RU)
     got = words(out)

@@ -128,9 +128,9 @@ def test_demo_deduplicates_the_bundled_sample(tmp_path):
 
 @pytest.mark.parametrize("command", ["demo", "dedup"])
 def test_a_fresh_install_says_it_compiles_before_the_first_run(tmp_path, monkeypatch, command):
-    from neardup.cli import corpus
+    import neardup._kernels
 
-    monkeypatch.setattr(corpus, "kernels_compiled", lambda: False)  # as on a fresh install
+    monkeypatch.setattr(neardup._kernels, "kernels_compiled", lambda: False)  # a fresh install
     args = ["--out", str(tmp_path / "out")]
     if command == "dedup":
         data = tmp_path / "in.jsonl"
@@ -321,12 +321,12 @@ def test_the_progress_bar_counts_the_input_lines_only_when_it_is_shown(
 ):
     # counting reads up to 8 MiB of every input: a run whose stderr is a log or a pipe
     # shows no bar and must not pay for it
-    from neardup.cli import corpus
+    from neardup.io import readers
 
     data = tmp_path / "in.jsonl"
     data.write_text('{"id": "a", "text": "one two three four"}\n')
     counted = []
-    monkeypatch.setattr(corpus, "count_lines", lambda p: counted.append(p) or 1)
+    monkeypatch.setattr(readers, "count_lines", lambda p: counted.append(p) or 1)
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     if terminal:

@@ -63,3 +63,24 @@ def test_a_command_still_runs_after_the_lazy_help() -> None:
     done = neardup("compare", "--text-a", "the cat sat on the mat", "--text-b", "the cat sat")
     assert done.returncode == 0, done.stderr
     assert "containment" in done.stdout.lower()
+
+
+def test_dedup_help_loads_no_kernels() -> None:
+    """The options' defaults come without numba, Arrow or rich: only a run loads them."""
+    loaded = _modules_after("dedup", "--help")
+    assert not {m for m in loaded if m.split(".")[0] in {"numba", "pyarrow", "rich"}}
+    assert not {m for m in loaded if m.startswith("neardup._kernels")}
+    assert "neardup.cli.corpus" in loaded
+
+
+def test_the_defaults_shown_are_those_a_run_uses() -> None:
+    from neardup.dedup import DedupConfig, candidates, defaults, templates
+
+    config = DedupConfig()
+    assert config.max_bucket == candidates.DEFAULT_MAX_BUCKET == defaults.DEFAULT_MAX_BUCKET
+    assert config.template_df == templates.DEFAULT_TEMPLATE_DF == defaults.DEFAULT_TEMPLATE_DF
+    assert (config.method, config.threshold, config.measure) == (
+        defaults.DEFAULT_METHOD,
+        defaults.DEFAULT_THRESHOLD,
+        defaults.DEFAULT_MEASURE,
+    )

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from neardup.dedup import DedupConfig
+from neardup.dedup import DedupConfig, pipeline
 from neardup.dedup.pipeline import REPORT_REVIEW, Inputs, run_dedup
 from neardup.dedup.review import MAX_PASSAGES, PASSAGE_CHARS, short
 from neardup.shingles import shingles
@@ -113,3 +113,25 @@ def test_short_cuts_long_passages_at_a_space():
     assert len(cut) <= PASSAGE_CHARS + 2
     assert passage.startswith(cut[:-2])
     assert short("a short one") == "a short one"
+
+
+def test_only_the_weakest_removals_get_their_passages(review_run, tmp_path, monkeypatch):
+    """Past the first MAX_REVIEWED removals that lack something, a line gives the figures
+    only; the lines up to there are as an unbounded run writes them."""
+    _, _, full = review_run
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in corpus()), encoding="utf-8")
+    monkeypatch.setattr(pipeline, "MAX_REVIEWED", 2)
+    run_dedup(Inputs((str(path),)), tmp_path / "out", DedupConfig())
+    rows = [json.loads(x) for x in (tmp_path / "out" / "review.jsonl").read_text().splitlines()]
+    lossy = [i for i, r in enumerate(full) if r["containment"] < 1.0]
+    assert len(lossy) > 2
+    for i, (row, whole) in enumerate(zip(rows, full, strict=True)):
+        if i in lossy[:2] or i not in lossy:
+            assert row == whole
+        else:
+            assert {k: v for k, v in row.items() if not k.startswith("missing")} == {
+                k: v for k, v in whole.items() if not k.startswith("missing")
+            }
+            assert row["missing"] is None
+            assert row["missing_passages"] is None

@@ -37,3 +37,28 @@ def test_the_bar_is_met_exactly_at_its_boundary():
     one, two = np.array([0]), np.array([1])
     assert share_at_least(values, offsets, one, two, 0.6).tolist() == [True]  # 3 / 5
     assert share_at_least(values, offsets, one, two, 0.61).tolist() == [False]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 5000), max_size=8), min_size=1, max_size=6),
+    st.sets(st.integers(0, 5000), min_size=300, max_size=2000),
+    st.sampled_from([0.0, 0.3, 0.6, 1.0]),
+)
+def test_a_short_set_beside_a_long_one_counts_as_sets_do(shorts, long, least):
+    """Pairs far apart in size (the short side gallops through the long one) count what
+    the sets share, and reach the bar as counting everything does, either way round."""
+    docs = [np.array(sorted(s), dtype=np.uint64) for s in [*shorts, long]]
+    values = np.concatenate(docs)
+    offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
+    last = len(docs) - 1
+    left = np.array([d for d in range(last) for _ in (0, 1)], dtype=np.int64)
+    right = np.full(left.size, last, dtype=np.int64)
+    left[1::2], right[1::2] = right[1::2].copy(), left[1::2].copy()  # the long one first
+    shared = shared_counts(values, offsets, left, right)
+    expected = [len(shorts[min(a, b)] & long) for a, b in zip(left, right, strict=True)]
+    assert shared.tolist() == expected
+    smaller = np.minimum(np.diff(offsets)[left], np.diff(offsets)[right])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bar = (shared > 0) & (shared / smaller >= least)
+    assert np.array_equal(share_at_least(values, offsets, left, right, least), bar)

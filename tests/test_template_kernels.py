@@ -115,3 +115,24 @@ def test_han_fingerprints_spread_over_the_words_of_a_filter():
     parts = np.unique([kernels._part(v, 12) for v in han[:5000]])
     assert words.size > 10_000  # of 65 536: ~16 000 expected for random words
     assert parts.size > 2_500  # of 4 096: ~2 900 expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 6000), max_size=60), min_size=1, max_size=6),
+    st.sets(st.integers(0, 6000), min_size=2000, max_size=3000),
+    st.sets(st.integers(0, 6000), max_size=1500),
+)
+def test_shared_member_counts_are_those_of_the_sets(shorts, long, template):
+    """|A ∩ B ∩ T| for pairs alike in size and far apart (the short side galloping)."""
+    docs = [np.array(sorted(s), dtype=np.uint64) for s in [*shorts, long]]
+    values = np.concatenate(docs)
+    offsets = np.r_[0, np.cumsum([d.size for d in docs])].astype(np.int64)
+    n = len(docs)
+    left = np.array([a for a in range(n) for _ in range(n)], dtype=np.int64)
+    right = np.array([b for _ in range(n) for b in range(n)], dtype=np.int64)
+    sets = [*shorts, long]
+    t = np.array(sorted(template), dtype=np.uint64)
+    got = kernels.shared_member_counts(values, offsets, left, right, t)
+    expected = [len(sets[a] & sets[b] & template) for a, b in zip(left, right, strict=True)]
+    assert got.tolist() == expected

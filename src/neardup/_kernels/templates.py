@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from neardup._kernels.sample import GALLOP, first_at_least
+
 # spreads crc32 and xxh3 alike; not the Han mark's multiplier (neardup.shingles.mark_han), under
 # which every Han fingerprint's image starts with the same 12 bits: with it they all fell in
 # 1/4096 of a table's slots (a hash table's probes went quadratic on a third of the corpus)
@@ -244,7 +246,8 @@ def shared_member_counts(
     sorted_set: np.ndarray,
 ) -> np.ndarray:
     """|S_left[i] ∩ S_right[i] ∩ T| for every pair (one merge walk each; shared values
-    looked up as in :func:`member_counts`)."""
+    looked up as in :func:`member_counts`; the shorter side galloping through a far longer
+    one, as :func:`neardup._kernels.sample.count_shared` does)."""
     return _shared_member_counts(values, offsets, left, right, _index(sorted_set))
 
 
@@ -258,6 +261,19 @@ def _shared_member_counts(
         i, i_end = offsets[p], offsets[p + 1]
         j, j_end = offsets[q], offsets[q + 1]
         n = 0
+        if max(i_end - i, j_end - j) > GALLOP * min(i_end - i, j_end - j):
+            if i_end - i > j_end - j:  # the shorter side gallops through the longer
+                i, i_end, j, j_end = j, j_end, i, i_end
+            while i < i_end:
+                j = first_at_least(values, j, j_end, values[i])
+                if j == j_end:
+                    break
+                if values[j] == values[i]:
+                    n += _lookup(values[i], index)
+                    j += 1
+                i += 1
+            out[k] = n
+            continue
         while i < i_end and j < j_end:
             x = values[i]
             y = values[j]

@@ -83,6 +83,18 @@ def main() -> None:
         sys.exit(1)
 
 
+def _skip_blas_probe() -> None:
+    """Keep numba from importing SciPy's linear algebra when it loads its first kernel.
+
+    numba probes for BLAS (``import scipy.linalg.cython_blas``, a tenth of a second or more
+    where SciPy is installed) only to choose how ``np.dot`` and its kin are compiled; no
+    command runs them. Blocking the module makes the probe answer "no BLAS" at once.
+    Process-wide: for the command line, not the library (a program that imported SciPy's
+    BLAS already keeps it).
+    """
+    sys.modules.setdefault("scipy.linalg.cython_blas", None)  # type: ignore[arg-type]
+
+
 def run() -> None:
     """The ``neardup`` command: :func:`main`, then out of the process at once.
 
@@ -92,6 +104,7 @@ def run() -> None:
     stdout/stderr are flushed; if a thread of ours still runs, the usual exit waits for it.
     """
     heap.reuse_freed_memory()
+    _skip_blas_probe()
     try:
         main()
         code: object = 0

@@ -1,4 +1,7 @@
-"""Commands on corpora: dedup, and the demo on the bundled sample."""
+"""Commands on corpora: dedup, and the demo on the bundled sample.
+
+What a run needs (the pipeline, its kernels, rich's progress bar) is imported when the command
+runs, not with the module: ``neardup dedup --help`` loads none of it."""
 
 from __future__ import annotations
 
@@ -7,24 +10,13 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numba
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
 
 from neardup import interrupt
-from neardup._kernels import kernels_compiled
-from neardup.cli.app import cli, console
+from neardup.cli import app
+from neardup.cli.app import cli
 from neardup.cli.options import (
     FRACTION,
     bad_options,
@@ -35,17 +27,10 @@ from neardup.cli.options import (
     method_options,
     text_options,
 )
-from neardup.config import (
-    TextConfig,
-)
-from neardup.dedup import (
-    DedupConfig,
-)
-from neardup.dedup.cluster import KeepPolicy
-from neardup.dedup.pipeline import Inputs, run_dedup
 from neardup.errors import printable
-from neardup.io.readers import count_lines
-from neardup.sample import sample_documents, sample_path
+
+if TYPE_CHECKING:
+    from neardup.config import TextConfig
 
 
 @cli.command()
@@ -59,7 +44,13 @@ from neardup.sample import sample_documents, sample_path
 )
 def demo(out_dir: str) -> None:
     """Deduplicate the bundled sample corpus (English, Russian, Chinese) with the defaults."""
-    console.print(
+    from rich.table import Table
+
+    from neardup.dedup import DedupConfig
+    from neardup.dedup.pipeline import Inputs, run_dedup
+    from neardup.sample import sample_documents, sample_path
+
+    app.console.print(
         f"Sample corpus: {len(sample_documents())} documents written for neardup "
         "(copies, rewrites, an HTML page, quotations)"
     )
@@ -72,13 +63,17 @@ def demo(out_dir: str) -> None:
     for line in Path(out_dir, "clusters.jsonl").read_text(encoding="utf-8").splitlines():
         cluster = json.loads(line)
         table.add_row(cluster["keep"], ", ".join(i for i in cluster["ids"] if i != cluster["keep"]))
-    console.print(table)
+    app.console.print(table)
     _print_summary(summary, out_dir)
-    console.print(f"Open {Path(out_dir, 'report.html')} for the pairs and their shared passages.")
+    app.console.print(
+        f"Open {Path(out_dir, 'report.html')} for the pairs and their shared passages."
+    )
 
 
 def _say_if_compiling() -> None:
     """A fresh install compiles its kernels on the first run: say so before the silence."""
+    from neardup._kernels import kernels_compiled
+
     if not kernels_compiled():
         click.echo(
             "neardup: first run: compiling the kernels for this machine "
@@ -202,6 +197,11 @@ def dedup(
     INPUTS are JSONL (.gz, .zst), CSV or Parquet files, or directories of .txt/.html files.
     With --config FILE the file's settings are the defaults and explicit options override them.
     """
+    import numba
+
+    from neardup.dedup.cluster import KeepPolicy
+    from neardup.dedup.pipeline import Inputs, run_dedup
+
     if jobs is not None:
         numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
     with bad_options():
@@ -251,6 +251,18 @@ def _progress_bar(
     """A rich progress bar over documents read (rate and ETA when the total is known), named
     after the stage running, shown from the first batch on: an error before any work prints
     its one line and nothing else."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from neardup.io.readers import count_lines
+
     err = Console(stderr=True)  # not a terminal (a log, a pipe): no bar, no blank line left
     counts = [count_lines(p) for p in inputs] if err.is_terminal else [None]  # no bar: no count
     total = None if any(c is None for c in counts) else sum(c or 0 for c in counts)
@@ -288,6 +300,8 @@ def _progress_bar(
 
 
 def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
+    from rich.table import Table
+
     table = Table(title=f"neardup dedup → {out_dir}")
     table.add_column("")
     table.add_column("", justify="right")
@@ -302,7 +316,7 @@ def _print_summary(summary: dict[str, Any], out_dir: str) -> None:
     ):
         table.add_row(key.replace("_", " "), str(summary[key]))
     table.add_row("seconds", str(summary["timings_seconds"]["total"]))
-    console.print(table)
+    app.console.print(table)
     for warning in [*summary.get("input_warnings", ()), *summary.get("warnings", ())]:
         click.echo(printable(f"neardup: warning: {warning}"), err=True)
     if summary["empty_documents"]:

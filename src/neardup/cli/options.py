@@ -8,7 +8,7 @@ import math
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -25,14 +25,21 @@ from neardup.config import (
     ShingleConfig,
     TextConfig,
 )
-from neardup.configfile import merge_config, read_config
-from neardup.dedup import DEFAULT_MEASURE, DEFAULT_METHOD, DEFAULT_THRESHOLD, MEASURES, DedupConfig
-from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
-from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
+from neardup.dedup.defaults import (
+    DEFAULT_MAX_BUCKET,
+    DEFAULT_MEASURE,
+    DEFAULT_METHOD,
+    DEFAULT_TEMPLATE_DF,
+    DEFAULT_THRESHOLD,
+    MEASURES,
+)
 from neardup.errors import ConfigError, InputError
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES
 from neardup.methods import METHOD_NAMES, parse_params
 from neardup.text.stopwords import load_stopword_file
+
+if TYPE_CHECKING:
+    from neardup.dedup import DedupConfig
 
 # the largest count any option takes: larger values overflowed the compiled kernels' int64
 # arithmetic (a segmentation fault) or Python's islice; far beyond any useful setting
@@ -390,6 +397,9 @@ def dedup_config(
     is a usage error naming it (exit 2); a --config file that cannot be read or parsed is
     the file's error (exit 1).
     """
+    from neardup.configfile import merge_config, read_config
+    from neardup.dedup import DedupConfig
+
     with bad_options():
         built = DedupConfig(
             text=config, method=method_name, params=tuple(parse_params(params).items()), **settings

@@ -61,6 +61,7 @@ from neardup.arrays import (
     split_pair_codes,
     unique,
 )
+from neardup.dedup.defaults import DEFAULT_MAX_BUCKET
 from neardup.dedup.prefix import (
     MAX_COUNT,
     entry_counts,
@@ -72,7 +73,6 @@ from neardup.dedup.prefix import (
 )
 from neardup.errors import ConfigError
 
-DEFAULT_MAX_BUCKET = 50  # measured: the bench loses nothing at 30; real clusters chain via stars
 _MIX = np.uint64(0xBF58476D1CE4E5B9)  # odd: a bijection, spreads small integer keys
 DEFAULT_HITS = 4  # measured on 100 k English documents: 2 → 250 k pairs, 3 → 54 k, 4 → 38 k
 

@@ -5,23 +5,25 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any
 
 import numpy as np
 
 from neardup.config import CanonConfig, ShingleConfig, TextConfig
-from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.dedup.cluster import KeepPolicy
-from neardup.dedup.templates import DEFAULT_TEMPLATE_DF
+from neardup.dedup.defaults import (
+    DEFAULT_MAX_BUCKET,
+    DEFAULT_MEASURE,
+    DEFAULT_METHOD,
+    DEFAULT_TEMPLATE_DF,
+    DEFAULT_THRESHOLD,
+    MEASURES,
+    Measure,
+)
 from neardup.errors import ConfigError
 from neardup.methods import get_method, method_classes
 from neardup.methods.base import Method
 
-Measure = Literal["resemblance", "containment"]
-MEASURES: tuple[str, ...] = get_args(Measure)
-DEFAULT_METHOD = "full"
-DEFAULT_THRESHOLD = 0.6
-DEFAULT_MEASURE: Measure = "containment"
 DEFAULT_TEXT = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3))
 
 

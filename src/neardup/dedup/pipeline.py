@@ -42,7 +42,14 @@ from neardup.dedup import DedupConfig, DedupResult, deduplicate
 from neardup.dedup.cluster import ClusterTable, cluster_table
 from neardup.dedup.copyout import Lines, Places, Rows, input_records
 from neardup.dedup.outdir import staged_output, sync_files
-from neardup.dedup.review import Removal, missing_passages, removals, review_record, texts_needed
+from neardup.dedup.review import (
+    MAX_REVIEWED,
+    Removal,
+    missing_passages,
+    removals,
+    review_record,
+    texts_needed,
+)
 from neardup.errors import InputError
 from neardup.io.blocks import JsonlBatches, readable_in_blocks
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
@@ -159,7 +166,7 @@ def _run(
     clock = time.perf_counter()
     clusters = cluster_table(result.labels, result.keepers)
     review = removals(result)
-    report_docs = _report_documents(result) | texts_needed(review, REPORT_REVIEW)
+    report_docs = _report_documents(result) | texts_needed(review, REPORT_REVIEW, MAX_REVIEWED)
     # the outputs are written on this thread while the other core loads the report's
     # kernels, and reach the disk there while the report is made
     with ThreadPoolExecutor(1, thread_name_prefix="neardup-beside") as beside:
@@ -275,7 +282,8 @@ def _write_review(
     clock = time.perf_counter()
     shown = []
     with RecordWriter(out / "review.jsonl", "jsonl", sync=False) as writer:
-        for row, missing in zip(rows, missing_passages(rows, texts, config.text), strict=True):
+        found = missing_passages(rows, texts, config.text, MAX_REVIEWED)
+        for row, missing in zip(rows, found, strict=True):
             writer.write(review_record(row, result.ids, missing))
             if len(shown) < REPORT_REVIEW:
                 shown.append((row, missing))

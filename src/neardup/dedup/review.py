@@ -9,6 +9,10 @@ keeper lacks, in canonical form, each cut to ``PASSAGE_CHARS``, at most ``MAX_PA
 
 The measures come from the run's verified pairs; only the removals whose keeper lacks
 something (containment below 1) need their texts, canonicalized again ``CHUNK`` at a time.
+Only the weakest ``MAX_REVIEWED`` of those get their passages (the list a reader works
+through; a run that removes hundreds of thousands would otherwise canonicalize all their
+texts a second time): the later ones have ``missing`` and ``missing_passages`` null, their
+figures given (``neardup explain ID`` shows any one's passages).
 The local engine writes ``review.jsonl``; the Spark engine a ``review/`` directory of the same
 records (:mod:`neardup.engines.spark_review`).
 """
@@ -29,6 +33,7 @@ from neardup.passages import Passages, shingled
 MAX_PASSAGES = 10  # missing passages written per removal
 PASSAGE_CHARS = 160  # characters of a missing passage written (longer ones are cut: "…")
 CHUNK = 256  # removals whose texts are canonicalized at a time
+MAX_REVIEWED = 10_000  # removals lacking something that get their missing passages
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,25 +82,44 @@ def _measures(pairs: Pairs, docs: np.ndarray, keepers: np.ndarray) -> tuple[np.n
     return containment, score
 
 
-def texts_needed(rows: Sequence[Removal], shown: int) -> set[int]:
-    """The documents whose texts the review needs: both sides of every removal that lacks
-    something, and of the first ``shown`` (the report's side-by-side views)."""
-    return {d for i, r in enumerate(rows) if i < shown or not r.lossless for d in (r.doc, r.keeper)}
+def texts_needed(rows: Sequence[Removal], shown: int, reviewed: int = MAX_REVIEWED) -> set[int]:
+    """The documents whose texts the review needs: both sides of the first ``reviewed``
+    removals that lack something, and of the first ``shown`` (the report's side-by-side
+    views)."""
+    needed: set[int] = set()
+    lossy = 0
+    for i, r in enumerate(rows):
+        lossy += not r.lossless
+        if i < shown or (not r.lossless and lossy <= reviewed):
+            needed.update((r.doc, r.keeper))
+    return needed
 
 
 def missing_passages(
-    rows: Sequence[Removal], texts: Mapping[int, str], config: TextConfig
+    rows: Sequence[Removal],
+    texts: Mapping[int, str],
+    config: TextConfig,
+    reviewed: int | None = None,
 ) -> Iterator[Passages | None]:
     """For each removal, the passages of the removed text that its keeper lacks (empty when
-    lossless; None when a text is not at hand)."""
+    lossless; None when a text is not at hand, or after the first ``reviewed`` removals that
+    lack something)."""
+    lossy = 0
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
-        docs = sorted({d for r in chunk if not r.lossless for d in (r.doc, r.keeper) if d in texts})
-        shingles = dict(zip(docs, shingled([texts[d] for d in docs], config), strict=True))
+        wanted = []
         for r in chunk:
+            lossy += not r.lossless
+            wanted.append(not r.lossless and (reviewed is None or lossy <= reviewed))
+        docs = sorted(
+            {d for r, w in zip(chunk, wanted, strict=True) if w for d in (r.doc, r.keeper)}
+            & texts.keys()
+        )
+        shingles = dict(zip(docs, shingled([texts[d] for d in docs], config), strict=True))
+        for r, w in zip(chunk, wanted, strict=True):
             if r.lossless:
                 yield Passages(texts.get(r.doc, ""), ())
-            elif r.doc in shingles and r.keeper in shingles:
+            elif w and r.doc in shingles and r.keeper in shingles:
                 yield shingles[r.doc].lacking(shingles[r.keeper])
             else:
                 yield None

@@ -24,9 +24,9 @@ import numpy as np
 
 from neardup.config import TextConfig, config_fingerprint
 from neardup.errors import ConfigError, SignatureError
-from neardup.idf import IdfModel
 
 if TYPE_CHECKING:
+    from neardup.idf import IdfModel
     from neardup.shingles import FingerprintBatch
 
 FORMAT_VERSION = 2  # 2: Han shingles marked in the fingerprint, Han clauses shingled apart
@@ -242,6 +242,8 @@ class IdfMethodBase(MethodBase):
 
     def fit(self, batches: Iterable[FingerprintBatch]) -> Self:
         """Fit the IDF model on a collection (one streaming pass); returns self."""
+        from neardup.idf import IdfModel  # its kernels: only for the methods that fit one
+
         self.idf = self._checked_model(IdfModel.fit(batches))
         return self
 

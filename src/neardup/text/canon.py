@@ -219,9 +219,14 @@ def _clean_batch(
         text, starts, ends, stable, config.wiki, config.html, config.quotes, config.normalize
     )
     changed: dict[int, str] = {}
+    cleaned: dict[str, str] = {}  # copies of one text in the batch are cleaned once
     for d in np.flatnonzero(flags & (MARKUP | NFKC)).tolist():
         old = originals[d] if originals is not None else _decode(text, starts, ends, d)
-        new = _clean(old, config) if flags[d] & MARKUP else unicodedata.normalize("NFKC", old)
+        if old not in cleaned:  # a copy has the same flags
+            cleaned[old] = (
+                _clean(old, config) if flags[d] & MARKUP else unicodedata.normalize("NFKC", old)
+            )
+        new = cleaned[old]
         if new != old:
             changed[d] = new
     if changed:

@@ -255,11 +255,18 @@ def _block_text(node: Any) -> str:
 # --------------------------------------------------------------------------------------------
 # MediaWiki
 
-_WIKI_RE = re.compile(
-    r"\[\[|\{\{|'''|''[^'\n]+''|<ref[\s>/]|^\{\||^=={0,4}[^=\n]+={2,6}\s*$|__[A-Z]{3,}__",
-    re.MULTILINE,
+# The marks of MediaWiki markup but ``[[``, ``{{`` and ``'''`` (plain strings), each with a test for
+# a string any match holds
+_WIKI_PATTERNS: tuple[tuple[Callable[[str], bool], re.Pattern[str]], ...] = (
+    (lambda t: "''" in t, re.compile(r"''[^'\n]+''")),
+    (lambda t: "<ref" in t, re.compile(r"<ref[\s>/]")),
+    (lambda t: t.startswith("{|") or "\n{|" in t, re.compile(r"^\{\|", re.MULTILINE)),
+    (
+        lambda t: t.startswith("=") or "\n=" in t,
+        re.compile(r"^=={0,4}[^=\n]+={2,6}\s*$", re.MULTILINE),
+    ),
+    (lambda t: "__" in t, re.compile(r"__[A-Z]{3,}__")),
 )
-_WIKI_MARKERS = ("[[", "{{", "''", "<ref", "{|", "==", "__")
 # Links that are not text: media, categories (en/ru/zh names) and interlanguage links.
 _NON_TEXT_LINK = re.compile(
     r"\s*:?\s*(?:file|image|media|category|файл|изображение|категория|文件|檔案|档案|图像"
@@ -277,9 +284,11 @@ _WIKI_LEFTOVER = re.compile(r"\[\[|\]\]|\{\{|\}\}|'{2,}|^=+|=+$|^\{\||^\|\}", re
 
 def looks_like_wiki(text: str) -> bool:
     """Whether ``text`` has MediaWiki markup (links, templates, bold, headings, refs, tables)."""
-    if not any(marker in text for marker in _WIKI_MARKERS):
-        return False  # every pattern of _WIKI_RE contains one of the markers
-    return _WIKI_RE.search(text) is not None
+    if "[[" in text or "{{" in text or "'''" in text:
+        return True
+    # the other patterns one at a time, each only where its marker occurs: the alternation,
+    # tried at every character of a long text, costs many times more
+    return any(needs(text) and pattern.search(text) for needs, pattern in _WIKI_PATTERNS)
 
 
 def strip_wiki(text: str) -> str:
