@@ -78,7 +78,7 @@ log = logging.getLogger("neardup.spark")
 
 
 @contextlib.contextmanager
-def _stage(name: str) -> Iterator[None]:
+def timed(name: str) -> Iterator[None]:
     """Log a stage's wall time (the stages materialize their outputs: the time is theirs)."""
     started = time.perf_counter()
     log.info("%s …", name)
@@ -166,24 +166,24 @@ def spark_dedup(
     config = config or DedupConfig()
     _check_config(config)
     _check_columns(docs, id_col, text_col, order, config)
-    with _stage("numbering and checking documents"):
+    with timed("numbering and checking documents"):
         if order is None:
             docs = with_index(docs, [], DOC)
         else:
             docs = docs.withColumn(DOC, F.col(order).cast("long"))
         _check_documents(docs, id_col, text_col)
-    with _stage("fingerprints and keys"):
+    with timed("fingerprints and keys"):
         fp = (
             docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text"))
             .mapInArrow(B.fingerprint_stage(config), B.fingerprint_schema(config))
             .transform(by_doc)
         )
-    with _stage("candidate pairs"):
+    with timed("candidate pairs"):
         candidates, capped, shingles = _candidates(fp, config, exact_counts)
-    with _stage("verification and templates"):
+    with timed("verification and templates"):
         scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
-    with _stage("components and keepers"):
+    with timed("components and keepers"):
         decided = _decisions(docs, fp, tmpl_sets, at_threshold, config).localCheckpoint()
         decisions = decided.where(F.col("doc") >= 0).select(
             "doc", "keep_of", "label", "keeper", "declined"
@@ -382,7 +382,7 @@ def _candidates(
         entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
         entries = per_doc.select("doc", entry).select("doc", "e.key", "e.count", "e.in_prefix")
         if template:
-            with _stage("candidate pairs: template candidates"):
+            with timed("candidate pairs: template candidates"):
                 hot = hot.transform(by_doc)
             shingles = hot.select("doc", F.explode("fps").alias("f"))
     else:
@@ -402,7 +402,7 @@ def _candidates(
     else:
         hot = hot.drop("count")
         freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
-        with _stage("candidate pairs: frequent keys"):
+        with timed("candidate pairs: frequent keys"):
             hot = hot.join(freq, "key").localCheckpoint()
         capped = hot.where(F.col("freq") > cap).agg(F.count_distinct("key"))
     small = (
@@ -425,7 +425,7 @@ def _candidates(
     pairs = small.unionByName(big)
     if low:
         pairs = pairs.unionByName(_counted_pairs(per_doc, low, cap, labels()))
-    with _stage("candidate pairs: buckets"):
+    with timed("candidate pairs: buckets"):
         pairs = pairs.distinct().localCheckpoint()
     return pairs, capped, shingles
 
@@ -510,19 +510,19 @@ def _prefix_entries(
     few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
     chunk = min(CHUNK, (1 << bits) // 8)
     if exact:
-        with _stage("candidate pairs: exact counts and pairing entries"):
+        with timed("candidate pairs: exact counts and pairing entries"):
             per_doc = _exact_pairing(keys, rule, template, labels()).localCheckpoint()
     else:
-        with _stage("candidate pairs: count tables"):
+        with timed("candidate pairs: count tables"):
             stage = B.count_table_stage(bits, chunk)
             counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
             counts = counts.reshape(2, 1 << bits)
-        with _stage("candidate pairs: mark table"):
+        with timed("candidate pairs: mark table"):
             stage = B.mark_stage(counts, bits, rule, chunk)
             marks = _table(
                 few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True
             )
-        with _stage("candidate pairs: pairing entries"):
+        with timed("candidate pairs: pairing entries"):
             stage = B.pairing_stage(counts, marks, bits, rule, template)
             per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
     return per_doc, per_doc.select("doc", F.col("hot").alias("fps")), exact
