@@ -182,9 +182,13 @@ def spark_dedup(
         candidates, capped, shingles = _candidates(fp, config, exact_counts)
     with timed("verification and templates"):
         scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
-        at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
+        with timed("templates: rescoring on content"):
+            at_threshold = scored.where(F.col("score") >= F.lit(config.threshold))
+            at_threshold = at_threshold.localCheckpoint()
     with timed("components and keepers"):
-        decided = _decisions(docs, fp, tmpl_sets, at_threshold, config).localCheckpoint()
+        decided = _decisions(docs, fp, tmpl_sets, at_threshold, config)
+        with timed("keepers: decisions"):
+            decided = decided.localCheckpoint()
         decisions = decided.where(F.col("doc") >= 0).select(
             "doc", "keep_of", "label", "keeper", "declined"
         )
@@ -507,7 +511,8 @@ def _prefix_entries(
         exact = not tables_serve(entries)
     bits = table_bits(entries)
     # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
-    few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
+    tasks = max(1, -(-entries // KEYS_PER_TABLE))
+    few = keys.coalesce(tasks)
     chunk = min(CHUNK, (1 << bits) // 8)
     if exact:
         with timed("candidate pairs: exact counts and pairing entries"):
@@ -515,13 +520,13 @@ def _prefix_entries(
     else:
         with timed("candidate pairs: count tables"):
             stage = B.count_table_stage(bits, chunk)
-            counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
+            chunks = few.mapInArrow(stage, B.CHUNK_SCHEMA)
+            counts = _table(chunks, 2 << bits, chunk, bitset=False, tasks=tasks)
             counts = counts.reshape(2, 1 << bits)
         with timed("candidate pairs: mark table"):
             stage = B.mark_stage(counts, bits, rule, chunk)
-            marks = _table(
-                few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True
-            )
+            chunks = few.mapInArrow(stage, B.CHUNK_SCHEMA)
+            marks = _table(chunks, (1 << bits) // 8, chunk, bitset=True, tasks=tasks)
         with timed("candidate pairs: pairing entries"):
             stage = B.pairing_stage(counts, marks, bits, rule, template)
             per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
@@ -554,20 +559,30 @@ def _exact_pairing(
     return rows.mapInArrow(B.exact_pairing_stage(rule, template), B.PAIRING_SCHEMA)
 
 
-def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndarray:
-    """A table of ``size`` bytes from every partition's chunks (``chunk, data``): summed
-    (saturating) or or-ed by Spark chunk by chunk, collected as Arrow."""
-    merged = (
-        chunks.repartition("chunk")
-        .sortWithinPartitions("chunk")
-        .mapInArrow(B.merge_stage(bitset), B.CHUNK_SCHEMA)
-        .toArrow()
-    )
+def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool, tasks: int) -> np.ndarray:
+    """A table of ``size`` bytes from the chunks (``chunk, data``) of ``tasks`` partitions:
+    summed (saturating) or or-ed. Up to :data:`DRIVER_MERGE_BYTES` of them in all are
+    brought to the driver as Arrow and merged there; more are merged by Spark chunk by
+    chunk first (a shuffle), and the merged table collected."""
     table = np.zeros(size, dtype=np.uint8)
+    if tasks * size > DRIVER_MERGE_BYTES:
+        chunks = (
+            chunks.repartition("chunk")
+            .sortWithinPartitions("chunk")
+            .mapInArrow(B.merge_stage(bitset), B.CHUNK_SCHEMA)
+        )
+    merged = chunks.toArrow()
     index = merged.column("chunk").to_numpy()
     for c, data in zip(index, merged.column("data").to_pylist(), strict=True):
-        table[c * chunk : (c + 1) * chunk] = np.frombuffer(data, np.uint8)
+        piece, into = np.frombuffer(data, np.uint8), table[c * chunk : (c + 1) * chunk]
+        if bitset:
+            into |= piece
+        else:  # saturating, as the 8-bit counters (the sum of non-negative parts, capped)
+            np.minimum(into + piece.astype(np.uint16), MAX_COUNT, out=into, casting="unsafe")
     return table
+
+
+DRIVER_MERGE_BYTES = 1 << 29  # the tasks' tables merged on the driver (no shuffle) up to this
 
 
 # ── verification and templates ───────────────────────────────────────────────────────────────
@@ -628,19 +643,22 @@ def _scored(
 
     sets = fp.select("doc", "fps")
     parts = _verification_groups(fp, candidates, pairs_per_task)
-    measured = _verified(
-        candidates, sets, B.measure_stage(config), B.MEASURE_SCHEMA, parts
-    ).localCheckpoint()
+    with timed("verification: measures"):
+        measured = _verified(
+            candidates, sets, B.measure_stage(config), B.MEASURE_SCHEMA, parts
+        ).localCheckpoint()
     if not config.template_df:
         return _with_score(measured), 0, None
-    template = _template_shingles(shingles, measured, config)
-    wanted_sets = (
-        shingles.join(_rescored_docs(measured), "doc")
-        .join(template, "f", "left_semi")
-        .groupBy("doc")
-        .agg(F.collect_list("f").alias("tmpl"))
-        .localCheckpoint()
-    )
+    with timed("templates: template shingles"):
+        template = _template_shingles(shingles, measured, config)
+    with timed("templates: the rescored documents' template shingles"):
+        wanted_sets = (
+            shingles.join(_rescored_docs(measured), "doc")
+            .join(template, "f", "left_semi")
+            .groupBy("doc")
+            .agg(F.collect_list("f").alias("tmpl"))
+            .localCheckpoint()
+        )
     rescore = measured.where("rescore").select("left", "right", "shared")
     both = sets.join(wanted_sets, "doc", "left")
     content = _verified(rescore, both, B.content_stage(config), B.CONTENT_SCHEMA, parts)
