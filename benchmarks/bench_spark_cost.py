@@ -1,23 +1,25 @@
 """What ``neardup dedup --engine spark`` costs in CPU beside the local engine, stage by stage.
 
 Both engines run as a user runs them, each in a fresh process: ``python -m neardup dedup
-INPUT --out DIR`` (the local engine) and the same with ``--engine spark --master local[2]``
-(``--master``, ``--spark-conf``). Their outputs are checked to be equal (kept and removed
-records, clusters, pairs with their scores, the summary's counts).
+INPUT --out DIR`` (the local engine) and the same command with ``--engine spark --master
+local[2]`` (``--master``, ``--spark-conf``), run in-process by a child of this script
+(``neardup.cli``) so that its stages can be timed. Their outputs are checked to be equal
+(kept and removed records, clusters, pairs with their scores, the summary's counts).
 
-CPU seconds are user + system time of the whole process tree: the command's Python process,
-and for Spark its JVM (driver and executor in one with a local master) and every Python
-worker. They are read from the kernel's accounting of finished processes: this script makes
-itself the reaper of every orphan of the run (Linux's child subreaper), waits for all of them
-and reads ``RUSAGE_CHILDREN``, so nothing the run started escapes the count. Interpreter and
-JVM start, imports and numba's cache loads are included, as a user pays them.
+CPU seconds are user + system time of the whole process tree: the command's Python process
+and, for Spark, its JVM (driver and executor in one with a local master) and every Python
+worker. This script makes itself the reaper of the run's orphans (Linux's child subreaper)
+and polls /proc every 0.2 s, keeping each process's last seen time after it exits: Spark's
+Python daemon ignores SIGCHLD, so its finished workers' time reaches no parent's account
+(``rusage``, what the kernel accounts to waited-for children, is reported beside it and
+misses them). Interpreter and JVM start, imports and numba's cache loads are included, as a
+user pays them.
 
-Per stage (Spark): the run is repeated in-process under a logging handler on the engine's
-stage log (``neardup.spark``: "name …" when a stage starts, "name: 1.2 s" when it ends) that
-reads the process tree's CPU (psutil: every live process's time plus what it has reaped) at
-every boundary; each interval goes to the innermost stage open then ("between stages"
-otherwise, "before" for Python's start and imports). The stages materialize their outputs, so
-the work is theirs; the lazy outputs are computed by the writing stages.
+Per stage (Spark): a logging handler on the engine's stage log (``neardup.spark``: "name …"
+when a stage starts, "name: 1.2 s" when it ends) reads the process tree's CPU at every
+boundary; each interval goes to the innermost stage open then ("between stages" otherwise,
+"before" for Python's start). The stages materialize their outputs, so the work is theirs;
+the lazy outputs are computed by the writing stages.
 
 The input: ``--input`` (JSONL), else the 100,000 English texts of
 ../shared/data/corpus/en-gutenberg-100k.jsonl.gz written once as plain JSONL to $TMPDIR
@@ -74,7 +76,7 @@ class TreeCpu:
 
     def __init__(self, *, me: bool, every: float = 0.2) -> None:
         self.me, self.every = me, every
-        self.seen: dict[tuple[int, str], float] = {}
+        self.seen: dict[tuple[int, str], tuple[str, float]] = {}
         self.ticks = os.sysconf("SC_CLK_TCK")
         self.done = threading.Event()
         self.lock = threading.Lock()
@@ -110,13 +112,28 @@ class TreeCpu:
         for pid in tree if self.me else tree[1:]:
             fields = stats.get(pid)
             if fields is not None:  # keyed with the start time: pids are reused
-                self.seen[(pid, fields[19])] = (int(fields[11]) + int(fields[12])) / self.ticks
-        return sum(self.seen.values())
+                kind = "JVM" if _name(pid) == "java" else "Python"
+                seconds = (int(fields[11]) + int(fields[12])) / self.ticks
+                self.seen[(pid, fields[19])] = (kind, seconds)
+        return sum(s for _, s in self.seen.values())
+
+    def kinds(self) -> dict[str, float]:
+        """The seconds so far of the JVMs and of the Python processes."""
+        out: dict[str, float] = {}
+        for kind, seconds in self.seen.values():
+            out[kind] = out.get(kind, 0.0) + seconds
+        return out
 
     def stop(self) -> float:
         self.done.set()
         self.thread.join()
         return self.sample()
+
+
+def _name(pid: int) -> str:
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/comm", encoding="utf-8") as fh:
+        return fh.read().strip()
+    return ""
 
 
 def tree_cpu(command: list[str]) -> dict[str, float]:
@@ -136,12 +153,19 @@ def tree_cpu(command: list[str]) -> dict[str, float]:
             if pid == 0:
                 time.sleep(0.05)
     polled = poller.stop()
+    kinds = poller.kinds()
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if code != 0:
         raise SystemExit(f"{' '.join(command)} failed (exit {code})")
     user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
-    return {"wall": wall, "cpu": polled, "rusage": user + system}
+    return {
+        "wall": wall,
+        "cpu": polled,
+        "jvm": kinds.get("JVM", 0.0),
+        "python": kinds.get("Python", 0.0),
+        "rusage": user + system,
+    }
 
 
 class StageCpu(logging.Handler):
@@ -254,19 +278,16 @@ def main() -> None:
     stages: list[dict[str, float]] = []
     removed = 0
     for run in range(args.runs):
-        for engine in ("local", "spark"):
-            out = work / f"{engine}-{run}"
-            extra = spark_options if engine == "spark" else []
-            command = [*neardup, "--out", str(out), *args.option, *extra]
-            runs[engine].append(tree_cpu(command))
-            print(f"run {run + 1} {engine}: {json.dumps(runs[engine][-1])}", file=sys.stderr)
-        removed = same_outputs(work / f"local-{run}", work / f"spark-{run}")
-        out, table = work / f"staged-{run}", work / f"stages-{run}.json"
+        local = work / f"local-{run}"
+        runs["local"].append(tree_cpu([*neardup, "--out", str(local), *args.option]))
+        print(f"run {run + 1} local: {json.dumps(runs['local'][-1])}", file=sys.stderr)
+        out, table = work / f"spark-{run}", work / f"stages-{run}.json"
         cli_args = ["dedup", str(path), "--out", str(out), *args.option, *spark_options]
         child = [sys.executable, __file__, "--stage-child", str(table), json.dumps(cli_args)]
-        staged = tree_cpu(child)
-        stages.append(json.loads(table.read_text()) | {"total (this run)": staged["cpu"]})
-        print(f"run {run + 1} staged: {json.dumps(staged)}", file=sys.stderr)
+        runs["spark"].append(tree_cpu(child))
+        stages.append(json.loads(table.read_text()))
+        print(f"run {run + 1} spark: {json.dumps(runs['spark'][-1])}", file=sys.stderr)
+        removed = same_outputs(local, out)
     shutil.rmtree(work)
 
     with open(path, "rb") as lines:
@@ -280,9 +301,11 @@ def main() -> None:
     print("| stage (Spark) | CPU s |\n|---|---|")
     for name, seconds in per_stage.items():
         print(f"| {name} | {seconds:.1f} |")
-    print("\n| engine | wall s | CPU s | CPU ms per document |\n|---|---|---|---|")
+    print("\n| engine | wall s | CPU s | of which JVM | CPU ms per document |")
+    print("|---|---|---|---|---|")
     for engine, m in med.items():
-        print(f"| {engine} | {m['wall']:.1f} | {m['cpu']:.1f} | {1000 * m['cpu'] / docs:.3f} |")
+        per_doc = 1000 * m["cpu"] / docs
+        print(f"| {engine} | {m['wall']:.1f} | {m['cpu']:.1f} | {m['jvm']:.1f} | {per_doc:.3f} |")
     print(f"\nSpark / local CPU: {ratio:.2f}")
     if args.json:
         figures = {"runs": runs, "stages": stages, "median": med, "ratio": ratio, "docs": docs}

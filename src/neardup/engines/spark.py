@@ -582,7 +582,7 @@ def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool, tasks: int
     return table
 
 
-DRIVER_MERGE_BYTES = 1 << 29  # the tasks' tables merged on the driver (no shuffle) up to this
+DRIVER_MERGE_BYTES = 1 << 26  # the tasks' tables merged on the driver (no shuffle) up to this
 
 
 # ── verification and templates ───────────────────────────────────────────────────────────────
@@ -753,10 +753,18 @@ def _template_shingles(shingles: DataFrame, measured: DataFrame, config: DedupCo
     labels = component_labels(edges)
     not_holders = labels.where(F.col("node") != F.col("label")).select(F.col("node").alias("doc"))
     wanted = shingles.join(_rescored_docs(measured), "doc").select("f").distinct()
+    wanted = wanted.localCheckpoint()
+    if _value(wanted.agg(F.count("*"))) <= BROADCAST_SHINGLES:
+        # sent whole to every task: the holders are filtered where they are, and only
+        # their counts shuffled (else every holder's entry is, to be joined by fingerprint)
+        wanted = F.broadcast(wanted)
     holders = shingles.join(not_holders, "doc", "left_anti").select("f")
     counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
     stage = B.template_stage(config)
     return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
+
+
+BROADCAST_SHINGLES = 1 << 21  # the rescored documents' distinct shingles sent to every task
 
 
 # ── keepers and outputs ──────────────────────────────────────────────────────────────────────
