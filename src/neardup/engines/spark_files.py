@@ -95,8 +95,8 @@ def _run(
             target = frame.write.mode("overwrite").options(**writer_options)
             with timed(f"writing {name}"):
                 target.format("json" if fmt == "jsonl" else "parquet").save(f"{out}/{name}")
-    review = review_frame(result.removed, result.kept, result.pairs, config.text)
     with timed("writing review"):
+        review = review_frame(result.removed, result.kept, result.pairs, config.text)
         review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
     with timed("summary"):
         counts = result.summary()
