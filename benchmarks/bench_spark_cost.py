@@ -25,7 +25,9 @@ The input: ``--input`` (JSONL), else the 100,000 English texts of
 ../shared/data/corpus/en-gutenberg-100k.jsonl.gz written once as plain JSONL to $TMPDIR
 (Spark cannot split a ``.gz``). ``--runs`` runs of each (medians reported; the machine may be
 shared: CPU seconds are steadier than wall time under load). The table goes to stdout as
-Markdown, the figures as JSON to ``--json``.
+Markdown, the figures as JSON to ``--json``. With ``NEARDUP_BENCH_SPARK_STAGES=FILE`` the
+Spark run also writes Spark's own stage list (its UI's REST API: tasks, run times, shuffle
+bytes) to FILE, for a closer look.
 
     python benchmarks/bench_spark_cost.py [--input PATH] [--runs 2] [--master local[2]]
         [--spark-conf KEY=VALUE ...] [--option=--method=minhash ...] [--json FILE]
