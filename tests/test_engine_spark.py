@@ -202,6 +202,30 @@ def test_exact_counts_give_the_local_engine_answer(spark):
     assert remote["counts"]["capped_buckets"] > 0
 
 
+@pytest.mark.parametrize("merge_bytes", [0, 1 << 26])
+def test_count_tables_of_several_tasks_merged_either_way_give_the_local_answer(
+    spark, monkeypatch, merge_bytes
+):
+    """Several tasks fill count and mark tables (a few keys each): merged by Spark chunk by
+    chunk (0 bytes merged on the driver) or on the driver, the same order as locally."""
+    from neardup.engines import spark as engine
+
+    monkeypatch.setattr(engine, "KEYS_PER_TABLE", 500)
+    monkeypatch.setattr(engine, "DRIVER_MERGE_BYTES", merge_bytes)
+    assert assert_same(spark, random_corpus(1), DedupConfig(max_bucket=12))["removed"]
+
+
+@pytest.mark.parametrize("broadcast", [0, 1 << 21])
+def test_template_shingles_joined_either_way_give_the_local_answer(spark, monkeypatch, broadcast):
+    """The rescored documents' shingles sent to every task (the holders filtered where they
+    are) or joined with the holders by a shuffle (0 sent): the same template shingles."""
+    from neardup.engines import spark as engine
+
+    monkeypatch.setattr(engine, "BROADCAST_SHINGLES", broadcast)
+    local = assert_same(spark, random_corpus(1), DedupConfig(max_bucket=12))
+    assert local["counts"]["template_shingles"] > 0
+
+
 def copies_corpus(seed: int, n: int = 90) -> list[tuple[str, str]]:
     """A random corpus whose texts are copied 4 to 9 times each (light edits, parts):
     with ``max_bucket=3`` most buckets are capped."""

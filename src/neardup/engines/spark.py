@@ -78,7 +78,7 @@ log = logging.getLogger("neardup.spark")
 
 
 @contextlib.contextmanager
-def _stage(name: str) -> Iterator[None]:
+def timed(name: str) -> Iterator[None]:
     """Log a stage's wall time (the stages materialize their outputs: the time is theirs)."""
     started = time.perf_counter()
     log.info("%s …", name)
@@ -166,26 +166,30 @@ def spark_dedup(
     config = config or DedupConfig()
     _check_config(config)
     _check_columns(docs, id_col, text_col, order, config)
-    with _stage("numbering and checking documents"):
+    with timed("numbering and checking documents"):
         if order is None:
             docs = with_index(docs, [], DOC)
         else:
             docs = docs.withColumn(DOC, F.col(order).cast("long"))
         _check_documents(docs, id_col, text_col)
-    with _stage("fingerprints and keys"):
+    with timed("fingerprints and keys"):
         fp = (
             docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text"))
             .mapInArrow(B.fingerprint_stage(config), B.fingerprint_schema(config))
             .transform(by_doc)
         )
-    with _stage("candidate pairs"):
+    with timed("candidate pairs"):
         candidates, capped, shingles = _candidates(fp, config, exact_counts)
-    with _stage("verification and templates"):
+    with timed("verification and templates"):
         scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
-        at_threshold = scored.where(F.col("score") >= F.lit(config.threshold)).localCheckpoint()
-    with _stage("components and keepers"):
+        with timed("templates: rescoring on content"):
+            at_threshold = scored.where(F.col("score") >= F.lit(config.threshold))
+            at_threshold = at_threshold.localCheckpoint()
+    with timed("components and keepers"):
         rare = _rare_words(fp, scored, at_threshold) if config.identity else None
-        decided = _decisions(docs, fp, tmpl_sets, rare, at_threshold, config).localCheckpoint()
+        decided = _decisions(docs, fp, tmpl_sets, rare, at_threshold, config)
+        with timed("keepers: decisions"):
+            decided = decided.localCheckpoint()
         decisions = decided.where(F.col("doc") >= 0).select(
             "doc", "keep_of", "label", "keeper", "declined"
         )
@@ -383,7 +387,7 @@ def _candidates(
         entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
         entries = per_doc.select("doc", entry).select("doc", "e.key", "e.count", "e.in_prefix")
         if template:
-            with _stage("candidate pairs: template candidates"):
+            with timed("candidate pairs: template candidates"):
                 hot = hot.transform(by_doc)
             shingles = hot.select("doc", F.explode("fps").alias("f"))
     else:
@@ -403,7 +407,7 @@ def _candidates(
     else:
         hot = hot.drop("count")
         freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
-        with _stage("candidate pairs: frequent keys"):
+        with timed("candidate pairs: frequent keys"):
             hot = hot.join(freq, "key").localCheckpoint()
         capped = hot.where(F.col("freq") > cap).agg(F.count_distinct("key"))
     small = (
@@ -426,7 +430,7 @@ def _candidates(
     pairs = small.unionByName(big)
     if low:
         pairs = pairs.unionByName(_counted_pairs(per_doc, low, cap, labels()))
-    with _stage("candidate pairs: buckets"):
+    with timed("candidate pairs: buckets"):
         pairs = pairs.distinct().localCheckpoint()
     return pairs, capped, shingles
 
@@ -508,22 +512,23 @@ def _prefix_entries(
         exact = not tables_serve(entries)
     bits = table_bits(entries)
     # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
-    few = keys.coalesce(max(1, -(-entries // KEYS_PER_TABLE)))
+    tasks = max(1, -(-entries // KEYS_PER_TABLE))
+    few = keys.coalesce(tasks)
     chunk = min(CHUNK, (1 << bits) // 8)
     if exact:
-        with _stage("candidate pairs: exact counts and pairing entries"):
+        with timed("candidate pairs: exact counts and pairing entries"):
             per_doc = _exact_pairing(keys, rule, template, labels()).localCheckpoint()
     else:
-        with _stage("candidate pairs: count tables"):
+        with timed("candidate pairs: count tables"):
             stage = B.count_table_stage(bits, chunk)
-            counts = _table(few.mapInArrow(stage, B.CHUNK_SCHEMA), 2 << bits, chunk, bitset=False)
+            chunks = few.mapInArrow(stage, B.CHUNK_SCHEMA)
+            counts = _table(chunks, 2 << bits, chunk, bitset=False, tasks=tasks)
             counts = counts.reshape(2, 1 << bits)
-        with _stage("candidate pairs: mark table"):
+        with timed("candidate pairs: mark table"):
             stage = B.mark_stage(counts, bits, rule, chunk)
-            marks = _table(
-                few.mapInArrow(stage, B.CHUNK_SCHEMA), (1 << bits) // 8, chunk, bitset=True
-            )
-        with _stage("candidate pairs: pairing entries"):
+            chunks = few.mapInArrow(stage, B.CHUNK_SCHEMA)
+            marks = _table(chunks, (1 << bits) // 8, chunk, bitset=True, tasks=tasks)
+        with timed("candidate pairs: pairing entries"):
             stage = B.pairing_stage(counts, marks, bits, rule, template)
             per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
     return per_doc, per_doc.select("doc", F.col("hot").alias("fps")), exact
@@ -555,20 +560,30 @@ def _exact_pairing(
     return rows.mapInArrow(B.exact_pairing_stage(rule, template), B.PAIRING_SCHEMA)
 
 
-def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool) -> np.ndarray:
-    """A table of ``size`` bytes from every partition's chunks (``chunk, data``): summed
-    (saturating) or or-ed by Spark chunk by chunk, collected as Arrow."""
-    merged = (
-        chunks.repartition("chunk")
-        .sortWithinPartitions("chunk")
-        .mapInArrow(B.merge_stage(bitset), B.CHUNK_SCHEMA)
-        .toArrow()
-    )
+def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool, tasks: int) -> np.ndarray:
+    """A table of ``size`` bytes from the chunks (``chunk, data``) of ``tasks`` partitions:
+    summed (saturating) or or-ed. Up to :data:`DRIVER_MERGE_BYTES` of them in all are
+    brought to the driver as Arrow and merged there; more are merged by Spark chunk by
+    chunk first (a shuffle), and the merged table collected."""
     table = np.zeros(size, dtype=np.uint8)
+    if tasks * size > DRIVER_MERGE_BYTES:
+        chunks = (
+            chunks.repartition("chunk")
+            .sortWithinPartitions("chunk")
+            .mapInArrow(B.merge_stage(bitset), B.CHUNK_SCHEMA)
+        )
+    merged = chunks.toArrow()
     index = merged.column("chunk").to_numpy()
     for c, data in zip(index, merged.column("data").to_pylist(), strict=True):
-        table[c * chunk : (c + 1) * chunk] = np.frombuffer(data, np.uint8)
+        piece, into = np.frombuffer(data, np.uint8), table[c * chunk : (c + 1) * chunk]
+        if bitset:
+            into |= piece
+        else:  # saturating, as the 8-bit counters (the sum of non-negative parts, capped)
+            np.minimum(into + piece.astype(np.uint16), MAX_COUNT, out=into, casting="unsafe")
     return table
+
+
+DRIVER_MERGE_BYTES = 1 << 26  # the tasks' tables merged on the driver (no shuffle) up to this
 
 
 # ── verification and templates ───────────────────────────────────────────────────────────────
@@ -629,19 +644,22 @@ def _scored(
 
     sets = fp.select("doc", "fps")
     parts = _verification_groups(fp, candidates, pairs_per_task)
-    measured = _verified(
-        candidates, sets, B.measure_stage(config), B.MEASURE_SCHEMA, parts
-    ).localCheckpoint()
+    with timed("verification: measures"):
+        measured = _verified(
+            candidates, sets, B.measure_stage(config), B.MEASURE_SCHEMA, parts
+        ).localCheckpoint()
     if not config.template_df:
         return _with_score(measured), 0, None
-    template = _template_shingles(shingles, measured, config)
-    wanted_sets = (
-        shingles.join(_rescored_docs(measured), "doc")
-        .join(template, "f", "left_semi")
-        .groupBy("doc")
-        .agg(F.collect_list("f").alias("tmpl"))
-        .localCheckpoint()
-    )
+    with timed("templates: template shingles"):
+        template = _template_shingles(shingles, measured, config)
+    with timed("templates: the rescored documents' template shingles"):
+        wanted_sets = (
+            shingles.join(_rescored_docs(measured), "doc")
+            .join(template, "f", "left_semi")
+            .groupBy("doc")
+            .agg(F.collect_list("f").alias("tmpl"))
+            .localCheckpoint()
+        )
     rescore = measured.where("rescore").select("left", "right", "shared")
     both = sets.join(wanted_sets, "doc", "left")
     content = _verified(rescore, both, B.content_stage(config), B.CONTENT_SCHEMA, parts)
@@ -730,10 +748,18 @@ def _template_shingles(shingles: DataFrame, measured: DataFrame, config: DedupCo
 
     not_holders = _not_holders(measured)
     wanted = shingles.join(_rescored_docs(measured), "doc").select("f").distinct()
+    wanted = wanted.localCheckpoint()
+    if _value(wanted.agg(F.count("*"))) <= BROADCAST_SHINGLES:
+        # sent whole to every task: the holders are filtered where they are, and only
+        # their counts shuffled (else every holder's entry is, to be joined by fingerprint)
+        wanted = F.broadcast(wanted)
     holders = shingles.join(not_holders, "doc", "left_anti").select("f")
     counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
     stage = B.template_stage(config)
     return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
+
+
+BROADCAST_SHINGLES = 1 << 21  # the rescored documents' distinct shingles sent to every task
 
 
 def _near_copy_groups(measured: DataFrame) -> DataFrame:

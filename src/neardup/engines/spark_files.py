@@ -31,7 +31,7 @@ from neardup.config import config_fingerprint
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.copyout import with_duplicate_of
 from neardup.dedup.pipeline import Inputs, guarantee, input_fields, run_parameters
-from neardup.engines.spark import spark_dedup, with_index
+from neardup.engines.spark import spark_dedup, timed, with_index
 from neardup.engines.spark_review import review_frame
 from neardup.engines.spark_session import spark_errors, spark_session
 from neardup.errors import ConfigError, InputError
@@ -62,7 +62,8 @@ def run_spark_dedup(
         check_compressed(inputs.paths)
     if kind == "jsonl" and fmt != "jsonl":
         raise ConfigError("--engine spark writes the records of JSONL inputs as JSONL only")
-    spark = spark_session(master, settings)
+    with timed("starting Spark"):
+        spark = spark_session(master, settings)
     with spark_errors("Spark failed"):
         check_output(spark, out_dir.rstrip("/"))
         return _run(spark, inputs, out_dir, config, fmt, kind, started)
@@ -77,29 +78,37 @@ def _run(
     kind: str,
     started: float,
 ) -> dict[str, Any]:
-    docs, bad = read_inputs(spark, inputs, kind)
+    with timed("reading inputs"):
+        docs, bad = read_inputs(spark, inputs, kind)
     result = spark_dedup(docs, config, id_col="_id", text_col="_text", order="_row")
     out = out_dir.rstrip("/")
     writer_options = {"ignoreNullFields": "false"}
     for name, frame in (("pairs", result.pairs), ("clusters", result.clusters)):
-        frame.write.mode("overwrite").options(**writer_options).format(
-            "json" if fmt == "jsonl" else "parquet"
-        ).save(f"{out}/{name}")
+        with timed(f"writing {name}"):
+            frame.write.mode("overwrite").options(**writer_options).format(
+                "json" if fmt == "jsonl" else "parquet"
+            ).save(f"{out}/{name}")
     helpers = ["_id", "_text", "_row"]
     if kind == "jsonl":
-        result.kept.select("_record").write.mode("overwrite").text(f"{out}/kept")
+        with timed("writing kept"):
+            result.kept.select("_record").write.mode("overwrite").text(f"{out}/kept")
         removed = result.removed.select("_record", "_duplicate_of").mapInArrow(
             _append_duplicate_of, "_record string"
         )
-        removed.write.mode("overwrite").text(f"{out}/removed")
+        with timed("writing removed"):
+            removed.write.mode("overwrite").text(f"{out}/removed")
     else:
         kept, removed = result.kept.drop(*helpers), result.removed.drop(*helpers)
         for name, frame in (("kept", kept), ("removed", removed)):
             target = frame.write.mode("overwrite").options(**writer_options)
-            target.format("json" if fmt == "jsonl" else "parquet").save(f"{out}/{name}")
-    review = review_frame(result.removed, result.kept, result.pairs, config.text)
-    review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
-    summary = result.summary() | {
+            with timed(f"writing {name}"):
+                target.format("json" if fmt == "jsonl" else "parquet").save(f"{out}/{name}")
+    with timed("writing review"):
+        review = review_frame(result.removed, result.kept, result.pairs, config.text)
+        review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
+    with timed("summary"):
+        counts = result.summary()
+    summary = counts | {
         "bad_records": len(bad),
         "bad_examples": bad,
         "guarantee": guarantee(config),

@@ -39,7 +39,11 @@ def review_frame(
     removed: DataFrame, kept: DataFrame, pairs: DataFrame, text: TextConfig
 ) -> DataFrame:
     """``id, keeper, containment, score, missing, missing_passages`` of every removal,
-    ordered weakest first (containment, score, input order), as ``review.jsonl``."""
+    ordered weakest first (containment, score, input order), as ``review.jsonl``.
+
+    Only the keepers of removed rows bring their texts; the reviewed rows (one per removal)
+    are computed here and kept: the ordering samples its input before sorting it, which
+    would otherwise review every removal twice."""
     from pyspark.sql import functions as F
 
     gone = removed.select(
@@ -48,7 +52,9 @@ def review_frame(
         F.col("_duplicate_of").alias("keeper"),
         "_row",
     )
-    keepers = kept.select(F.col("_id").alias("keeper"), F.col("_text").alias("keeper_text"))
+    keepers = kept.select(F.col("_id").alias("keeper"), F.col("_text").alias("keeper_text")).join(
+        gone.select("keeper").distinct(), "keeper", "left_semi"
+    )
     held = pairs.select(
         F.col("a").alias("id"),
         F.col("b").alias("keeper"),
@@ -63,7 +69,7 @@ def review_frame(
         )
     )
     rows = gone.join(keepers, "keeper").join(held, ["id", "keeper"], "left")
-    reviewed = rows.mapInArrow(_stage(text), REVIEW_SCHEMA)
+    reviewed = rows.mapInArrow(_stage(text), REVIEW_SCHEMA).localCheckpoint()
     return reviewed.orderBy(
         F.col("containment").asc_nulls_last(), F.col("score").asc_nulls_last(), "_row"
     ).drop("_row")
