@@ -347,6 +347,24 @@ def test_cli_spark_engine_writes_what_the_local_engine_writes(spark, tmp_path):
         assert there.scored == here.scored
 
 
+def test_cli_spark_engine_bounds_the_review_as_the_local_engine(spark, tmp_path, monkeypatch):
+    import neardup.dedup.pipeline as pipeline
+    import neardup.engines.spark_review as spark_review
+    from neardup.sample import sample_path
+
+    monkeypatch.setattr(pipeline, "MAX_REVIEWED", 1)
+    monkeypatch.setattr(spark_review, "MAX_REVIEWED", 1)
+    with sample_path() as path:
+        _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
+    review = [json.loads(x) for x in spark_lines(tmp_path / "spark" / "review")]
+    local = [json.loads(x) for x in (tmp_path / "local" / "review.jsonl").read_text().splitlines()]
+    assert review == local
+    lossy = [r for r in review if r["containment"] != 1.0]
+    assert lossy[0]["missing"]
+    assert all(r["missing"] is None for r in lossy[1:])
+    assert len(lossy) > 1
+
+
 def test_cli_spark_engine_bad_input_is_one_line(spark, tmp_path):
     from clirun import neardup
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from neardup.config import TextConfig
-from neardup.dedup.review import review_records
+from neardup.dedup.review import MAX_REVIEWED, review_records
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -44,6 +44,7 @@ def review_frame(
     Only the keepers of removed rows bring their texts; the reviewed rows (one per removal)
     are computed here and kept: the ordering samples its input before sorting it, which
     would otherwise review every removal twice."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     gone = removed.select(
@@ -70,9 +71,14 @@ def review_frame(
     )
     rows = gone.join(keepers, "keeper").join(held, ["id", "keeper"], "left")
     reviewed = rows.mapInArrow(_stage(text), REVIEW_SCHEMA).localCheckpoint()
-    return reviewed.orderBy(
-        F.col("containment").asc_nulls_last(), F.col("score").asc_nulls_last(), "_row"
-    ).drop("_row")
+    order = (F.col("containment").asc_nulls_last(), F.col("score").asc_nulls_last(), "_row")
+    # as the local engine: passages for the weakest MAX_REVIEWED removals that lack something
+    lossy = F.col("containment").isNull() | (F.col("containment") != 1.0)
+    earlier = Window.orderBy(*order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    beyond = lossy & (F.sum(lossy.cast("long")).over(earlier) > MAX_REVIEWED)
+    for column in ("missing", "missing_passages"):
+        reviewed = reviewed.withColumn(column, F.when(beyond, None).otherwise(F.col(column)))
+    return reviewed.orderBy(*order).drop("_row")
 
 
 def _stage(text: TextConfig) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
