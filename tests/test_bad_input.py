@@ -329,7 +329,7 @@ def test_a_new_format_replaces_the_earlier_run_whole(run, files, tmp_path):
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(
         [f"{n}.parquet" for n in ("clusters", "kept", "pairs", "removed")]
-        + ["report.html", "review.jsonl", "summary.json", "templates.npy"]
+        + ["rare_words.npy", "report.html", "review.jsonl", "summary.json", "templates.npy"]
     )
 
 

@@ -131,7 +131,12 @@ def test_copyright_parse_names_upstream_and_holders_without_years_or_mail():
 
 def test_copyright_parse_free_form_lines():
     text = "This is bc.\n\nCopyright (C) 1991-2006 Free Software Foundation, Inc.\nGPL.\n"
-    assert copyright.parse(text) == (None, ["Free Software Foundation, Inc"])
+    assert copyright.parse(text) == (None, ["Free Software Foundation"])
+
+
+def test_copyright_holders_named_together_count_each():
+    text = "Copyright (C) 2001-2006 Bart Massey, Jamey Sharp, and Josh Triplett.\n"
+    assert copyright.parse(text) == (None, ["Bart Massey", "Jamey Sharp", "Josh Triplett"])
 
 
 def test_copyright_build_reads_each_doc_directory(tmp_path):
