@@ -74,11 +74,11 @@ def test_dedup_help_loads_no_kernels() -> None:
 
 
 def test_the_defaults_shown_are_those_a_run_uses() -> None:
-    from neardup.dedup import DedupConfig, candidates, defaults, templates
+    from neardup.dedup import DedupConfig, candidates, defaults
 
     config = DedupConfig()
     assert config.max_bucket == candidates.DEFAULT_MAX_BUCKET == defaults.DEFAULT_MAX_BUCKET
-    assert config.template_df == templates.DEFAULT_TEMPLATE_DF == defaults.DEFAULT_TEMPLATE_DF
+    assert config.template_df == defaults.DEFAULT_TEMPLATE_DF
     assert (config.method, config.threshold, config.measure) == (
         defaults.DEFAULT_METHOD,
         defaults.DEFAULT_THRESHOLD,

@@ -13,6 +13,7 @@ import pytest
 from neardup.dedup import DedupConfig, deduplicate, score_candidates
 from neardup.dedup.core import _names
 from neardup.dedup.identity import identity_scores
+from test_removal_oracle import held
 
 LETTERS = string.ascii_lowercase
 VOCABULARY = ["".join(random.Random(i).choices(LETTERS, k=5)) for i in range(400)]
@@ -30,16 +31,6 @@ def letters(i: int) -> str:
 
 def words_of(text: str) -> set[str]:
     return {w for w in text.split() if len(w) >= 2 and not any(c.isdigit() for c in w)}
-
-
-def shingles(text: str) -> set[tuple[str, ...]]:
-    words = text.split()
-    return {tuple(words[i : i + 3]) for i in range(max(len(words) - 2, 1))}
-
-
-def held(a: str, b: str) -> float:
-    sa = shingles(a)
-    return len(sa & shingles(b)) / len(sa)
 
 
 def corpus(seed: int) -> list[tuple[str, str]]:

@@ -47,7 +47,6 @@ from neardup.arrays import unique, unique_counts
 from neardup.dedup.cluster import connected_components
 from neardup.shingles import is_han
 
-DEFAULT_TEMPLATE_DF = 10
 NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
 NEAR_IDENTICAL = 0.9  # plain resemblance from which a pair is scored as written …
 NEAR_IDENTICAL_CONTENT = 0.5  # … when their content (templates aside) is this alike too
