@@ -8,11 +8,14 @@ import itertools
 import random
 import string
 
+import numpy as np
 import pytest
 
 from neardup.dedup import DedupConfig, deduplicate, score_candidates
 from neardup.dedup.core import _names
-from neardup.dedup.identity import identity_scores
+from neardup.dedup.identity import identity_scores, named_words
+from neardup.shingles import fingerprint_batch, fingerprints_and_words, word_sets_utf8
+from neardup.text.canon import split_texts
 from test_removal_oracle import held
 
 LETTERS = string.ascii_lowercase
@@ -159,3 +162,23 @@ def test_pairs_near_identical_as_written_are_exempt():
     ]
     assert held(a, b) > 0.95  # near-identical as written, each with three names of its own
     assert deduplicate(docs, DedupConfig()).removed[:4].tolist() == [False, True, True, True]
+
+
+def test_words_made_in_the_fingerprint_pass_equal_those_of_their_own_pass():
+    texts = [
+        "Copyright 2012 Stephen Dolan <mu@netsoc.tcd.ie>: jq, jq-1.6",
+        "Привет, мир! 中文文本 mixed with English words",
+        "",
+        "a b c 123 x1 über straße",
+    ]
+    config = DedupConfig().text
+    prints, words = fingerprints_and_words(*split_texts(texts), config)
+    alone = word_sets_utf8(*split_texts(texts), config)
+    assert all(np.array_equal(a, b) for a, b in zip(words, alone, strict=True))
+    assert np.array_equal(prints.values, fingerprint_batch(texts, config).values)
+    first = set(words[0][words[1][0] : words[1][1]].tolist())
+    assert first == set(named_words(texts[0], config))  # what explain shows
+    assert {"jq", "stephen", "dolan"} <= set(named_words(texts[0], config).values())
+    assert not {"2012", "1", "6", "a", "x1"} & set(
+        named_words(texts[0] + " " + texts[3], config).values()
+    )

@@ -307,13 +307,6 @@ def word_sets_utf8(
         )
 
 
-def word_sets_batch(
-    texts: Sequence[str], config: TextConfig | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`word_sets_utf8` of texts given as strings."""
-    return word_sets_utf8(*canon.split_texts(texts), config)
-
-
 def fingerprints(text: str, config: TextConfig | None = None) -> np.ndarray:
     """The sorted distinct shingle fingerprints of one text."""
     return fingerprint_batch([text], config)[0]
