@@ -24,10 +24,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from neardup._kernels.hashes import _dispatch_valid
 from neardup._kernels.shingle import distinct, doc_hashes, move_left, sort_into
 from neardup._kernels.tokenize import _ascii_map, _chunks, _scan, byte_growth, stop_bits
-from neardup._kernels.words import is_word
+from neardup._kernels.words import doc_words
 
 
 def fingerprint_texts(
@@ -126,7 +125,7 @@ def _fingerprint_into(
                 split_han, buf, 0, tok_s, tok_e, 0, ascii_map,
             )  # fmt: skip
             if with_words:
-                w = _word_hashes(buf, tok_s, tok_e, tok_offsets[1], hashing, hashes)
+                w = doc_words(buf, tok_s, tok_e, 0, tok_offsets[1], hashing, hashes, 0)
                 if w > 0:
                     sort_into(hashes, w, word_values, word_at, buckets)
                     word_counts[d] = _distinct_words(word_values, word_at, w)
@@ -149,26 +148,6 @@ def _fingerprint_into(
             word_values[lo + i] = word_values[word_base[k] + i]
     total, word_total = offsets[n], word_offsets[n]
     return values[:total], offsets, times[:total], word_values[:word_total], word_offsets
-
-
-@njit(cache=True, inline="always")
-def _word_hashes(
-    buf: np.ndarray,
-    tok_s: np.ndarray,
-    tok_e: np.ndarray,
-    tokens: int,
-    hashing: tuple[int, np.uint64],
-    out: np.ndarray,
-) -> int:
-    """The hashes of a document's words (:func:`neardup._kernels.words.is_word`) among its
-    ``tokens`` first tokens, written from ``out[0]``; returns how many there are."""
-    kind, seed = hashing
-    k = 0
-    for t in range(tokens):
-        if is_word(buf, tok_s[t], tok_e[t]):
-            out[k] = _dispatch_valid(kind, buf, tok_s[t], tok_e[t], seed)
-            k += 1
-    return k
 
 
 @njit(cache=True, inline="always")

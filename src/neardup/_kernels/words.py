@@ -45,6 +45,29 @@ def _word_counts(
     return counts
 
 
+@njit(cache=True, inline="always")
+def doc_words(
+    buf: np.ndarray,
+    tok_starts: np.ndarray,
+    tok_ends: np.ndarray,
+    t0: int,
+    t1: int,
+    hashing: tuple[int, np.uint64],
+    out: np.ndarray,
+    at: int,
+) -> int:
+    """Write the hashes (``hashing``: kind and seed of ``hash_span``, checked) of the words
+    among tokens ``t0:t1`` from ``out[at]``; returns how many there are."""
+    kind, seed = hashing
+    k = at
+    for t in range(t0, t1):
+        lo, hi = tok_starts[t], tok_ends[t]
+        if is_word(buf, lo, hi):
+            out[k] = _dispatch_valid(kind, buf, lo, hi, seed)
+            k += 1
+    return k - at
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def _word_hashes(
     tok_starts: np.ndarray,
@@ -52,18 +75,14 @@ def _word_hashes(
     tok_offsets: np.ndarray,
     buf: np.ndarray,
     offsets: np.ndarray,
-    kind: int,
-    seed: np.uint64,
+    hashing: tuple[int, np.uint64],
 ) -> np.ndarray:
     n = tok_offsets.size - 1
     out = np.empty(offsets[n], dtype=np.uint64)
     for d in prange(n):
-        at = offsets[d]
-        for t in range(tok_offsets[d], tok_offsets[d + 1]):
-            lo, hi = tok_starts[t], tok_ends[t]
-            if is_word(buf, lo, hi):
-                out[at] = _dispatch_valid(kind, buf, lo, hi, seed)
-                at += 1
+        doc_words(
+            buf, tok_starts, tok_ends, tok_offsets[d], tok_offsets[d + 1], hashing, out, offsets[d]
+        )
     return out
 
 
@@ -79,6 +98,6 @@ def word_sets(
     ``hash_span``, checked), sorted and distinct, ``values[offsets[d]:offsets[d + 1]]``."""
     offsets = np.zeros(tok_offsets.size, dtype=np.int64)
     np.cumsum(_word_counts(tok_starts, tok_ends, tok_offsets, buf), out=offsets[1:])
-    hashes = _word_hashes(tok_starts, tok_ends, tok_offsets, buf, offsets, kind, seed)
+    hashes = _word_hashes(tok_starts, tok_ends, tok_offsets, buf, offsets, (kind, seed))
     values, offsets, _ = unique_per_doc(hashes, offsets, overwrite=True)
     return values, offsets

@@ -227,7 +227,8 @@ def _names(
     words_a, words_b = named_words(text_a, config.text), named_words(text_b, config.text)
 
     def side(own: dict[int, str], other: dict[int, str]) -> tuple[int, tuple[str, ...]]:
-        mine = [h for h in own if np.isin(np.uint64(h), rare)]
+        hashes = np.fromiter(own, dtype=np.uint64, count=len(own))
+        mine = hashes[np.isin(hashes, rare)].tolist()
         return len(mine), tuple(sorted(own[h] for h in mine if h not in other))
 
     return side(words_a, words_b), side(words_b, words_a)
