@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,19 +118,8 @@ def test_a_full_collection_disk_is_507_over_http_and_keeps_what_was_stored(small
     db = small_disk / "c.db"
     Collection.create(SQLiteStore(db), DedupConfig(method="minhash")).store.close()
     app = create_app(ServiceSettings(db=str(db)))
-    rng = random.Random(3)
     with TestClient(app) as http:
-        first = http.post("/documents", json={"documents": [{"id": "kept", "text": "a b c d"}]})
-        assert first.status_code == 200
-        answers = []
-        for batch in range(40):  # until the disk is full
-            docs = [
-                {"id": f"b{batch}-{i}", "text": " ".join(rng.choices(_WORDS, k=200))}
-                for i in range(200)
-            ]
-            answers.append(http.post("/documents", json={"documents": docs}))
-            if answers[-1].status_code != 200:
-                break
+        answers = _add_until_refused(http)
         assert answers[-1].status_code == 507, answers[-1].text
         assert str(db) in answers[-1].json()["detail"]
         assert http.get("/documents/kept").status_code == 200
@@ -198,22 +188,29 @@ def test_a_full_postgres_disk_is_507_over_http_and_keeps_what_was_stored(
     store = PostgresStore(url)
     Collection.create(store, DedupConfig(method="minhash")).store.close()
     app = create_app(ServiceSettings(db=url))
-    rng = random.Random(3)
     with TestClient(app) as http:
-        first = http.post("/documents", json={"documents": [{"id": "kept", "text": "a b c d"}]})
-        assert first.status_code == 200
-        answers = []
-        for batch in range(40):  # until the disk is full
-            docs = [
-                {"id": f"b{batch}-{i}", "text": " ".join(rng.choices(_WORDS, k=200))}
-                for i in range(200)
-            ]
-            answers.append(http.post("/documents", json={"documents": docs}))
-            if answers[-1].status_code != 200:
-                break
+        answers = _add_until_refused(http)
         assert answers[-1].status_code == 507, answers[-1].text
         assert url in answers[-1].json()["detail"]
         assert "disk is full" in answers[-1].json()["detail"]
         assert http.get("/documents/kept").status_code == 200
     stored = _stored_ids(url)
     assert len(stored) == 1 + 200 * (len(answers) - 1)  # every acknowledged batch, whole
+
+
+def _add_until_refused(http: Any) -> list[Any]:
+    """Post one small document, then batches of 200 until the service refuses one (at most
+    40): the answers to the batches."""
+    rng = random.Random(3)
+    first = http.post("/documents", json={"documents": [{"id": "kept", "text": "a b c d"}]})
+    assert first.status_code == 200
+    answers = []
+    for batch in range(40):  # until the disk is full
+        docs = [
+            {"id": f"b{batch}-{i}", "text": " ".join(rng.choices(_WORDS, k=200))}
+            for i in range(200)
+        ]
+        answers.append(http.post("/documents", json={"documents": docs}))
+        if answers[-1].status_code != 200:
+            break
+    return answers
