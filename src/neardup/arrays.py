@@ -56,6 +56,15 @@ def split_pair_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+def kept_segments(offsets: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(mask, offsets)`` of the segments ``offsets[d]:offsets[d + 1]`` where ``keep`` (a
+    mask of segments): which entries stay, and the offsets of the kept segments."""
+    sizes = np.diff(offsets)
+    kept = np.zeros(int(keep.sum()) + 1, dtype=offsets.dtype)
+    np.cumsum(sizes[keep], out=kept[1:])
+    return np.repeat(keep, sizes), kept
+
+
 def release_mapped_pages(values: np.ndarray) -> None:
     """Drop the pages of a read-only memory-mapped file that ``values`` views from this
     process's resident memory (they stay in the page cache; a later read maps them again):

@@ -29,6 +29,7 @@ from neardup._kernels.shingle import (
 )
 from neardup._kernels.shingle import mark_han as _mark_han
 from neardup._kernels.words import word_sets
+from neardup.arrays import kept_segments
 from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans, kernel_hash
 from neardup.longtext import LONG_TEXT, OVERLAP, WINDOW, windowed_fingerprints
@@ -60,10 +61,7 @@ class FingerprintBatch:
 
     def take(self, keep: np.ndarray) -> FingerprintBatch:
         """The documents where ``keep`` (a mask) is true."""
-        sizes = self.sizes()
-        mask = np.repeat(keep, sizes)
-        offsets = np.zeros(int(keep.sum()) + 1, dtype=self.offsets.dtype)
-        np.cumsum(sizes[keep], out=offsets[1:])
+        mask, offsets = kept_segments(self.offsets, keep)
         return FingerprintBatch(self.values[mask], offsets, self.counts[mask])
 
 

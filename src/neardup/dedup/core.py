@@ -21,7 +21,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from neardup.arrays import unique
+from neardup.arrays import kept_segments, unique
 from neardup.config import TextConfig
 from neardup.dedup.candidates import Candidates, candidate_pairs, prefix_candidates
 from neardup.dedup.cluster import connected_components, preference_rank
@@ -390,10 +390,8 @@ def _read_and_fingerprint(
 
 def _sets_of(values: np.ndarray, offsets: np.ndarray, keep: np.ndarray) -> Sets:
     """The sets (``values[offsets[d]:offsets[d + 1]]``) of the documents where ``keep``."""
-    sizes = np.diff(offsets)
-    new = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
-    np.cumsum(sizes[keep], out=new[1:])
-    return values[np.repeat(keep, sizes)], new
+    mask, kept = kept_segments(offsets, keep)
+    return values[mask], kept
 
 
 def _keys_of(keys: Keys, keep: np.ndarray) -> Keys:
