@@ -283,3 +283,23 @@ def test_the_rule_says_whether_the_fuller_text_or_the_keep_policy_decided(tmp_pa
     e = explain(open_run(tmp_path / "again"), "copy", "copy2")
     assert e.decision == "b_removed_into_a"
     assert "keep policy (first)" in e.rule
+
+
+def test_a_document_with_words_of_its_own_is_named_by_no_other(tmp_path):
+    from test_identity import VOCABULARY, letters
+
+    rng = np.random.default_rng(5)
+    body = list(rng.choice(VOCABULARY, 100))
+    names = lambda i: " ".join(letters(100 * i + j) for j in range(20))  # noqa: E731
+    rows = [{"id": f"f{i}", "text": f"{names(i)} {' '.join(body)} {names(i)}"} for i in range(2)]
+    # word lists of the licence's words in other orders: its words are common, not rare
+    rows += [{"id": f"list{i}", "text": " ".join(rng.permutation(body))} for i in range(3)]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    config = DedupConfig(template_df=0)
+    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", config)
+    e = explain(open_run(tmp_path / "out"), "f0", "f1")
+    assert e.decision == "both_kept"
+    assert e.scored.score_a_in_b >= config.removal_guard
+    assert e.as_dict()["own_words"] == {"a": 20, "b": 20}
+    assert "20 of them A's own" in e.rule

@@ -1,6 +1,6 @@
 """The identity check (:mod:`neardup.dedup.identity`) against an oracle that shares no code
-with it: rare words counted with Python sets over texts of plain lowercase words (nothing
-for canonicalization to change), near-copy groups by brute force over every pair."""
+with it: rare words counted with Python sets and lists over texts of plain lowercase words
+(nothing for canonicalization to change), near-copy groups by brute force over every pair."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import string
 import numpy as np
 import pytest
 
+from neardup._kernels.words import REPEATED, WORD
 from neardup.dedup import DedupConfig, deduplicate, score_candidates
 from neardup.dedup.core import _names
 from neardup.dedup.identity import identity_scores, named_words
@@ -44,6 +45,8 @@ def corpus(seed: int) -> list[tuple[str, str]]:
     texts: list[str] = []
     for f in range(rng.randint(6, 14)):
         names = " ".join(letters(1000 * seed + 10 * f + j) for j in range(rng.randint(24, 34)))
+        if rng.random() < 0.5:  # the file's first names repeated, as a program's name is
+            names += " " + " ".join(names.split()[: rng.randint(1, 5)])
         text = f"{names} {rng.choice(licences)}"
         texts.append(text)
         if rng.random() < 0.4:  # a sibling package: the same file
@@ -57,9 +60,10 @@ def corpus(seed: int) -> list[tuple[str, str]]:
     return [(f"d{i}", t) for i, t in enumerate(texts)]
 
 
-def rare_by_definition(texts: list[str]) -> list[set[str]]:
-    """Each text's words used by 2 or more texts and by fewer than 3 groups of near copies
-    (texts holding ≥ 0.7 of each other as written, joined transitively)."""
+def rare_by_definition(texts: list[str]) -> tuple[list[set[str]], list[set[str]]]:
+    """Each text's rare words: used by 2 or more texts and by fewer than 3 groups of near
+    copies (texts holding ≥ 0.7 of each other as written, joined transitively), or its own:
+    used by this text alone and more than once in it; and each text's own words."""
     n = len(texts)
     parent = list(range(n))
 
@@ -78,7 +82,8 @@ def rare_by_definition(texts: list[str]) -> list[set[str]]:
         for w in ws:
             holders.setdefault(w, []).append(d)
     rare = {w for w, ds in holders.items() if len(ds) >= 2 and len({find(d) for d in ds}) < 3}
-    return [ws & rare for ws in sets]
+    own = {w for w, ds in holders.items() if len(ds) == 1 and texts[ds[0]].split().count(w) > 1}
+    return [ws & (rare | own) for ws in sets], [ws & own for ws in sets]
 
 
 def refusals(seed: int) -> int:
@@ -87,7 +92,7 @@ def refusals(seed: int) -> int:
     docs = corpus(seed)
     texts = [t for _, t in docs]
     config = DedupConfig(template_df=0)  # no licence is discounted as a template
-    rare = rare_by_definition(texts)
+    rare, own = rare_by_definition(texts)
     with score_candidates(docs, config, keep_all=False) as scored:
         pairs = scored.pairs.take(scored.pairs.score >= config.threshold)
         id_lr, id_rl = identity_scores(_names(scored, pairs), pairs, config.removal_guard)
@@ -103,7 +108,8 @@ def refusals(seed: int) -> int:
             mine = rare[held_doc]
             found = len(mine & words_of(texts[holder]))
             missing = len(mine) - found
-            expected = 0.0 if missing >= 3 and found <= 0.2 * len(mine) else 1.0
+            nameless = (missing >= 3 and found <= 0.2 * len(mine)) or len(own[held_doc]) >= 3
+            expected = 0.0 if nameless else 1.0
             assert got == expected, (seed, docs[held_doc][0], docs[holder][0], mine)
             checked += expected == 0.0
     return checked
@@ -132,6 +138,22 @@ def test_a_shared_licence_carries_no_file_into_one_not_naming_it():
     assert result.removed.tolist() == [False, True] * len(files)  # copies, into no other
     loose = deduplicate(docs, DedupConfig(template_df=0, identity=False))
     assert loose.removed.sum() > len(files)
+
+
+def test_names_of_one_file_alone_that_it_repeats_keep_it():
+    rng = random.Random(5)
+    body = rng.choices(VOCABULARY, k=100)
+    licence = " ".join(body)
+    names = lambda i, n: " ".join(letters(100 * i + j) for j in range(n))  # noqa: E731
+    # word lists using the licence's words in other orders: its words are common
+    lists = [(f"list{i}", " ".join(rng.sample(body, k=len(body)))) for i in range(3)]
+    # no sibling packages: each file's names are its own, each said twice
+    files = [(k, f"{names(i, 20)} {licence} {names(i, 20)}") for i, k in enumerate("abcd")]
+    assert held(files[1][1], files[0][1]) >= 0.6  # held as written at the threshold
+    assert not deduplicate(files + lists, DedupConfig(template_df=0)).removed.any()
+    said_once = [(k, f"{names(i, 20)} {licence}") for i, k in enumerate("abcd")]
+    # names said once may be typos: not counted, the files go into one of them
+    assert deduplicate(said_once + lists, DedupConfig(template_df=0)).removed.sum() == 3
 
 
 def test_a_rewrite_with_typos_still_goes_into_its_original():
@@ -176,8 +198,10 @@ def test_words_made_in_the_fingerprint_pass_equal_those_of_their_own_pass():
     alone = word_sets_utf8(*split_texts(texts), config)
     assert all(np.array_equal(a, b) for a, b in zip(words, alone, strict=True))
     assert np.array_equal(prints.values, fingerprint_batch(texts, config).values)
-    first = set(words[0][words[1][0] : words[1][1]].tolist())
-    assert first == set(named_words(texts[0], config))  # what explain shows
+    first = words[0][words[1][0] : words[1][1]]
+    assert set((first & WORD).tolist()) == set(named_words(texts[0], config))  # explain's
+    repeated = {named_words(texts[0], config)[h] for h in (first & WORD)[first & REPEATED > 0]}
+    assert repeated == {"jq"}
     assert {"jq", "stephen", "dolan"} <= set(named_words(texts[0], config).values())
     assert not {"2012", "1", "6", "a", "x1"} & set(
         named_words(texts[0] + " " + texts[3], config).values()

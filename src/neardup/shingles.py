@@ -28,7 +28,7 @@ from neardup._kernels.shingle import (
     unique_per_doc,
 )
 from neardup._kernels.shingle import mark_han as _mark_han
-from neardup._kernels.words import word_sets
+from neardup._kernels.words import merge_word_sets, word_sets
 from neardup.arrays import kept_segments
 from neardup.config import ShingleConfig, TextConfig
 from neardup.hashing import fingerprint_spans, kernel_hash
@@ -231,7 +231,7 @@ def _long_words(
         np.repeat(joiners[d : d + 1], len(cuts) - 1),
     )
     found = fingerprint_texts(windows, split_han, False, shape, hashing, 1, True)
-    return np.unique(found[3])
+    return merge_word_sets(found[3])
 
 
 def _sets_put_back(

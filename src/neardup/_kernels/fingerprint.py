@@ -13,7 +13,7 @@ numba's on-disk cache of ``_fingerprint_into`` is keyed on this file's text alon
 the compiled code of every kernel it calls (``_scan``, ``doc_hashes``, ``sort_into``...): a
 change to one of those must come with a change here (this note was last edited with
 ``_scan``'s short path of ASCII words, XXH3's of 17..64 bytes and the word sets of
-``_kernels.words``), or an old cache keeps the old code.
+``_kernels.words`` marking repeated words), or an old cache keeps the old code.
 
 With ``words``, each document's word set (:mod:`neardup._kernels.words`) is made in the same
 pass from the same tokens: the identity check's words cost no second tokenization.
@@ -26,7 +26,7 @@ from numba import njit, prange
 
 from neardup._kernels.shingle import distinct, doc_hashes, move_left, sort_into
 from neardup._kernels.tokenize import _ascii_map, _chunks, _scan, byte_growth, stop_bits
-from neardup._kernels.words import doc_words
+from neardup._kernels.words import distinct_words, doc_words
 
 
 def fingerprint_texts(
@@ -128,7 +128,7 @@ def _fingerprint_into(
                 w = doc_words(buf, tok_s, tok_e, 0, tok_offsets[1], hashing, hashes, 0)
                 if w > 0:
                     sort_into(hashes, w, word_values, word_at, buckets)
-                    word_counts[d] = _distinct_words(word_values, word_at, w)
+                    word_counts[d] = distinct_words(word_values, word_at, w)
                     word_at += word_counts[d]
             m = doc_hashes(tokens, 0, shape, hashing, spans, hashes)
             if m == 0:
@@ -148,14 +148,3 @@ def _fingerprint_into(
             word_values[lo + i] = word_values[word_base[k] + i]
     total, word_total = offsets[n], word_offsets[n]
     return values[:total], offsets, times[:total], word_values[:word_total], word_offsets
-
-
-@njit(cache=True, inline="always")
-def _distinct_words(values: np.ndarray, lo: int, n: int) -> int:
-    """The sorted values[lo:lo + n] made distinct in place; returns how many there are."""
-    k = lo
-    for i in range(lo + 1, lo + n):
-        if values[i] != values[k]:
-            k += 1
-            values[k] = values[i]
-    return k + 1 - lo

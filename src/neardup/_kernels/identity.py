@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from neardup._kernels.words import REPEATED, WORD
+
 
 @njit(cache=True, parallel=True)
 def missing_and_held(
@@ -14,29 +16,35 @@ def missing_and_held(
     word_offsets: np.ndarray,
     held: np.ndarray,
     holder: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pair ``i``: how many rare words of document ``held[i]`` document ``holder[i]``
-    lacks and how many it has (one merge walk of two sorted sets)."""
+    lacks, how many it has (one merge walk of two sorted sets of words, compared without
+    their :data:`~neardup._kernels.words.REPEATED` mark), and how many of them are
+    ``held[i]``'s own (marked in ``rare``: no other document uses them)."""
     n = held.size
     missing = np.zeros(n, dtype=np.int64)
     found = np.zeros(n, dtype=np.int64)
+    own = np.zeros(n, dtype=np.int64)
     for i in prange(n):
         a, b = held[i], holder[i]
         p, p_end = rare_offsets[a], rare_offsets[a + 1]
+        for j in range(p, p_end):
+            own[i] += rare[j] & REPEATED
         q, q_end = word_offsets[b], word_offsets[b + 1]
         k = 0
         while p < p_end and q < q_end:
-            if rare[p] == words[q]:
+            mine, word = rare[p] & WORD, words[q] & WORD
+            if mine == word:
                 k += 1
                 p += 1
                 q += 1
-            elif rare[p] < words[q]:
+            elif mine < word:
                 p += 1
             else:
                 q += 1
         found[i] = k
         missing[i] = rare_offsets[a + 1] - rare_offsets[a] - k
-    return missing, found
+    return missing, found, own
 
 
 _FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
@@ -77,11 +85,13 @@ def rare_entries(
     rare_groups: int,
     threads: int,
 ) -> np.ndarray:
-    """Which entries of ``mine`` (word hashes) are held by at least ``least_documents``
-    documents (a document's set is ``values[offsets[d]:offsets[d + 1]]``) and by fewer
-    than ``rare_groups`` (at most 3) distinct ``labels``: one pass of the documents, cut
-    into ``threads`` parts, through a hash table of the distinct entries."""
-    keys = np.unique(mine)
+    """Which entries of ``mine`` (word hashes, marked as in ``values``) are rare: 1 where
+    held by at least ``least_documents`` documents (a document's set is
+    ``values[offsets[d]:offsets[d + 1]]``) and by fewer than ``rare_groups`` (at most 3)
+    distinct ``labels``, 2 where held by their own document alone and repeated in it, 0
+    elsewhere. One pass of the documents, cut into ``threads`` parts, through a hash table
+    of the distinct words."""
+    keys = np.unique(mine & WORD)
     table, shift = _key_table(keys)
     n, m = offsets.size - 1, keys.size
     parts = max(1, min(threads, n))
@@ -91,7 +101,7 @@ def rare_entries(
         for d in range(p * n // parts, (p + 1) * n // parts):
             label = labels[d]
             for j in range(offsets[d], offsets[d + 1]):
-                slot = _slot_of(table, keys, values[j], shift)
+                slot = _slot_of(table, keys, values[j] & WORD, shift)
                 if table[slot] == 0:
                     continue
                 i = table[slot] - 1
@@ -103,6 +113,7 @@ def rare_entries(
                         seen[p, i, g] = label
                         break
     rare = np.zeros(m, dtype=np.bool_)
+    alone = np.zeros(m, dtype=np.bool_)
     for i in prange(m):
         total = 0
         distinct = np.full(3, -1, dtype=np.int64)
@@ -121,7 +132,12 @@ def rare_entries(
                     distinct[count] = label
                     count += 1
         rare[i] = total >= least_documents and count < rare_groups
-    out = np.empty(mine.size, dtype=np.bool_)
+        alone[i] = total == 1
+    out = np.zeros(mine.size, dtype=np.uint8)
     for e in prange(mine.size):
-        out[e] = rare[table[_slot_of(table, keys, mine[e], shift)] - 1]
+        i = table[_slot_of(table, keys, mine[e] & WORD, shift)] - 1
+        if rare[i]:
+            out[e] = 1
+        elif alone[i] and mine[e] & REPEATED != 0:
+            out[e] = 2
     return out

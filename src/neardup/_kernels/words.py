@@ -3,6 +3,11 @@
 A *word* here is a token of two or more code points with no ASCII digit: names, terms and
 ordinary words, not numbers, years or versions (those differ between copies of one text),
 and not a lone Han character (about half a Chinese word, shared by unrelated texts).
+
+A word's hash has its lowest bit cleared, and a word set marks there the words a document
+uses more than once (:data:`REPEATED`): a name is repeated in the text it names, a typo is
+made once. Compare words by ``hash & WORD``; the marked and unmarked hash of one word are
+neighbours in a sorted set.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from neardup._kernels.shingle import unique_per_doc
 
 _ZERO, _NINE = np.uint8(0x30), np.uint8(0x39)
 _CONTINUATION = np.uint8(0xC0)  # the top two bits of a UTF-8 continuation byte are 10
+REPEATED = np.uint64(1)  # the mark of a word its document uses more than once
+WORD = ~REPEATED  # the bits of a word's hash
 
 
 @njit(cache=True, inline="always")
@@ -63,7 +70,7 @@ def doc_words(
     for t in range(t0, t1):
         lo, hi = tok_starts[t], tok_ends[t]
         if is_word(buf, lo, hi):
-            out[k] = _dispatch_valid(kind, buf, lo, hi, seed)
+            out[k] = _dispatch_valid(kind, buf, lo, hi, seed) & WORD
             k += 1
     return k - at
 
@@ -95,9 +102,36 @@ def word_sets(
     seed: np.uint64,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(values, offsets)``: every document's word hashes (``kind``, ``seed``: of
-    ``hash_span``, checked), sorted and distinct, ``values[offsets[d]:offsets[d + 1]]``."""
+    ``hash_span``, checked), sorted and distinct, ``values[offsets[d]:offsets[d + 1]]``,
+    those it uses more than once marked :data:`REPEATED`."""
     offsets = np.zeros(tok_offsets.size, dtype=np.int64)
     np.cumsum(_word_counts(tok_starts, tok_ends, tok_offsets, buf), out=offsets[1:])
     hashes = _word_hashes(tok_starts, tok_ends, tok_offsets, buf, offsets, (kind, seed))
-    values, offsets, _ = unique_per_doc(hashes, offsets, overwrite=True)
+    values, offsets, times = unique_per_doc(hashes, offsets, overwrite=True)
+    values |= (times > 1).astype(np.uint64)
     return values, offsets
+
+
+@njit(cache=True, inline="always")
+def distinct_words(values: np.ndarray, lo: int, n: int) -> int:
+    """The sorted word hashes ``values[lo:lo + n]`` made distinct in place, a word met more
+    than once marked :data:`REPEATED`; returns how many there are."""
+    k = lo
+    for i in range(lo + 1, lo + n):
+        if values[i] != values[k] & WORD:
+            k += 1
+            values[k] = values[i]
+        else:
+            values[k] |= REPEATED
+    return k + 1 - lo
+
+
+def merge_word_sets(values: np.ndarray) -> np.ndarray:
+    """One word set of the concatenated word sets of a text's parts: a word is repeated when
+    a part repeats it or two parts use it."""
+    values = np.sort(values)
+    word = values & WORD
+    first = np.flatnonzero(np.r_[True, word[1:] != word[:-1]])
+    runs = np.diff(np.r_[first, word.size])
+    marked = np.bitwise_or.reduceat(values, first) & REPEATED if values.size else word
+    return word[first] | marked | (runs > 1).astype(np.uint64)

@@ -70,9 +70,9 @@ def _print(e: Explanation) -> None:
     table.add_row("shingles (A / B), shared", f"{w.a} / {w.b}", str(w.shared))
     table.add_row("template shingles", str(e.a.template_shingles), str(e.b.template_shingles))
     table.add_row(
-        "rare words (names): lacking in the other / all",
-        f"{len(e.a.names_lacking)} / {e.a.rare_words}",
-        f"{len(e.b.names_lacking)} / {e.b.rare_words}",
+        "rare words (names): lacking in the other / all / its own",
+        f"{len(e.a.names_lacking)} / {e.a.rare_words} / {e.a.own_words}",
+        f"{len(e.b.names_lacking)} / {e.b.rare_words} / {e.b.own_words}",
     )
     table.add_row("removed into", e.a.removed_into or "—", e.b.removed_into or "—")
     console.print(table)

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from neardup._kernels.words import REPEATED, WORD
 from neardup.dedup.cluster import CONTAINER_MARGIN
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.identity import named_words, nameless
@@ -51,12 +52,14 @@ class Side:
     template: Passages  # its passages made of template shingles
     rare_words: int = 0  # its words the run counted rare (its names: the identity check)
     names_lacking: tuple[str, ...] = ()  # of them, those the other document lacks
+    own_words: int = 0  # of them, its own: words no other document uses, repeated in it
 
     @property
     def named(self) -> bool:
         """Whether the other document names this one (holds enough of its rare words)."""
         missing = len(self.names_lacking)
-        return not nameless(np.array([missing]), np.array([self.rare_words - missing]))[0]
+        counts = ([missing], [self.rare_words - missing], [self.own_words])
+        return not nameless(*map(np.array, counts))[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +125,7 @@ class Explanation:
             },
             "kept_for": {"a": self.a.kept_for, "b": self.b.kept_for},
             "rare_words": {"a": self.a.rare_words, "b": self.b.rare_words},
+            "own_words": {"a": self.a.own_words, "b": self.b.own_words},
             "rare_words_lacking": {
                 "a_not_in_b": list(self.a.names_lacking),
                 "b_not_in_a": list(self.b.names_lacking),
@@ -203,7 +207,7 @@ def _side(
     prints: np.ndarray,
     template: np.ndarray,
     kept_for: dict[str, int],
-    names: tuple[int, tuple[str, ...]],
+    names: tuple[int, tuple[str, ...], int],
 ) -> Side:
     return Side(
         doc.id,
@@ -219,17 +223,20 @@ def _side(
 
 def _names(
     text_a: str, text_b: str, rare: np.ndarray | None, config: DedupConfig
-) -> tuple[tuple[int, tuple[str, ...]], tuple[int, tuple[str, ...]]]:
-    """For A and for B: how many of its words the run counted rare, and those of them the
-    other text lacks (sorted); nothing when the run checked no identity."""
+) -> tuple[tuple[int, tuple[str, ...], int], tuple[int, tuple[str, ...], int]]:
+    """For A and for B: how many of its words the run counted rare, those of them the other
+    text lacks (sorted), and how many are its own; nothing when the run checked no
+    identity."""
     if rare is None or not config.identity:
-        return (0, ()), (0, ())
+        return (0, (), 0), (0, (), 0)
     words_a, words_b = named_words(text_a, config.text), named_words(text_b, config.text)
+    own_words = rare[rare & REPEATED > 0] & WORD
 
-    def side(own: dict[int, str], other: dict[int, str]) -> tuple[int, tuple[str, ...]]:
+    def side(own: dict[int, str], other: dict[int, str]) -> tuple[int, tuple[str, ...], int]:
         hashes = np.fromiter(own, dtype=np.uint64, count=len(own))
-        mine = hashes[np.isin(hashes, rare)].tolist()
-        return len(mine), tuple(sorted(own[h] for h in mine if h not in other))
+        mine = hashes[np.isin(hashes, rare & WORD)].tolist()
+        lacking = tuple(sorted(own[h] for h in mine if h not in other))
+        return len(mine), lacking, int(np.isin(hashes, own_words).sum())
 
     return side(words_a, words_b), side(words_b, words_a)
 
@@ -298,6 +305,7 @@ def decide(
                 f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {y} does not name {x}: "
                 f"it lacks {len(lacking)} of {x}'s {sides[x].rare_words} rare words "
                 f"({', '.join(lacking[:MAX_NAMES])}{', …' if len(lacking) > MAX_NAMES else ''})"
+                + (f", {own} of them {x}'s own" if (own := sides[x].own_words) else "")
             )
         elif sides[x].kept_for:
             reasons.append(

@@ -11,11 +11,16 @@ author, however much MIT and Creative Commons text they share. So:
   holding ≥ ``NEAR_COPY`` of each other both ways, as in the template step: copies count
   once). Names, holders, hosts and the terms of
   one text's own subject are rare; the words of a shared licence, footer or language are
-  not. A word of one document alone is not counted: it may be a typo, and a rewrite's typos
-  must not keep it from its original.
+  not.
+- A document's **own words** are words no other document of the run uses and that it uses
+  more than once (a program's name and its authors in its own copyright file): a name is
+  repeated in the text it names, while a typo is made once, and a rewrite's typos must not
+  keep it from its original. They are rare words too, and no other document holds them.
 - A document is **not removed into a keeper that lacks its names**: when the keeper lacks
   ``MISSING_NAMES`` or more of its rare words and holds no more than ``HELD_NAMES`` of them.
-  A keeper that names it (holds a fair share of its rare words) is not refused.
+  A keeper that names it (holds a fair share of its rare words) is not refused. A document
+  with ``MISSING_NAMES`` or more own words is named by no other document: whatever shared
+  text (a licence's own rare words) a keeper holds, it lacks what this one alone says.
 - Pairs near-identical as written (resemblance ≥ :data:`~neardup.dedup.templates.
   NEAR_IDENTICAL`) are exempt: copies that differ in a year or a name are copies.
 
@@ -33,6 +38,7 @@ import numpy as np
 
 from neardup._kernels import identity as _k
 from neardup._kernels.templates import gather
+from neardup._kernels.words import WORD
 from neardup.arrays import unique
 from neardup.config import TextConfig
 from neardup.dedup.config import Pairs
@@ -48,8 +54,10 @@ HELD_NAMES = 0.2  # … and holding no more than this share of them does not nam
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Names:
-    """Per document: its word hashes and its rare word hashes, each sorted and distinct
-    (``words[word_offsets[d]:word_offsets[d + 1]]``, ``rare`` likewise)."""
+    """Per document: its word hashes (marked where it repeats them:
+    :data:`~neardup._kernels.words.REPEATED`) and its rare word hashes (marked where they
+    are its own words), each sorted and distinct (``words[word_offsets[d]:word_offsets[d +
+    1]]``, ``rare`` likewise)."""
 
     words: np.ndarray
     word_offsets: np.ndarray
@@ -65,7 +73,8 @@ def run_names(words: np.ndarray, offsets: np.ndarray, group: np.ndarray, pairs: 
     wanted = unique(np.concatenate((pairs.left, pairs.right)))
     mine = gather(words, offsets, wanted)  # the wanted documents' words, one after the other
     threads = numba.get_num_threads()
-    is_rare = _k.rare_entries(words, offsets, group, mine, LEAST_DOCUMENTS, RARE_GROUPS, threads)
+    kind = _k.rare_entries(words, offsets, group, mine, LEAST_DOCUMENTS, RARE_GROUPS, threads)
+    is_rare = kind > 0
     running = np.zeros(mine.size + 1, dtype=np.int64)
     np.cumsum(is_rare, out=running[1:])
     sizes = offsets[wanted + 1] - offsets[wanted]
@@ -74,7 +83,8 @@ def run_names(words: np.ndarray, offsets: np.ndarray, group: np.ndarray, pairs: 
     per_doc[wanted] = running[ends] - running[ends - sizes]
     rare_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(per_doc, out=rare_offsets[1:])
-    return Names(words, offsets, mine[is_rare], rare_offsets)
+    rare = np.where(kind == 2, mine, mine & WORD)[is_rare]  # own words keep their mark
+    return Names(words, offsets, rare, rare_offsets)
 
 
 def identity_scores(names: Names, pairs: Pairs, guard: float) -> tuple[np.ndarray, np.ndarray]:
@@ -87,15 +97,15 @@ def identity_scores(names: Names, pairs: Pairs, guard: float) -> tuple[np.ndarra
         ((pairs.score_rl >= guard) & ordinary, pairs.right, pairs.left, id_rl),
     ):
         if need.any():
-            missing, found = lacking_names(names, held[need], holder[need])
-            out[need] = np.where(nameless(missing, found), 0.0, 1.0)
+            out[need] = np.where(nameless(*lacking_names(names, held[need], holder[need])), 0, 1)
     return id_lr, id_rl
 
 
 def lacking_names(
     names: Names, held: np.ndarray, holder: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair: how many rare words of ``held`` its ``holder`` lacks, and how many it has."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair: how many rare words of ``held`` its ``holder`` lacks, how many it has, and
+    how many of them are ``held``'s own words."""
     return _k.missing_and_held(
         names.rare,
         names.rare_offsets,
@@ -106,10 +116,11 @@ def lacking_names(
     )
 
 
-def nameless(missing: np.ndarray, found: np.ndarray) -> np.ndarray:
+def nameless(missing: np.ndarray, found: np.ndarray, own: np.ndarray) -> np.ndarray:
     """Whether a holder lacking ``missing`` and holding ``found`` rare words of a document
-    does not name it."""
-    return (missing >= MISSING_NAMES) & (found <= HELD_NAMES * (missing + found))
+    with ``own`` words of its own does not name it."""
+    lacking = (missing >= MISSING_NAMES) & (found <= HELD_NAMES * (missing + found))
+    return lacking | (own >= MISSING_NAMES)
 
 
 def named_words(text: str, config: TextConfig) -> dict[int, str]:
@@ -117,4 +128,5 @@ def named_words(text: str, config: TextConfig) -> dict[int, str]:
     showing which rare words a keeper lacks."""
     tokens = canonicalize_batch([text], config.canon, config.shingle.unit).tokens(0)
     words = {t for t in tokens if len(t) >= 2 and not any("0" <= c <= "9" for c in t)}
-    return {fingerprint(w, config.shingle.hash, config.shingle.seed): w for w in words}
+    seed = config.shingle.seed
+    return {fingerprint(w, config.shingle.hash, seed) & int(WORD): w for w in words}

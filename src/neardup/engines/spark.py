@@ -785,12 +785,16 @@ def _not_holders(measured: DataFrame) -> DataFrame:
 
 def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFrame:
     """``doc, rare``: the rare words of the documents in ``pairs`` (those that may be
-    removed), as :func:`neardup.dedup.identity.rare_words` counts them."""
+    removed), their own words marked, as :func:`neardup.dedup.identity.run_names` counts
+    them."""
     from pyspark.sql import functions as F
 
     from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
 
-    words = fp.select("doc", F.explode("words").alias("w"))
+    marked = fp.select("doc", F.explode("words").alias("marked"))
+    words = marked.select(  # the word, and whether its document repeats it
+        "doc", F.col("marked").bitwiseAND(-2).alias("w"), F.col("marked").bitwiseAND(1).alias("r")
+    )
     wanted_docs = (
         pairs.select(F.col("left").alias("doc"))
         .unionByName(pairs.select(F.col("right").alias("doc")))
@@ -803,15 +807,20 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
         .join(groups, "doc", "left")
         .withColumn("group", F.coalesce("label", "doc"))
         .groupBy("w")
-        .agg(F.count("*").alias("documents"), F.countDistinct("group").alias("groups"))
+        .agg(
+            F.count("*").alias("documents"),
+            F.countDistinct("group").alias("groups"),
+            F.max("r").alias("repeated"),
+        )
     )
-    rare = counts.where(
-        (F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS)
-    ).select("w")
+    shared = (F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS)
+    alone = (F.col("documents") == 1) & (F.col("repeated") == 1)
+    rare = counts.where(shared | alone).select("w", alone.alias("own"))
+    marked = F.when(F.col("own"), F.col("w").bitwiseOR(1)).otherwise(F.col("w"))
     return (
-        wanted.join(rare, "w", "left_semi")
+        wanted.join(rare, "w")
         .groupBy("doc")
-        .agg(F.collect_list("w").alias("rare"))
+        .agg(F.collect_list(marked).alias("rare"))
         .localCheckpoint()
     )
 
