@@ -13,7 +13,8 @@ numba's on-disk cache of ``_fingerprint_into`` is keyed on this file's text alon
 the compiled code of every kernel it calls (``_scan``, ``doc_hashes``, ``sort_into``...): a
 change to one of those must come with a change here (this note was last edited with
 ``_scan``'s short path of ASCII words, XXH3's of 17..64 bytes and the word sets of
-``_kernels.words`` marking repeated words), or an old cache keeps the old code.
+``_kernels.words`` marking repeated and lettered words and texts of characters), or an
+old cache keeps the old code.
 
 With ``words``, each document's word set (:mod:`neardup._kernels.words`) is made in the same
 pass from the same tokens: the identity check's words cost no second tokenization.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from neardup._kernels.words import REPEATED, WORD
+from neardup._kernels.words import CHARACTERS, LETTERED, REPEATED, WORD
 
 
 @njit(cache=True, parallel=True)
@@ -136,8 +136,102 @@ def rare_entries(
     out = np.zeros(mine.size, dtype=np.uint8)
     for e in prange(mine.size):
         i = table[_slot_of(table, keys, mine[e] & WORD, shift)] - 1
+        if mine[e] & WORD == CHARACTERS:
+            continue  # a script, not a name
         if rare[i]:
             out[e] = 1
         elif alone[i] and mine[e] & REPEATED != 0:
             out[e] = 2
     return out
+
+
+ONE = 1 << 20  # one function word in the fixed point of language weights
+
+
+@njit(cache=True)
+def function_word_table(keys: np.ndarray) -> tuple[np.ndarray, np.uint64]:
+    """:func:`_key_table` of the function words' hashes (sorted, distinct)."""
+    return _key_table(keys)
+
+
+@njit(cache=True, inline="always")
+def _languages_of(
+    table: np.ndarray, shift: np.uint64, keys: np.ndarray, masks: np.ndarray, word: np.uint64
+) -> np.uint64:
+    """The languages (bit mask) whose function word ``word`` is; 0: none."""
+    i = table[_slot_of(table, keys, word, shift)]
+    return masks[i - 1] if i else np.uint64(0)
+
+
+@njit(cache=True, parallel=True)
+def translations(
+    words: np.ndarray,
+    word_offsets: np.ndarray,
+    held: np.ndarray,
+    holder: np.ndarray,
+    keys: np.ndarray,
+    masks: np.ndarray,
+    table: tuple[np.ndarray, np.uint64],
+    least_own: float,
+) -> tuple[np.ndarray, ...]:
+    """Per pair ``i``: the language of document ``held[i]`` (the one its function words —
+    ``keys``, with the languages ``masks`` of each — are most of, a word of k languages
+    counting 1/k to each, in fixed point: ``ONE // k``; the first of equals; -1 when
+    under ``least_own``), its words marked :data:`~neardup._kernels.words.LETTERED`, and
+    among the words of ``holder[i]`` that ``held[i]`` lacks: how many are function words
+    of that language, the other language most of the others are function words of with
+    how many, how many there are, how many are marked ``LETTERED``, and whether
+    :data:`~neardup._kernels.words.CHARACTERS` is one; and how many words of ``held[i]``
+    ``holder[i]`` lacks."""
+    slots, shift = table
+    n = held.size
+    own = np.full(n, -1, dtype=np.int64)
+    own_lettered = np.zeros(n, dtype=np.int64)
+    same = np.zeros(n, dtype=np.int64)
+    other = np.full(n, -1, dtype=np.int64)
+    foreign = np.zeros(n, dtype=np.int64)
+    added = np.zeros(n, dtype=np.int64)
+    lettered = np.zeros(n, dtype=np.int64)
+    script = np.zeros(n, dtype=np.bool_)
+    lacking = np.zeros(n, dtype=np.int64)
+    for i in prange(n):
+        a, b = held[i], holder[i]
+        weight = np.zeros(64, dtype=np.int64)
+        for j in range(word_offsets[a], word_offsets[a + 1]):
+            own_lettered[i] += (words[j] & LETTERED) != 0
+            mask = _languages_of(slots, shift, keys, masks, words[j] & WORD)
+            if mask:
+                k = 0
+                for lang in range(64):
+                    k += (mask >> np.uint64(lang)) & np.uint64(1)
+                for lang in range(64):
+                    if (mask >> np.uint64(lang)) & np.uint64(1):
+                        weight[lang] += ONE // k
+        lang_a = np.argmax(weight)
+        if weight[lang_a] < least_own * ONE:
+            continue
+        own[i] = lang_a
+        mine = np.uint64(1) << np.uint64(lang_a)
+        counts = np.zeros(64, dtype=np.int64)
+        p, p_end = word_offsets[a], word_offsets[a + 1]
+        for q in range(word_offsets[b], word_offsets[b + 1]):
+            word = words[q] & WORD
+            while p < p_end and words[p] & WORD < word:
+                p += 1
+            if p < p_end and words[p] & WORD == word:
+                lacking[i] -= 1
+                continue  # a word both use
+            added[i] += 1
+            lettered[i] += (words[q] & LETTERED) != 0
+            script[i] |= word == CHARACTERS
+            mask = _languages_of(slots, shift, keys, masks, word)
+            if mask & mine:
+                same[i] += 1
+            elif mask:
+                for lang in range(64):
+                    if (mask >> np.uint64(lang)) & np.uint64(1):
+                        counts[lang] += 1
+        other[i] = np.argmax(counts)
+        foreign[i] = counts[other[i]]
+        lacking[i] += p_end - word_offsets[a]
+    return own, own_lettered, same, other, foreign, added, lettered, script, lacking

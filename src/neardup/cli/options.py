@@ -347,7 +347,7 @@ identity_option = click.option(
     help="Never remove a document into one that does not name it: a keeper lacking most "
     "of its rare words (used by 2 or more documents, by fewer than 3 groups of copies: "
     "names, authors, hosts) keeps it, and so does a document with 3 words of its own (no "
-    "other document uses them; it repeats them).",
+    "other document uses them; it repeats them); never into one that translates it.",
 )
 
 # How records are read: shared by every command taking corpus INPUTS.

@@ -30,6 +30,7 @@ from neardup.dedup.identity import Names, run_names
 from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
 from neardup.dedup.scoring import keepable, score_pairs
 from neardup.dedup.templates import NEAR_COPY, near_copies
+from neardup.dedup.translation import function_words
 from neardup.errors import weak_notes
 from neardup.heap import release_free_memory
 from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
@@ -307,7 +308,7 @@ def decide(
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
     guard = config.removal_guard
-    names = _names(scored, pairs) if config.identity and scored.words is not None else None
+    names = _names(scored, pairs, config) if config.identity and scored.words is not None else None
     pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify, names)
     labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     timings = scored.timings | {"clusters": time.perf_counter() - clock}
@@ -330,14 +331,14 @@ def decide(
     )
 
 
-def _names(scored: Scored, pairs: Pairs) -> Names:
+def _names(scored: Scored, pairs: Pairs, config: DedupConfig) -> Names:
     """The identity check's words of the run's documents, rare words counted over all and
     their groups of near copies (among the verified pairs, as the template step's)."""
     assert scored.words is not None
     c = scored.pairs
     near = near_copies(c.containment_lr, c.containment_rl)
     group = connected_components(len(scored.ids), c.left[near], c.right[near])
-    return run_names(*scored.words, group, pairs)
+    return run_names(*scored.words, group, pairs, function_words(config.text))
 
 
 def _prefix(config: DedupConfig) -> tuple[float, int, float, float]:

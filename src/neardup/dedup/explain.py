@@ -29,6 +29,7 @@ from neardup.dedup.identity import named_words, nameless
 from neardup.dedup.pairscore import PairScores, score_alone
 from neardup.dedup.runread import FinishedRun, RunDocument
 from neardup.dedup.templates import NEAR_IDENTICAL
+from neardup.dedup.translation import function_words, translations
 from neardup.errors import InputError
 from neardup.measures import Overlap, overlap
 from neardup.passages import Passages, Shingled, shingled
@@ -53,6 +54,7 @@ class Side:
     rare_words: int = 0  # its words the run counted rare (its names: the identity check)
     names_lacking: tuple[str, ...] = ()  # of them, those the other document lacks
     own_words: int = 0  # of them, its own: words no other document uses, repeated in it
+    translated: str = ""  # how the other document translates this one ("": it does not)
 
     @property
     def named(self) -> bool:
@@ -207,7 +209,7 @@ def _side(
     prints: np.ndarray,
     template: np.ndarray,
     kept_for: dict[str, int],
-    names: tuple[int, tuple[str, ...], int],
+    names: tuple[int, tuple[str, ...], int, str],
 ) -> Side:
     return Side(
         doc.id,
@@ -223,22 +225,54 @@ def _side(
 
 def _names(
     text_a: str, text_b: str, rare: np.ndarray | None, config: DedupConfig
-) -> tuple[tuple[int, tuple[str, ...], int], tuple[int, tuple[str, ...], int]]:
+) -> tuple[tuple[int, tuple[str, ...], int, str], tuple[int, tuple[str, ...], int, str]]:
     """For A and for B: how many of its words the run counted rare, those of them the other
-    text lacks (sorted), and how many are its own; nothing when the run checked no
-    identity."""
-    if rare is None or not config.identity:
-        return (0, (), 0), (0, (), 0)
+    text lacks (sorted), how many are its own, and how the other translates it; nothing
+    when the run checked no identity."""
+    if not config.identity:
+        return (0, (), 0, ""), (0, (), 0, "")
     words_a, words_b = named_words(text_a, config.text), named_words(text_b, config.text)
+    how_a, how_b = _translated(words_a, words_b, config)
+    if rare is None:
+        return (0, (), 0, how_a), (0, (), 0, how_b)
     own_words = rare[rare & REPEATED > 0] & WORD
 
-    def side(own: dict[int, str], other: dict[int, str]) -> tuple[int, tuple[str, ...], int]:
+    def side(
+        own: dict[int, str], other: dict[int, str], how: str
+    ) -> tuple[int, tuple[str, ...], int, str]:
         hashes = np.fromiter(own, dtype=np.uint64, count=len(own))
-        mine = hashes[np.isin(hashes, rare & WORD)].tolist()
+        mine = hashes[np.isin(hashes & WORD, rare & WORD)].tolist()
         lacking = tuple(sorted(own[h] for h in mine if h not in other))
-        return len(mine), lacking, int(np.isin(hashes, own_words).sum())
+        return len(mine), lacking, int(np.isin(hashes & WORD, own_words).sum()), how
 
-    return side(words_a, words_b), side(words_b, words_a)
+    return side(words_a, words_b, how_a), side(words_b, words_a, how_b)
+
+
+def _translated(
+    words_a: dict[int, str], words_b: dict[int, str], config: DedupConfig
+) -> tuple[str, str]:
+    """How B translates A and how A translates B, in words ("": it does not), as the run's
+    identity check tells (:mod:`neardup.dedup.translation`)."""
+    known = function_words(config.text)
+    sets = [np.array(sorted(w), dtype=np.uint64) for w in (words_a, words_b)]
+    offsets = np.array([0, sets[0].size, sets[0].size + sets[1].size], dtype=np.int64)
+    found = translations(np.concatenate(sets), offsets, np.array([0, 1]), np.array([1, 0]), known)
+    said = []
+    for i, refused in enumerate(found.translated().tolist()):
+        own = known.languages[found.own[i]] if found.own[i] >= 0 else ""
+        if not refused:
+            said.append("")
+        elif found.by_words()[i]:
+            other = known.languages[found.other[i]]
+            said.append(f"it adds {found.foreign[i]} function words of {other} to a text in {own}")
+        elif found.script[i]:
+            said.append(f"it adds text in a script of characters to a text in {own}")
+        else:
+            said.append(
+                f"it adds {found.lettered[i]} words with letters beyond ASCII (of "
+                f"{found.added[i]} it adds) to a text in {own}"
+            )
+    return said[0], said[1]
 
 
 def decide(
@@ -298,6 +332,11 @@ def decide(
             reasons.append(
                 f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {y} is a hub: it holds "
                 f"documents of {hubs[sides[y].id]} distinct groups and absorbs none of them"
+            )
+        elif sides[x].translated and written.resemblance < NEAR_IDENTICAL:
+            reasons.append(
+                f"{y} holds {x} at the guard ({s:.4f} ≥ {guard:g}), but {y} translates {x}: "
+                f"{sides[x].translated}"
             )
         elif not sides[x].named and written.resemblance < NEAR_IDENTICAL:
             lacking = sides[x].names_lacking

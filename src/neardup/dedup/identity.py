@@ -38,11 +38,12 @@ import numpy as np
 
 from neardup._kernels import identity as _k
 from neardup._kernels.templates import gather
-from neardup._kernels.words import WORD
+from neardup._kernels.words import CHARACTERS, LETTERED, LONE_CHARACTERS, WORD
 from neardup.arrays import unique
 from neardup.config import TextConfig
 from neardup.dedup.config import Pairs
 from neardup.dedup.templates import NEAR_IDENTICAL
+from neardup.dedup.translation import FunctionWords, translations
 from neardup.hashing import fingerprint
 from neardup.text.canon import canonicalize_batch
 
@@ -63,33 +64,45 @@ class Names:
     word_offsets: np.ndarray
     rare: np.ndarray
     rare_offsets: np.ndarray
+    function_words: FunctionWords | None = None  # to tell translations (None: not told)
 
 
-def run_names(words: np.ndarray, offsets: np.ndarray, group: np.ndarray, pairs: Pairs) -> Names:
+def run_names(
+    words: np.ndarray,
+    offsets: np.ndarray,
+    group: np.ndarray,
+    pairs: Pairs,
+    known: FunctionWords | None = None,
+) -> Names:
     """The :class:`Names` of a run's documents: the rare words (see the module docstring) of
     those in ``pairs`` (those that may be removed), counted over every document
-    (``offsets``; ``group``: each one's group of near copies); the others have none."""
+    (``offsets``; ``group``: each one's group of near copies); the others have none.
+    ``known``: the function words that tell a translation."""
     n = offsets.size - 1
     wanted = unique(np.concatenate((pairs.left, pairs.right)))
     mine = gather(words, offsets, wanted)  # the wanted documents' words, one after the other
     threads = numba.get_num_threads()
     kind = _k.rare_entries(words, offsets, group, mine, LEAST_DOCUMENTS, RARE_GROUPS, threads)
     is_rare = kind > 0
-    running = np.zeros(mine.size + 1, dtype=np.int64)
-    np.cumsum(is_rare, out=running[1:])
+    rare = mine[is_rare]
+    del mine  # as long as all the wanted documents' words: gone before more is made
+    shared = kind[is_rare] == 1
+    rare[shared] &= WORD  # own words keep their mark
     sizes = offsets[wanted + 1] - offsets[wanted]
-    ends = np.cumsum(sizes)
+    some = sizes > 0
+    starts = (np.cumsum(sizes) - sizes)[some]
     per_doc = np.zeros(n, dtype=np.int64)
-    per_doc[wanted] = running[ends] - running[ends - sizes]
+    if starts.size:
+        per_doc[wanted[some]] = np.add.reduceat(is_rare.view(np.uint8), starts, dtype=np.int64)
     rare_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(per_doc, out=rare_offsets[1:])
-    rare = np.where(kind == 2, mine, mine & WORD)[is_rare]  # own words keep their mark
-    return Names(words, offsets, rare, rare_offsets)
+    return Names(words, offsets, rare, rare_offsets, known)
 
 
 def identity_scores(names: Names, pairs: Pairs, guard: float) -> tuple[np.ndarray, np.ndarray]:
     """``(left in right, right in left)``: 0.0 where the holder does not name the held
-    document (a removal the scores allow, refused), 1.0 elsewhere."""
+    document or translates it (:mod:`neardup.dedup.translation`): a removal the scores
+    allow, refused; 1.0 elsewhere."""
     id_lr, id_rl = np.ones(len(pairs)), np.ones(len(pairs))
     ordinary = pairs.resemblance < NEAR_IDENTICAL
     for need, held, holder, out in (
@@ -97,7 +110,12 @@ def identity_scores(names: Names, pairs: Pairs, guard: float) -> tuple[np.ndarra
         ((pairs.score_rl >= guard) & ordinary, pairs.right, pairs.left, id_rl),
     ):
         if need.any():
-            out[need] = np.where(nameless(*lacking_names(names, held[need], holder[need])), 0, 1)
+            refused = nameless(*lacking_names(names, held[need], holder[need]))
+            if names.function_words is not None:
+                refused |= translations(
+                    names.words, names.word_offsets, held[need], holder[need], names.function_words
+                ).translated()
+            out[need] = np.where(refused, 0.0, 1.0)
     return id_lr, id_rl
 
 
@@ -124,9 +142,30 @@ def nameless(missing: np.ndarray, found: np.ndarray, own: np.ndarray) -> np.ndar
 
 
 def named_words(text: str, config: TextConfig) -> dict[int, str]:
-    """The words of one text as the identity check sees them (hash → canonical word), for
-    showing which rare words a keeper lacks."""
+    """The words of one text as the identity check sees them (hash, marked
+    :data:`~neardup._kernels.words.LETTERED` where it is → canonical word; a text of
+    characters has :data:`~neardup._kernels.words.CHARACTERS` too), for showing which rare
+    words a keeper lacks."""
     tokens = canonicalize_batch([text], config.canon, config.shingle.unit).tokens(0)
     words = {t for t in tokens if len(t) >= 2 and not any("0" <= c <= "9" for c in t)}
-    seed = config.shingle.seed
-    return {fingerprint(w, config.shingle.hash, seed) & int(WORD): w for w in words}
+    seed, lettered = config.shingle.seed, int(LETTERED)
+    named = {
+        fingerprint(w, config.shingle.hash, seed) & int(WORD)
+        | (lettered if any(map(_letter_beyond_ascii, w)) else 0): w
+        for w in words
+    }
+    if sum(len(t) == 1 and _written_without_spaces(t) for t in tokens) >= LONE_CHARACTERS:
+        named[int(CHARACTERS)] = "(text of characters)"
+    return named
+
+
+def _written_without_spaces(c: str) -> bool:
+    """Kana, Han, Hangul (see :func:`neardup._kernels.words.is_character`)."""
+    point = ord(c)
+    return 0x3040 <= point <= 0xD7FF or 0xF900 <= point <= 0xFAFF or 0x20000 <= point <= 0x2FFFF
+
+
+def _letter_beyond_ascii(c: str) -> bool:
+    """U+00C0 to U+1FFF but × and ÷ (as :func:`neardup._kernels.words.
+    has_letter_beyond_ascii` tells)."""
+    return "\u00c0" <= c < "\u2000" and c not in "×÷"

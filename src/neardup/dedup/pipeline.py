@@ -368,8 +368,10 @@ def guarantee(config: DedupConfig) -> str:
             "and names it: a keeper lacking 3 or more of a document's rare words (words of 2 "
             "or more documents but fewer than 3 groups of copies: names, holders, hosts) and "
             "holding no more than a fifth of them keeps it, and a document with 3 or more words "
-            "of its own (used by no other document, more than once by it) is named by none, "
-            "unless the two are near-identical as written"
+            "of its own (used by no other document, more than once by it) is named by none; "
+            "nor into a keeper that translates it (adds another language's function words, "
+            "or text in letters or a script it is not written in); unless the two are "
+            "near-identical as written"
         )
     rules.append(
         "a document holding documents of several distinct groups (a bundle, a digest) "

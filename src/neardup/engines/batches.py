@@ -48,6 +48,7 @@ from neardup.dedup.templates import (
     near_copies,
     reaches_template,
 )
+from neardup.dedup.translation import function_words
 from neardup.errors import weak_notes
 from neardup.io.blocks import utf8_spans
 from neardup.shingles import fingerprint_utf8, fingerprints_and_words
@@ -701,7 +702,8 @@ def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
     if config.identity:
         words, word_offsets = flat_lists(table.column("words").take(rows))
         rare, rare_offsets = flat_lists(table.column("rare").take(rows))
-        names = Names(words, word_offsets, sorted_sets(rare, rare_offsets), rare_offsets)
+        rare = sorted_sets(rare, rare_offsets)
+        names = Names(words, word_offsets, rare, rare_offsets, function_words(config.text))
     found, keep_of = keeper_rounds(m, pairs, rank, config, verify, names)
     labels, keepers = cluster_labels(m, found, keep_of, rank, config.chain)
     declined = np.zeros(m, dtype=np.int64)

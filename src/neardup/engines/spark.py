@@ -789,11 +789,14 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
     them."""
     from pyspark.sql import functions as F
 
+    from neardup._kernels.words import CHARACTERS, WORD
     from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
 
+    script = int(CHARACTERS)  # under 2**63: a Spark long as it is
+    word = int(WORD) - (1 << 64)  # the same bits as a Spark long
     marked = fp.select("doc", F.explode("words").alias("marked"))
     words = marked.select(  # the word, and whether its document repeats it
-        "doc", F.col("marked").bitwiseAND(-2).alias("w"), F.col("marked").bitwiseAND(1).alias("r")
+        "doc", F.col("marked").bitwiseAND(word).alias("w"), F.col("marked").bitwiseAND(1).alias("r")
     )
     wanted_docs = (
         pairs.select(F.col("left").alias("doc"))
@@ -815,7 +818,8 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
     )
     shared = (F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS)
     alone = (F.col("documents") == 1) & (F.col("repeated") == 1)
-    rare = counts.where(shared | alone).select("w", alone.alias("own"))
+    rare = counts.where((shared | alone) & (F.col("w") != script))
+    rare = rare.select("w", alone.alias("own"))
     marked = F.when(F.col("own"), F.col("w").bitwiseOR(1)).otherwise(F.col("w"))
     return (
         wanted.join(rare, "w")
