@@ -337,6 +337,11 @@ def _check_text(text: str, max_bytes: int, valid_utf8: bool = False) -> str | No
                 return None
         except UnicodeEncodeError as exc:
             return f"text has an unpaired surrogate at character {exc.start} (invalid UTF-8)"
+    return text_too_large(max_bytes)
+
+
+def text_too_large(max_bytes: int) -> str:
+    """The reason given for a text over ``max_bytes`` of UTF-8."""
     return f"text larger than the limit of {_mib(max_bytes)} (raise it with --max-text-bytes)"
 
 
