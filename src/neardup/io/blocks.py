@@ -25,7 +25,14 @@ from neardup._kernels.jsonl import holds_non_finite_words, json_non_finite, line
 from neardup._kernels.script import char_counts
 from neardup.errors import DamagedInputError, InputError
 from neardup.heap import release_free_memory
-from neardup.io.files import BOM, byte_chunks, classify, read_error, read_errors
+from neardup.io.files import (
+    BOM,
+    bad_record_error,
+    byte_chunks,
+    classify,
+    read_error,
+    read_errors,
+)
 from neardup.io.hugeline import text_in_place
 from neardup.io.readers import (
     DEFAULT_MAX_TEXT_BYTES,
@@ -204,7 +211,7 @@ class JsonlBatches:
         keep = np.ones(len(batch.ids), dtype=np.bool_)
         for _, position, bad in problems:
             if not self._skip_bad:
-                raise InputError(str(bad))
+                raise bad_record_error(self._inputs[batch.input], str(bad))
             if self._on_bad is not None:
                 self._on_bad(bad)
             if position >= 0:

@@ -24,6 +24,7 @@ __all__ = [
     "BOM",
     "InputFile",
     "LineBlock",
+    "bad_record_error",
     "byte_chunks",
     "classify",
     "input_kind",
@@ -283,6 +284,20 @@ def read_through(path: Path) -> None:
     with byte_chunks(InputFile(path, "jsonl", compression)) as chunks:
         for _ in chunks:
             pass
+
+
+def bad_record_error(inp: InputFile, message: str) -> InputError:
+    """The error that stops a run at a bad record of ``inp``: the damage of its compressed
+    stream when it has any (read to its end to know: corrupt data can inflate to records
+    that are bad before the checksum at the end tells), else the bad record's ``message``."""
+    if inp.compression is not None:
+        try:
+            read_through(inp.path)
+        except DamagedInputError as exc:
+            return exc
+        except read_errors(inp):
+            pass
+    return InputError(message)
 
 
 def split_lines(chunks: Iterator[bytes], limit: int | None = None) -> Iterator[bytes | None]:

@@ -44,6 +44,7 @@ from neardup.extras import pyarrow
 from neardup.io.csvlines import csv_records
 from neardup.io.files import (
     InputFile,
+    bad_record_error,
     byte_chunks,
     classify,
     open_binary,
@@ -204,7 +205,7 @@ def _stream(
                     continue
                 item = _duplicate(inputs, item.source, item.line, item.id, first)
             if not skip_bad:
-                raise InputError(str(item))
+                raise bad_record_error(inp, str(item))
             if on_bad is not None:
                 on_bad(item)
         if not records and on_skip is not None:
