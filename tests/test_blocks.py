@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neardup.errors import DamagedInputError, InputError
+from neardup.io import blocks, files, hugeline
 from neardup.io.blocks import JsonlBatches, TextBatch, readable_in_blocks
 from neardup.io.readers import read_documents
 
@@ -260,9 +261,65 @@ def test_a_line_over_a_block_ends_its_block_and_reads_as_the_line_reader(tmp_pat
     assert [d[:2] for d in docs] == [(r["id"], r["text"]) for r in records]
     assert not bad
     blocks = [b.ids for b in batches if b.ids]
-    assert "big" in blocks[0]
-    assert "s59999" not in blocks[0]  # the block ended with the chunk ending the long line
+    assert blocks[:2] == [["a"], ["big"]]  # the long line is a block of its own
+    big = next(b for b in batches if b.ids == ["big"])
+    assert big.utf8 is not None
+    assert _in_place(big)  # its text read into the line's own buffer
     job = next(iter(JsonlBatches([str(path)], lines_per_block=10**6).jobs()))
     job()
     with pytest.raises(RuntimeError, match="once"):  # the block was let go
         job()
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(_LINE, min_size=1, max_size=9), st.integers(1, 5), st.integers(1, 7))
+@pytest.mark.filterwarnings("ignore:line buffering")  # a 1-byte buffer: Python's own warning
+def test_long_lines_read_in_place_read_what_the_line_reader_reads(
+    tmp_path_factory, lines, piece, chunk
+):
+    # every line over 16 bytes read as a long line: its text checked and unescaped into the
+    # line's own buffer a few bytes at a time, or the line parsed whole where that differs
+    path = tmp_path_factory.mktemp("jsonl") / "in.jsonl"
+    path.write_bytes(b"\n".join(x if isinstance(x, bytes) else x.encode() for x in lines))
+    options = {"skip_bad": True, "max_text_bytes": 30}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files, "IO_BUFFER", chunk)  # lines across chunks
+        patch.setattr(blocks, "BLOCK_BYTES_MAX", 16)
+        patch.setattr(hugeline, "PIECE", piece)
+        docs, bad, skipped, _ = _via_blocks([str(path)], 4, **options)
+    assert (docs, bad, skipped) == _via_lines([str(path)], **options)
+
+
+RAISE = "(raise it with --max-text-bytes)"
+
+
+@pytest.mark.parametrize("piece", [1, 3, 2**20])
+def test_a_long_line_text_is_unescaped_into_the_line_itself(tmp_path, piece):
+    text = 'café "quoted" \\ back\nslash \t 😀 日本語 ' * 3
+    records = [
+        {"id": "e", "text": text, "meta": {"k": [1, "v"]}},
+        {"id": 7, "text": "plain words only " * 4},
+        {"id": "big", "text": "w" * 300},  # over --max-text-bytes
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files, "IO_BUFFER", 7)
+        patch.setattr(blocks, "BLOCK_BYTES_MAX", 16)
+        patch.setattr(hugeline, "PIECE", piece)
+        docs, bad, _, batches = _via_blocks([str(path)], skip_bad=True, max_text_bytes=200)
+    assert [d[:2] for d in docs] == [("e", text), ("7", "plain words only " * 4)]
+    assert bad == [
+        f"{path}:3: text larger than the limit of 200 bytes (raise it with --max-text-bytes)"
+    ]
+    held = [b for b in batches if b.ids]
+    assert all(_in_place(b) for b in held)
+
+
+def _in_place(batch: TextBatch) -> bool:
+    """Whether the batch's texts are in a line's own buffer (a bytearray)."""
+    return batch.utf8 is not None and isinstance(
+        getattr(batch.utf8[0].base, "obj", None), bytearray
+    )

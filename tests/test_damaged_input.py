@@ -80,13 +80,14 @@ def originals() -> dict[str, bytes]:
 @pytest.mark.parametrize("kind", ["gz", "zst"])
 @pytest.mark.parametrize("how", sorted(DAMAGE))
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+@pytest.mark.parametrize("skip", [["--skip-bad"], []], ids=["skip-bad", "stop"])
 def test_dedup_of_a_damaged_file_stops_with_one_line_even_with_skip_bad(
-    tmp_path, originals, kind, how, fmt
+    tmp_path, originals, kind, how, fmt, skip
 ):
     path = tmp_path / f"in.{fmt}.{kind}"
     path.write_bytes(_damage(_compress(originals[fmt], kind), how))
     out = tmp_path / "out"
-    done = neardup("dedup", str(path), "--out", str(out), "--skip-bad")
+    done = neardup("dedup", str(path), "--out", str(out), *skip)
     assert done.returncode == 1, done.stderr
     _one_error_line(done.stderr, str(path), DAMAGE[how])
     assert not out.exists()
@@ -170,3 +171,28 @@ def test_a_copy_of_a_whole_file_reads_as_before(tmp_path, originals):
         shutil.copy(path, tmp_path / f"copy.jsonl.{kind}")
         docs = list(read_documents([tmp_path / f"copy.jsonl.{kind}"]))
         assert [d.id for d in docs] == [f"d{i}" for i in range(3000)]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_a_bad_record_that_corrupt_data_inflated_to_is_named_as_the_damage(tmp_path, fmt):
+    # 40 bytes of 0xAA amid a gzip stream inflate to garbage lines (bad records) that come
+    # before its checksum tells the damage: the run stops naming the damage, not a record
+    rng = random.Random(1)
+    words = [f"w{i}" for i in range(3000)]
+    records = [
+        {"id": f"d{i}", "text": " ".join(rng.choice(words) for _ in range(8))}
+        for i in range(60_000)
+    ]
+    whole = gzip.compress(_jsonl(records) if fmt == "jsonl" else _csv(records))
+    middle = len(whole) // 2
+    path = tmp_path / f"in.{fmt}.gz"
+    path.write_bytes(whole[:middle] + b"\xaa" * 40 + whole[middle + 40 :])
+    bad: list = []
+    with pytest.raises(DamagedInputError):  # bad records first, the damage at the end
+        list(read_documents([path], skip_bad=True, on_bad=bad.append))
+    assert bad
+    with pytest.raises(DamagedInputError, match="corrupt gzip data"):
+        list(read_documents([path]))
+    done = neardup("dedup", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 1, done.stderr
+    _one_error_line(done.stderr, str(path), "corrupt")

@@ -17,16 +17,18 @@ from neardup.io.files import jsonl_line_blocks
     lines=st.lists(st.text(alphabet="ab{} ", max_size=12), max_size=30),
     picks=st.data(),
     chunk=st.sampled_from([1, 2, 3, 7, 1 << 20]),  # lines across chunks, or all in one
+    huge=st.sampled_from([4, files._HUGE_LINE]),  # lines over it grown in one buffer
 )
 @settings(max_examples=200, deadline=None)
 @pytest.mark.filterwarnings("ignore:line buffering")  # a 1-byte buffer: Python's own warning
-def test_jsonl_line_blocks_give_the_wanted_lines_as_stored(lines, picks, chunk):
+def test_jsonl_line_blocks_give_the_wanted_lines_as_stored(lines, picks, chunk, huge):
     # the output copy's reader: lines split across chunks of any size, a BOM on line 1,
     # trailing whitespace off; the same lines as a plain split
     data = ("\ufeff" + "\n".join(f"{line}  " for line in lines)).encode()
     wanted = sorted(picks.draw(st.sets(st.integers(1, len(lines)))) if lines else [])
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
         patch.setattr(files, "IO_BUFFER", chunk)  # chunks of a few bytes
+        patch.setattr(files, "_HUGE_LINE", huge)
         path = Path(tmp) / "a.jsonl"
         path.write_bytes(data)
         blocks = list(jsonl_line_blocks(path, np.array(wanted)))

@@ -3,6 +3,7 @@ bad record naming its file and line, and the memory of the run stays bounded."""
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import os
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from clirun import run
 from neardup.errors import InputError
-from neardup.io.blocks import JsonlBatches
+from neardup.io.blocks import BLOCK_BYTES_MAX, JsonlBatches
 from neardup.io.readers import line_limit, read_documents
 
 MAX = 1000  # --max-text-bytes of these tests: lines over ~1 MiB are not read
@@ -119,3 +121,36 @@ def test_a_huge_line_is_refused_or_skipped_in_bounded_memory(tmp_path, skip_bad)
     if skip_bad:  # the kept records are copied without the line in between being held
         kept = (out / "kept.jsonl").read_text().splitlines()
         assert [json.loads(line)["id"] for line in kept] == ["d0", "d2"]
+
+
+def test_a_document_over_a_block_gives_what_the_line_reader_gives(tmp_path):
+    # a text of 17 MiB with escapes among small ones: read into its line's own buffer from
+    # JSONL, line by line from the same records in CSV; the same pairs, kept and removed
+    sentence = 'lorem ipsum "dolor" sit\namet, café 😀 consectetur adipiscing elit '
+    text = sentence * (BLOCK_BYTES_MAX // len(sentence) + 100)
+    records = [
+        {"id": "s0", "text": "a small text of a few words"},
+        {"id": "big", "text": text, "source": "one"},
+        {"id": "s1", "text": "a small text of a few words"},
+        {"id": "s2", "text": "another text, not like the others"},
+    ]
+    jsonl, table = tmp_path / "in.jsonl", tmp_path / "in.csv"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in records))
+    with open(table, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, ["id", "text", "source"])
+        writer.writeheader()
+        writer.writerows(records)
+    results = []
+    for path in (jsonl, table):
+        out = tmp_path / f"out{path.suffix}"
+        limit = str(2 * BLOCK_BYTES_MAX)
+        assert run("dedup", str(path), "--out", str(out), "--max-text-bytes", limit).exit_code == 0
+        pairs = [json.loads(line) for line in (out / "pairs.jsonl").read_text().splitlines()]
+        kept = [json.loads(line)["id"] for line in (out / "kept.jsonl").read_text().splitlines()]
+        removed = (out / "removed.jsonl").read_text().splitlines()
+        results.append((pairs, kept, [json.loads(line)["id"] for line in removed]))
+    assert results[0] == results[1]
+    assert [(p["a"], p["b"]) for p in results[0][0]] == [("s0", "s1")]
+    assert results[0][1] == ["s0", "big", "s2"]
+    kept_lines = (tmp_path / "out.jsonl" / "kept.jsonl").read_bytes().splitlines()
+    assert kept_lines[1] == json.dumps(records[1]).encode()  # copied through as stored

@@ -139,3 +139,19 @@ def test_merging_two_counted_sets_sums_the_counts_of_shared_values(a, b):
     want_values, want_counts = counted(a + b)
     assert np.array_equal(values, want_values)
     assert np.array_equal(counts, want_counts)
+
+
+def test_a_windows_set_is_held_without_the_windows_arrays():
+    # a repeated text has a few distinct fingerprints per window: holding those must not hold
+    # each window's whole array of hashes (one window's worth of memory each, to the end)
+    from neardup.longtext import _Distinct
+
+    found = _Distinct()
+    window = np.tile(np.arange(10, dtype=np.uint64), 100_000)
+    for _ in range(3):
+        found.add(window.copy())
+    held = [a for pair in found._pending for a in pair]
+    assert sum(a.nbytes if a.base is None else a.base.nbytes for a in held) < 1000
+    values, counts = found.result()
+    assert values.tolist() == list(range(10))
+    assert counts.tolist() == [300_000] * 10

@@ -134,8 +134,8 @@ class _Distinct:
             return
         distinct, _, counts = unique_per_doc(
             values, np.array([0, values.size], dtype=np.int64), overwrite=True
-        )
-        self._pending.append((distinct, counts))
+        )  # views of the window's arrays: copied, so that those are not held until merged
+        self._pending.append((distinct.copy(), counts.copy()))
         self._held += distinct.size
         if self._held > max(_MERGE_AT, self._values.size):
             self._merge()

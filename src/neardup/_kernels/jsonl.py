@@ -89,3 +89,28 @@ def holds_non_finite_words(raw: np.ndarray) -> bool:
 @njit(cache=True, inline="always")
 def _nan_at(raw: np.ndarray, i: int) -> bool:
     return (raw[i] == _N) & (raw[i + 1] == 0x61) & (raw[i + 2] == _N)
+
+
+@njit(cache=True, nogil=True)
+def longest_string(raw: np.ndarray) -> tuple[int, int, bool]:
+    """``(start, end, escaped)``: the longest string of one JSON line, ``raw[start:end]``
+    between its quotes, and whether it holds a backslash (an escape); ``(-1, -1, False)``
+    when the line holds no whole string."""
+    best_start, best_end, best_escaped = -1, -1, False
+    n = raw.size
+    i = 0
+    while i < n:
+        if raw[i] == _QUOTE:
+            i += 1
+            start, escaped = i, False
+            while i < n and raw[i] != _QUOTE:
+                if raw[i] == _BACKSLASH:
+                    escaped = True
+                    i += 1  # the escaped byte
+                i += 1
+            if i >= n:
+                break  # a string left open
+            if i - start > best_end - best_start:
+                best_start, best_end, best_escaped = start, i, escaped
+        i += 1
+    return best_start, best_end, best_escaped

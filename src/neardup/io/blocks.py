@@ -25,7 +25,15 @@ from neardup._kernels.jsonl import holds_non_finite_words, json_non_finite, line
 from neardup._kernels.script import char_counts
 from neardup.errors import DamagedInputError, InputError
 from neardup.heap import release_free_memory
-from neardup.io.files import BOM, byte_chunks, classify, read_error, read_errors
+from neardup.io.files import (
+    BOM,
+    bad_record_error,
+    byte_chunks,
+    classify,
+    read_error,
+    read_errors,
+)
+from neardup.io.hugeline import text_in_place
 from neardup.io.readers import (
     DEFAULT_MAX_TEXT_BYTES,
     BadRecord,
@@ -142,6 +150,12 @@ class JsonlBatches:
                             why = overlong(self._opts.max_text_bytes)
                             bad = BadRecord(source, line, why)
                             yield partial(TextBatch, [], input=index, bad=[bad])
+                        elif isinstance(block, bytearray):  # one line over BLOCK_BYTES_MAX
+                            long_job = _LongLineJob(
+                                block, line, index, source, self._opts, self._id_types
+                            )
+                            del block
+                            yield long_job
                         else:
                             job = _BlockJob(
                                 block, count, line, index, source, self._opts, self._id_types
@@ -197,7 +211,7 @@ class JsonlBatches:
         keep = np.ones(len(batch.ids), dtype=np.bool_)
         for _, position, bad in problems:
             if not self._skip_bad:
-                raise InputError(str(bad))
+                raise bad_record_error(self._inputs[batch.input], str(bad))
             if self._on_bad is not None:
                 self._on_bad(bad)
             if position >= 0:
@@ -234,8 +248,44 @@ class _BlockJob:
         return parse_block(*args)
 
 
+class _LongLineJob:
+    """One line over ``BLOCK_BYTES_MAX``: its text read into the line's own buffer
+    (:func:`~neardup.io.hugeline.text_in_place`: the line is all that is held of it), or
+    parsed as any block where that cannot be shown to give the same."""
+
+    __slots__ = ("_args",)
+
+    def __init__(
+        self,
+        line: bytearray,
+        lineno: int,
+        index: int,
+        source: str,
+        opts: _Options,
+        id_types: list[str],
+    ) -> None:
+        self._args: tuple[bytearray, int, int, str, _Options, list[str]] | None = (
+            line, lineno, index, source, opts, id_types,
+        )  # fmt: skip
+
+    def __call__(self) -> TextBatch:
+        args, self._args = self._args, None
+        if args is None:
+            raise RuntimeError("a block is parsed once")
+        line, lineno, index, source, opts, id_types = args
+        del args
+        found = text_in_place(line, lineno, source, opts)
+        if found is None:
+            return parse_block(line, 1, lineno, index, source, opts, id_types)
+        if isinstance(found, BadRecord):
+            return TextBatch([], input=index, bad=[found])
+        doc_id, start, end = found
+        utf8 = (np.frombuffer(line, dtype=np.uint8), np.array([start]), np.array([end]))
+        return TextBatch([doc_id], utf8=utf8, input=index, lines=[lineno])
+
+
 def parse_block(
-    block: bytes,
+    block: bytes | bytearray,
     count: int,
     first_line: int,
     index: int,
@@ -267,7 +317,7 @@ def parse_block(
 
 
 def _parse_arrow(
-    block: bytes,
+    block: bytes | bytearray,
     first_line: int,
     count: int,
     index: int,
@@ -355,24 +405,27 @@ def utf8_spans(texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _line_blocks(
     chunks: Iterator[bytes], lines: int, limit: int | None = None
-) -> Iterator[tuple[bytes | None, int]]:
+) -> Iterator[tuple[bytes | bytearray | None, int]]:
     """Blocks of whole lines (each with its b"\\n", but maybe the file's last) of about
     ``lines`` lines, and how many lines each holds: the line-by-line reader's lines exactly,
     also when reading fails (the whole lines read before are delivered, then it raises). A
-    line longer than ``limit`` bytes is a block of its own given as None, never held whole."""
+    line longer than ``limit`` bytes is a block of its own given as None, never held whole;
+    a line over ``BLOCK_BYTES_MAX`` is a block of its own, a bytearray grown as it is read
+    (never held twice, as its pieces and their join)."""
     done: list[bytes | memoryview] = []  # whole lines not delivered yet
     tail: list[bytes | memoryview] = []  # the start of a line whose end is not read yet
-    size = count = held = 0  # bytes and lines in done; bytes in tail
+    long: bytearray | None = None  # the same, once over BLOCK_BYTES_MAX
+    size = count = held = 0  # bytes and lines in done; bytes of the line begun
     over = False  # the line being read is over the limit (its pieces are dropped)
     try:
         for chunk in chunks:
             raw, view, at = np.frombuffer(chunk, dtype=np.uint8), memoryview(chunk), 0
             while at < len(chunk):
-                if (tail or over) and limit is not None:  # a line begun in earlier chunks
+                if (held or over) and limit is not None:  # a line begun in earlier chunks
                     newline = chunk.find(b"\n", at)
                     length = (newline if newline >= 0 else len(chunk)) - at
                     if over or held + length > limit:
-                        tail, held, over = [], 0, newline < 0
+                        tail, long, held, over = [], None, 0, newline < 0
                         if newline < 0:
                             break
                         if done:
@@ -381,10 +434,32 @@ def _line_blocks(
                         yield None, 1
                         at = newline + 1
                         continue
+                if long is not None:  # the rest of a long line, then the line alone
+                    newline = chunk.find(b"\n", at)
+                    stop = newline + 1 if newline >= 0 else len(chunk)
+                    long += view[at:stop]
+                    held += stop - at
+                    if newline < 0:
+                        break
+                    if done:
+                        yield _joined(done), count
+                        size, count = 0, 0
+                    block, long, held = long, None, 0
+                    yield block, 1
+                    del block
+                    at = newline + 1
+                    continue
+                if tail:  # a line begun: long if it ends past BLOCK_BYTES_MAX
+                    newline = chunk.find(b"\n", at)
+                    if held + (newline + 1 if newline >= 0 else len(chunk)) - at > BLOCK_BYTES_MAX:
+                        long, tail = bytearray().join(tail), []
+                        continue
                 end, found = line_ends(raw, at, lines - count)
                 if not found:
                     tail.append(view[at:])
                     held += len(chunk) - at
+                    if held > BLOCK_BYTES_MAX:  # its pieces joined once, then grown
+                        long, tail = bytearray().join(tail), []
                     break
                 done += (*tail, view[at:end])  # no copy but the block's join
                 count += found
@@ -398,7 +473,11 @@ def _line_blocks(
         if done:
             yield _joined(done), count
         raise
-    if done or tail:
+    if long is not None:
+        if done:
+            yield _joined(done), count
+        yield long, 1
+    elif done or tail:
         count += 1 if tail else 0
         done += tail
         tail = []

@@ -24,6 +24,7 @@ __all__ = [
     "BOM",
     "InputFile",
     "LineBlock",
+    "bad_record_error",
     "byte_chunks",
     "classify",
     "input_kind",
@@ -115,7 +116,7 @@ def input_kind(path: str | Path) -> Literal["jsonl", "csv", "parquet", "dir"]:
 class LineBlock:
     """Lines of a file as stored, not copied: line ``k`` is ``data[starts[k]:ends[k]]``."""
 
-    data: bytes
+    data: bytes | bytearray
     starts: np.ndarray
     ends: np.ndarray
 
@@ -123,7 +124,8 @@ class LineBlock:
         return int(self.starts.size)
 
     def __getitem__(self, k: int) -> bytes:
-        return self.data[self.starts[k] : self.ends[k]]
+        line = self.data[self.starts[k] : self.ends[k]]
+        return line if isinstance(line, bytes) else bytes(line)
 
     def __iter__(self) -> Iterator[bytes]:
         return (self[k] for k in range(len(self)))
@@ -181,7 +183,7 @@ _TRAILING = np.frombuffer(b" \t\r\x0b\x0c", dtype=np.uint8)  # what bytes.rstrip
 
 
 def _trimmed(
-    data: bytes, starts: np.ndarray, ends: np.ndarray, first_line: bool
+    data: bytes | bytearray, starts: np.ndarray, ends: np.ndarray, first_line: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """Spans without trailing whitespace, and the first without a BOM if it is line 1."""
     raw = np.frombuffer(data, dtype=np.uint8)
@@ -202,25 +204,38 @@ _HUGE_LINE = 16 * 2**20  # a line longer than this is given its own memory back 
 
 def _line_spans(
     chunks: Iterator[bytes], wanted: Callable[[int], bool] | None = None
-) -> Iterator[tuple[bytes, np.ndarray, np.ndarray]]:
+) -> Iterator[tuple[bytes | bytearray, np.ndarray, np.ndarray]]:
     """The lines of a stream of byte chunks as spans ``data[starts[k]:ends[k]]`` (without
     b"\\n"): a chunk's whole lines are not copied, a line that spans chunks is joined alone —
     when ``wanted`` (given its 0-based number) says so; else it is given empty, its pieces
-    let go as they are read (a line too long to hold, skipped when it was read)."""
+    let go as they are read (a line too long to hold, skipped when it was read). A line over
+    ``_HUGE_LINE`` is grown in one bytearray as it is read, never held as its pieces and their
+    join at once."""
     pending: list[bytes] = []  # pieces of a line not ended yet
+    long: bytearray | None = None  # the same, once over _HUGE_LINE
+    size = 0  # bytes in pending
     held, index = wanted is None or wanted(0), 0  # whether the line being read is kept
     for chunk in chunks:
         ends = _newlines(chunk)
         if not ends.size:
-            if held:
+            if long is not None:
+                long += chunk
+            elif held:
                 pending.append(chunk)
+                size += len(chunk)
+                if size > _HUGE_LINE:
+                    long, pending = bytearray().join(pending), []
             continue
         starts, rest = np.r_[0, ends[:-1] + 1], int(ends[-1]) + 1
-        if pending or not held:
-            line = b"".join([*pending, chunk[: ends[0]]]) if held else b""
-            if len(line) > _HUGE_LINE:  # its pieces freed, given back to the system
-                pending = []
-                release_free_memory()
+        if pending or long is not None or not held:
+            line: bytes | bytearray = b""
+            if long is not None:
+                long += memoryview(chunk)[: ends[0]]
+                line, long = long, None
+                release_free_memory()  # the heap its growth left free
+            elif held:
+                line = b"".join([*pending, chunk[: ends[0]]])
+            pending, size = [], 0
             yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
             del line
             starts, ends = starts[1:], ends[1:]
@@ -230,7 +245,10 @@ def _line_spans(
             yield chunk, starts, ends
         held = wanted is None or wanted(index)
         pending = [chunk[rest:]] if rest < len(chunk) and held else []
-    if pending:
+        size = len(pending[0]) if pending else 0
+    if long is not None:
+        yield long, np.zeros(1, np.int64), np.array([len(long)], np.int64)
+    elif pending:
         line = b"".join(pending)
         yield line, np.zeros(1, np.int64), np.array([len(line)], np.int64)
 
@@ -266,6 +284,20 @@ def read_through(path: Path) -> None:
     with byte_chunks(InputFile(path, "jsonl", compression)) as chunks:
         for _ in chunks:
             pass
+
+
+def bad_record_error(inp: InputFile, message: str) -> InputError:
+    """The error that stops a run at a bad record of ``inp``: the damage of its compressed
+    stream when it has any (read to its end to know: corrupt data can inflate to records
+    that are bad before the checksum at the end tells), else the bad record's ``message``."""
+    if inp.compression is not None:
+        try:
+            read_through(inp.path)
+        except DamagedInputError as exc:
+            return exc
+        except read_errors(inp):
+            pass
+    return InputError(message)
 
 
 def split_lines(chunks: Iterator[bytes], limit: int | None = None) -> Iterator[bytes | None]:

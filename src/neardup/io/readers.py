@@ -44,6 +44,7 @@ from neardup.extras import pyarrow
 from neardup.io.csvlines import csv_records
 from neardup.io.files import (
     InputFile,
+    bad_record_error,
     byte_chunks,
     classify,
     open_binary,
@@ -204,7 +205,7 @@ def _stream(
                     continue
                 item = _duplicate(inputs, item.source, item.line, item.id, first)
             if not skip_bad:
-                raise InputError(str(item))
+                raise bad_record_error(inp, str(item))
             if on_bad is not None:
                 on_bad(item)
         if not records and on_skip is not None:
@@ -337,6 +338,11 @@ def _check_text(text: str, max_bytes: int, valid_utf8: bool = False) -> str | No
                 return None
         except UnicodeEncodeError as exc:
             return f"text has an unpaired surrogate at character {exc.start} (invalid UTF-8)"
+    return text_too_large(max_bytes)
+
+
+def text_too_large(max_bytes: int) -> str:
+    """The reason given for a text over ``max_bytes`` of UTF-8."""
     return f"text larger than the limit of {_mib(max_bytes)} (raise it with --max-text-bytes)"
 
 
