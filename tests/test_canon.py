@@ -236,3 +236,39 @@ def test_copies_in_a_batch_are_canonicalized_as_each_alone():
     texts = [page, wiki, page, wide, wiki, "plain", wide, *same_lengths, page + " again"]
     batch = canonicalize_batch(texts)
     assert [batch.text(d) for d in range(len(texts))] == [canonicalize(t) for t in texts]
+
+
+def test_a_markup_text_in_later_batches_is_parsed_once(monkeypatch):
+    """Copies of a text with markup in later batches take the cleaned text remembered from
+    the first, without parsing it again; the tokens are those of a fresh cleaning."""
+    from neardup.text import canon, clean
+
+    monkeypatch.setattr(canon, "_MARKUP_CLEANED", canon._Cleaned(1 << 20))
+    parsed = []
+    strip_wiki = clean.strip_wiki
+    monkeypatch.setattr(clean, "strip_wiki", lambda t: parsed.append(t) or strip_wiki(t))
+    page = "'''Licence''' of [[the program]]: ''AS IS'' <ref>a note</ref> and more words"
+    first = canonicalize_batch([page, "plain words"]).text(0)
+    again = [canonicalize_batch(["other words", page]).text(1) for _ in range(3)]
+    assert len(parsed) == 1
+    assert again == [first] * 3
+    assert first == canonicalize(page)
+    assert first == "licence of the program as is and more words"
+
+
+def test_remembered_cleanings_stay_within_their_bound():
+    """The least recently used cleanings go first once the characters held pass the bound;
+    a text too large for a quarter of the bound is cleaned but not held."""
+    from neardup.text import canon
+
+    cache = canon._Cleaned(8000)
+    config = CanonConfig()
+    pages = [f"[[page {i}]] " + "word " * 150 for i in range(8)]
+    for page in pages:
+        assert cache.get(page, config) == canon._clean(page, config)
+        assert cache.chars <= 8000
+    held = {text for text, _ in cache._held}
+    assert pages[-1] in held
+    assert pages[0] not in held
+    cache.get("[[huge]] " + "word " * 400, config)
+    assert not any(text.startswith("[[huge]]") for text, _ in cache._held)

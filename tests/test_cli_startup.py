@@ -84,3 +84,28 @@ def test_the_defaults_shown_are_those_a_run_uses() -> None:
         defaults.DEFAULT_THRESHOLD,
         defaults.DEFAULT_MEASURE,
     )
+
+
+def test_a_dedup_run_loads_no_cffi(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """numba's cffi support (cffi and its C parser, where installed) is never loaded by a run:
+    no command passes a cffi function to a kernel."""
+    data = tmp_path / "in.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"id": str(i), "text": f"the cat sat on the mat number {i % 3}"}) + "\n"
+            for i in range(6)
+        )
+    )
+    code = "from neardup.cli import run\nrun()"
+    out = str(tmp_path / "out")
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code, "dedup", str(data), "--out", out],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "numba.core.typing.cffi_utils" in imported  # the kernels were loaded …
+    # … not cffi (a blocked import is listed alone, taking microseconds, with no submodule)
+    assert not {m for m in imported if m.split(".")[0] in {"_cffi_backend", "pycparser"}}
+    assert not {m for m in imported if m.startswith("cffi.")}

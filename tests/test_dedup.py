@@ -1,6 +1,7 @@
 """Dedup end to end on texts written for the test: copies, rewrites, quotations, negatives."""
 
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -225,3 +226,35 @@ def test_keys_made_beside_the_fingerprints_equal_the_sketch_stage_keys(method, t
     assert sorted(zip(docs_after.tolist(), keys_after.tolist(), strict=True)) == want
     assert parts.weak() == notes_after
     assert (method == "minhash") <= bool(notes_after)  # its note on the empty documents
+
+
+def _resident_kib(path: str) -> int:
+    """KiB of the file at ``path`` resident in this process's mappings (/proc/self/smaps)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split()
+            if "-" in head[0] and not head[0].endswith(":"):  # a mapping's first line
+                inside = len(head) > 5 and head[5] == path
+            elif inside and head[0] == "Rss:":
+                total += int(head[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's smaps")
+def test_the_spills_pages_leave_the_resident_set_between_stages(tmp_path):
+    """What a stage read of the memory-mapped fingerprints is dropped from the process's
+    resident memory when released (the data stays readable, mapped again)."""
+    from neardup.dedup import score_candidates
+
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(5000)]
+    docs = [(str(d), " ".join(rng.choice(words, 300))) for d in range(300)]
+    with score_candidates(docs, DedupConfig(), workdir=tmp_path) as scored:
+        prints = scored.mapped[0]
+        path = str(next(tmp_path.glob("neardup-*/fingerprints.u64")))
+        first = int(prints.sum())  # every page read
+        assert _resident_kib(path) > 64
+        scored.release_pages()
+        assert _resident_kib(path) == 0
+        assert int(prints.sum()) == first

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from neardup._kernels.sample import GALLOP, first_at_least
+from neardup.arrays import release_mapped_pages
 
 # spreads crc32 and xxh3 alike; not the Han mark's multiplier (neardup.shingles.mark_han), under
 # which every Han fingerprint's image starts with the same 12 bits: with it they all fell in
@@ -324,6 +325,8 @@ def held_counts(
     entry behind a bit filter of ``mine`` (and, with ``entry_count`` aligned with ``values``,
     only entries counted ``entry_least`` or more there). The entries that pass are few; they
     and ``mine`` are cut by hash into partitions counted in cache-sized tables in parallel.
+    Memory-mapped ``values`` are dropped from the resident set after each block: the scan
+    reads every document once, and would otherwise keep the whole file counted in the peak.
     """
     fbits = filter_bits(mine.size)
     words = key_filter(mine, fbits)
@@ -337,6 +340,7 @@ def held_counts(
         passing.append(
             _passing(values, offsets, block, words, fbits, entry_count, entry_least, chunks)
         )
+        release_mapped_pages(values)  # read again from the page cache if needed
         start = stop
     seen = np.concatenate(passing) if passing else np.empty(0, dtype=np.uint64)
     pbits = min(max((mine.size // _PART_ENTRIES).bit_length(), 1), 12)

@@ -95,6 +95,17 @@ def _skip_blas_probe() -> None:
     sys.modules.setdefault("scipy.linalg.cython_blas", None)  # type: ignore[arg-type]
 
 
+def _skip_cffi_support() -> None:
+    """Keep numba from loading its cffi support when it loads its first kernel.
+
+    Where cffi is installed, numba's typing registries import it and make an ``FFI()``
+    (cffi's C parser with it) in every process, only to type cffi functions passed to a
+    kernel; no command passes any. Blocking the module makes numba's support answer
+    "no cffi" at once. Process-wide, for the command line only, as :func:`_skip_blas_probe`.
+    """
+    sys.modules.setdefault("cffi", None)  # type: ignore[arg-type]
+
+
 def run() -> None:
     """The ``neardup`` command: :func:`main`, then out of the process at once.
 
@@ -105,6 +116,7 @@ def run() -> None:
     """
     heap.reuse_freed_memory()
     _skip_blas_probe()
+    _skip_cffi_support()
     try:
         main()
         code: object = 0

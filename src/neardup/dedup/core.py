@@ -21,7 +21,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from neardup.arrays import kept_segments, unique
+from neardup.arrays import kept_segments, release_mapped_pages, unique
 from neardup.config import TextConfig
 from neardup.dedup.candidates import Candidates, candidate_pairs, prefix_candidates
 from neardup.dedup.cluster import connected_components, preference_rank
@@ -131,14 +131,24 @@ class Scored:
     template: np.ndarray | None = None  # the template fingerprints discounted (sorted)
     # every document's word hashes (``values, offsets``) while open: the identity check
     words: tuple[np.ndarray, np.ndarray] | None = None
+    mapped: tuple[np.ndarray, ...] = ()  # the memory-mapped spills (fingerprints, words)
 
     @property
     def candidate_count(self) -> int:
         """Candidate pairs found, scored or dropped as unable to be kept."""
         return len(self.pairs) if self.candidates is None else self.candidates
 
+    def release_pages(self) -> None:
+        """Drop the pages of the memory-mapped spills from the resident set (they stay in
+        the page cache and map again when read): a stage that read them all through would
+        otherwise keep them counted in the peak beside the next stage's arrays."""
+        for values in self.mapped:
+            release_mapped_pages(values)
+
     def close(self) -> None:
         """Release the fingerprints kept for :attr:`verify`."""
+        self.release_pages()  # mapped while an array still views them
+        self.mapped = ()
         self.verify = None
         self.words = None
         if self.workspace is not None:
@@ -277,6 +287,7 @@ def score_candidates(
         more = Candidates(left, right, 0)
         return score_pairs(more, values, offsets, method, signatures, config, template)[0]
 
+    words = None if word_spill is None else word_spill.finish()
     return Scored(
         ids,
         np.concatenate(lengths),
@@ -290,7 +301,8 @@ def score_candidates(
         workspace,
         found,
         template,
-        None if word_spill is None else word_spill.finish(),
+        words,
+        (values,) if words is None else (values, words[0]),
     )
 
 
@@ -308,8 +320,11 @@ def decide(
     n = len(scored.ids)
     rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
     guard = config.removal_guard
+    scored.release_pages()  # what verification read
     names = _names(scored, pairs, config) if config.identity and scored.words is not None else None
-    pairs, keep_of = keeper_rounds(n, pairs, rank, config, scored.verify, names)
+    verify = None if scored.verify is None else partial(_verify_apart, scored)
+    pairs, keep_of = keeper_rounds(n, pairs, rank, config, verify, names)
+    scored.release_pages()
     labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     timings = scored.timings | {"clusters": time.perf_counter() - clock}
     return DedupResult(
@@ -329,6 +344,18 @@ def decide(
         template=scored.template,
         rare_words=None if names is None else unique(names.rare),
     )
+
+
+def _verify_apart(scored: Scored, left: np.ndarray, right: np.ndarray) -> Pairs:
+    """:attr:`Scored.verify`, the mapped spills' pages read before (the identity check's
+    words) and by it (fingerprints) dropped from the resident set: each pass reads pages
+    of most of its spill, which would otherwise all stay counted in the peak together."""
+    assert scored.verify is not None
+    scored.release_pages()
+    try:
+        return scored.verify(left, right)
+    finally:
+        scored.release_pages()
 
 
 def _names(scored: Scored, pairs: Pairs, config: DedupConfig) -> Names:

@@ -21,7 +21,9 @@ one UTF-8 buffer, so that a word shingle is a contiguous byte span of it.
 from __future__ import annotations
 
 import functools
+import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -224,7 +226,9 @@ def _clean_batch(
         old = originals[d] if originals is not None else _decode(text, starts, ends, d)
         if old not in cleaned:  # a copy has the same flags
             cleaned[old] = (
-                _clean(old, config) if flags[d] & MARKUP else unicodedata.normalize("NFKC", old)
+                _MARKUP_CLEANED.get(old, config)
+                if flags[d] & MARKUP
+                else unicodedata.normalize("NFKC", old)
             )
         new = cleaned[old]
         if new != old:
@@ -260,6 +264,42 @@ def _replace(
     out = np.concatenate(pieces)
     out.flags.writeable = False  # typed as the input is: no second compiled specialization
     return out, new_starts, ends + before + growth
+
+
+class _Cleaned:
+    """Texts with markup, cleaned by :func:`_clean`, remembered for copies of them in later
+    batches (a licence, a mailing list's footer page, a template page repeated across a
+    corpus): the markup parsers are the slowest step a text can take. Bounded by the
+    characters held (least recently used dropped first); shared by the worker threads (two
+    of them may clean one text at the same time: the same result)."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.chars = 0
+        self._held: OrderedDict[tuple[str, CanonConfig], str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str, config: CanonConfig) -> str:
+        key = (text, config)
+        with self._lock:
+            if (found := self._held.get(key)) is not None:
+                self._held.move_to_end(key)
+                return found
+        result = _clean(text, config)
+        size = len(text) + len(result)
+        if size > self.max_chars // 4:  # one text must not push out all the others
+            return result
+        with self._lock:
+            if key not in self._held:
+                self._held[key] = result
+                self.chars += size
+            while self.chars > self.max_chars:
+                (old, _), dropped = self._held.popitem(last=False)
+                self.chars -= len(old) + len(dropped)
+        return result
+
+
+_MARKUP_CLEANED = _Cleaned(1 << 24)
 
 
 def _clean(text: str, config: CanonConfig) -> str:
