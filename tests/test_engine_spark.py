@@ -381,9 +381,15 @@ def test_cli_spark_engine_bad_input_is_one_line(spark, tmp_path):
     assert "--master goes with --engine spark" in done.stderr
 
 
-def test_large_star_small_star_components_equal_union_find(spark):
+@pytest.mark.parametrize("driver_edges", [0, 1 << 22])
+def test_large_star_small_star_components_equal_union_find(spark, monkeypatch, driver_edges):
+    """By rounds of DataFrame operations (no edges labelled on the driver) or on the driver:
+    the local union-find's labels."""
     from neardup.dedup.cluster import connected_components
+    from neardup.engines import graph
     from neardup.engines.graph import component_labels
+
+    monkeypatch.setattr(graph, "DRIVER_EDGES", driver_edges)
 
     rng = np.random.default_rng(7)
     n = 300

@@ -143,6 +143,9 @@ def spark_session(
         conf.set("spark.ui.showConsoleProgress", "false")  # its output goes to the log
         if master:
             conf.setMaster(master)
+        memory = default_driver_memory(master, settings, os.environ, physical_memory())
+        if memory is not None:
+            conf.set("spark.driver.memory", memory)
         conf.setAll(list(settings.items()))
         with spark_errors("Spark did not start"):
             _start_context(conf)
@@ -167,6 +170,55 @@ def _start_context(conf: Any) -> None:
     with open(log_path(), "ab") as log:  # the JVM keeps its own descriptors
         gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
     SparkContext(conf=conf, gateway=gateway)
+
+
+DRIVER_MEMORY_SHARE = 4  # a local master's JVM takes up to this fraction of the memory
+DRIVER_MEMORY_LEAST = 1 << 30  # Spark's own default
+DRIVER_MEMORY_MOST = 32 << 30
+
+
+def default_driver_memory(
+    master: str | None, settings: dict[str, str], env: Any, physical: int | None
+) -> str | None:
+    """``spark.driver.memory`` for a local master (``local[N]``, or none given: PySpark's
+    default is ``local[*]``) that the user did not size: a quarter of the machine's memory,
+    at least Spark's own 1g and at most 32g, in whole MiB. With a local master the driver's
+    JVM is the executor too: Spark's 1g runs out of heap on corpora of 100,000 documents.
+    None (Spark's or the user's choice stands) for other masters, or when ``settings``,
+    ``SPARK_DRIVER_MEMORY``, ``PYSPARK_SUBMIT_ARGS`` (``--driver-memory``) or a
+    ``spark-defaults.conf`` (``$SPARK_CONF_DIR``, ``$SPARK_HOME/conf``) set it."""
+    if master is not None and not is_local(master):
+        return None
+    if "spark.driver.memory" in settings or env.get("SPARK_DRIVER_MEMORY"):
+        return None
+    submit = env.get("PYSPARK_SUBMIT_ARGS", "")
+    if "--driver-memory" in submit or "spark.driver.memory" in submit:
+        return None
+    homes = [env.get("SPARK_CONF_DIR"), env.get("SPARK_HOME") and f"{env['SPARK_HOME']}/conf"]
+    for home in filter(None, homes):
+        if _defaults_set(Path(home, "spark-defaults.conf"), "spark.driver.memory"):
+            return None
+    if physical is None:
+        return None
+    share = min(max(physical // DRIVER_MEMORY_SHARE, DRIVER_MEMORY_LEAST), DRIVER_MEMORY_MOST)
+    return f"{share >> 20}m"
+
+
+def _defaults_set(path: Path, key: str) -> bool:
+    """Whether a spark-defaults.conf sets ``key`` (a line ``key value`` or ``key=value``)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    return any(re.match(rf"\s*{re.escape(key)}[\s=]", line) for line in lines)
+
+
+def physical_memory() -> int | None:
+    """The machine's memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def is_local(master: str) -> bool:
