@@ -143,9 +143,7 @@ def spark_session(
         conf.set("spark.ui.showConsoleProgress", "false")  # its output goes to the log
         if master:
             conf.setMaster(master)
-        memory = default_driver_memory(master, settings, os.environ, physical_memory())
-        if memory is not None:
-            conf.set("spark.driver.memory", memory)
+        conf.setAll(list(local_defaults(master, settings, os.environ, physical_memory()).items()))
         conf.setAll(list(settings.items()))
         with spark_errors("Spark did not start"):
             _start_context(conf)
@@ -175,33 +173,51 @@ def _start_context(conf: Any) -> None:
 DRIVER_MEMORY_SHARE = 4  # a local master's JVM takes up to this fraction of the memory
 DRIVER_MEMORY_LEAST = 1 << 30  # Spark's own default
 DRIVER_MEMORY_MOST = 32 << 30
+# a local run's JVM compiles with the quick compiler only and collects garbage in one thread:
+# on runs of minutes, the optimizing compiler and parallel collectors cost more CPU than
+# they save
+LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
-def default_driver_memory(
+def local_defaults(
     master: str | None, settings: dict[str, str], env: Any, physical: int | None
-) -> str | None:
-    """``spark.driver.memory`` for a local master (``local[N]``, or none given: PySpark's
-    default is ``local[*]``) that the user did not size: a quarter of the machine's memory,
-    at least Spark's own 1g and at most 32g, in whole MiB. With a local master the driver's
-    JVM is the executor too: Spark's 1g runs out of heap on corpora of 100,000 documents.
-    None (Spark's or the user's choice stands) for other masters, or when ``settings``,
-    ``SPARK_DRIVER_MEMORY``, ``PYSPARK_SUBMIT_ARGS`` (``--driver-memory``) or a
-    ``spark-defaults.conf`` (``$SPARK_CONF_DIR``, ``$SPARK_HOME/conf``) set it."""
+) -> dict[str, str]:
+    """Settings for a local master (``local[N]``, or none given: PySpark's default is
+    ``local[*]``) that the user did not choose, where the driver's JVM is the executor too:
+
+    - ``spark.driver.memory``: a quarter of the machine's memory, at least Spark's own 1g
+      and at most 32g, in whole MiB (Spark's 1g runs out of heap on corpora of 100,000
+      documents);
+    - ``spark.driver.extraJavaOptions``: :data:`LOCAL_JAVA_OPTIONS`.
+
+    None for other masters. A setting stands when ``settings``, the environment
+    (``SPARK_DRIVER_MEMORY``, ``PYSPARK_SUBMIT_ARGS``: ``--driver-memory`` /
+    ``--driver-java-options``) or a ``spark-defaults.conf`` (``$SPARK_CONF_DIR``,
+    ``$SPARK_HOME/conf``) sets it."""
     if master is not None and not is_local(master):
-        return None
-    if "spark.driver.memory" in settings or env.get("SPARK_DRIVER_MEMORY"):
-        return None
+        return {}
     submit = env.get("PYSPARK_SUBMIT_ARGS", "")
-    if "--driver-memory" in submit or "spark.driver.memory" in submit:
-        return None
     homes = [env.get("SPARK_CONF_DIR"), env.get("SPARK_HOME") and f"{env['SPARK_HOME']}/conf"]
-    for home in filter(None, homes):
-        if _defaults_set(Path(home, "spark-defaults.conf"), "spark.driver.memory"):
-            return None
-    if physical is None:
-        return None
-    share = min(max(physical // DRIVER_MEMORY_SHARE, DRIVER_MEMORY_LEAST), DRIVER_MEMORY_MOST)
-    return f"{share >> 20}m"
+    files = [Path(home, "spark-defaults.conf") for home in homes if home]
+
+    def chosen(key: str, flag: str) -> bool:
+        return (
+            key in settings
+            or key in submit
+            or flag in submit
+            or any(_defaults_set(path, key) for path in files)
+        )
+
+    out = {}
+    memory = "spark.driver.memory"
+    sized = env.get("SPARK_DRIVER_MEMORY") or chosen(memory, "--driver-memory")
+    if physical is not None and not sized:
+        share = min(max(physical // DRIVER_MEMORY_SHARE, DRIVER_MEMORY_LEAST), DRIVER_MEMORY_MOST)
+        out[memory] = f"{share >> 20}m"
+    options = "spark.driver.extraJavaOptions"
+    if not chosen(options, "--driver-java-options"):
+        out[options] = LOCAL_JAVA_OPTIONS
+    return out
 
 
 def _defaults_set(path: Path, key: str) -> bool:
