@@ -178,8 +178,16 @@ def test_defaults_on_a_random_corpus_equal_the_local_engine(spark):
     assert local["counts"]["declined_pairs"] > 0
 
 
-def test_identity_on_files_sharing_licences_equals_the_local_engine(spark):
+@pytest.mark.parametrize("driver_words", [0, 1 << 23])
+def test_identity_on_files_sharing_licences_equals_the_local_engine(
+    spark, monkeypatch, driver_words
+):
+    """Rare words counted by a row per word entry (none brought to the driver) or a few
+    rows a word and partition: the local engine's refusals."""
+    from neardup.engines import spark as engine
     from test_identity import corpus
+
+    monkeypatch.setattr(engine, "DRIVER_WORDS", driver_words)
 
     docs = [doc for seed in range(3) for doc in corpus(seed)]  # ids repeat: renamed
     docs = [(f"f{i}", text) for i, (_, text) in enumerate(docs)]

@@ -70,6 +70,7 @@ from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame
 
 DOC = "_doc"  # the document number column added to the input
@@ -785,19 +786,31 @@ def _not_holders(measured: DataFrame) -> DataFrame:
 
 def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFrame:
     """``doc, rare``: the rare words of the documents in ``pairs`` (those that may be
-    removed), as :func:`neardup.dedup.identity.rare_words` counts them."""
+    removed), as :func:`neardup.dedup.identity.run_names` counts them.
+
+    When the documents in pairs hold at most :data:`DRIVER_WORDS` word entries and the
+    groups of near copies are as few, both go to the driver and back to the tasks with the
+    stage that counts the words (:func:`batches.word_groups_stage`: a few rows a word and
+    partition, no row per word entry); the rare words of each document are then found on
+    the driver. Otherwise every word entry is a row, counted by a group-by."""
     from pyspark.sql import functions as F
 
     from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
 
-    words = fp.select("doc", F.explode("words").alias("w"))
     wanted_docs = (
         pairs.select(F.col("left").alias("doc"))
         .unionByName(pairs.select(F.col("right").alias("doc")))
         .distinct()
     )
-    wanted = words.join(wanted_docs, "doc", "left_semi")
     groups = _near_copy_groups(measured).select(F.col("node").alias("doc"), "label")
+    mine = fp.join(wanted_docs, "doc", "left_semi").select("doc", "words")
+    mine = mine.where(F.size("words") > 0).localCheckpoint()
+    if _value(mine.agg(F.sum(F.size("words")))) <= DRIVER_WORDS:
+        labels = groups.limit(DRIVER_WORDS + 1).toArrow()
+        if labels.num_rows <= DRIVER_WORDS:
+            return _rare_words_by_driver(fp, mine.toArrow(), labels)
+    words = fp.select("doc", F.explode("words").alias("w"))
+    wanted = mine.select("doc", F.explode("words").alias("w"))
     counts = (
         words.join(wanted.select("w").distinct(), "w", "left_semi")
         .join(groups, "doc", "left")
@@ -814,6 +827,40 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
         .agg(F.collect_list("w").alias("rare"))
         .localCheckpoint()
     )
+
+
+DRIVER_WORDS = 1 << 23  # word entries of the documents in pairs brought to the driver
+
+
+def _rare_words_by_driver(fp: DataFrame, mine: pa.Table, labels: pa.Table) -> DataFrame:
+    """:func:`_rare_words` with the words of the documents in pairs (``mine``: ``doc,
+    words``) and the groups of near copies (``labels``: ``doc, label``) on the driver."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from neardup.arrays import unique
+    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+
+    values, offsets = B.flat_lists(mine.column("words"))
+    wanted = unique(values)
+    nodes = labels.column("doc").to_numpy().astype(np.int64)
+    order = np.argsort(nodes, kind="stable")
+    label = labels.column("label").to_numpy().astype(np.int64)[order]
+    stage = B.word_groups_stage(wanted, nodes[order], label, RARE_GROUPS)
+    counts = (
+        fp.select("doc", "words")
+        .mapInArrow(stage, B.WORD_GROUP_SCHEMA)
+        .groupBy("w")
+        .agg(F.sum("n").alias("documents"), F.countDistinct("g").alias("groups"))
+        .where((F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS))
+        .select("w")
+        .toArrow()
+    )
+    rare = unique(counts.column("w").to_numpy().astype(np.int64).view(np.uint64))
+    is_rare = B.members(values, rare)
+    kept = np.r_[0, np.cumsum(is_rare)][offsets]
+    table = pa.table({"doc": mine.column("doc"), "rare": B.list_array(values[is_rare], kept)})
+    return fp.sparkSession.createDataFrame(table, "doc long, rare array<long>")
 
 
 # ── keepers and outputs ──────────────────────────────────────────────────────────────────────
