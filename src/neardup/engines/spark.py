@@ -385,7 +385,9 @@ def _candidates(
         template = min(config.template_df, MAX_COUNT)
         rule = (score, frequent, fallback, least, low)
         per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact, labels)
-        entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
+        # only entries counted above ``low`` become rows (the others pair by counted hits)
+        zipped = F.arrays_zip("key", "count", "in_prefix")
+        entry = F.explode(F.filter(zipped, lambda e: e["count"] > F.lit(low))).alias("e")
         entries = per_doc.select("doc", entry).select("doc", "e.key", "e.count", "e.in_prefix")
         if template:
             with timed("candidate pairs: template candidates"):
