@@ -25,6 +25,7 @@ from neardup.engines.batches import (
     exact_pairing_stage,
     flat_lists,
     grouped,
+    held_counts_stage,
     key_count_stage,
     list_array,
     mark_stage,
@@ -262,3 +263,42 @@ def test_word_groups_from_partitions_give_each_word_s_documents_and_groups(seed,
         true_groups = {group_of.get(d, d) for d in holders}
         assert min(len(groups.get(word, set())), most) == min(len(true_groups), most)
         assert groups.get(word, set()) <= true_groups
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.integers(0, 10_000), st.integers(1, 4))
+def test_held_counts_from_partitions_count_each_wanted_shingle_s_holders(seed, parts):
+    """Summed over partitions: how many documents, the skipped ones left out, hold each
+    wanted fingerprint; nothing for the others."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    sets = [
+        np.unique(rng.integers(0, 15, int(rng.integers(0, 7))).astype(np.uint64)) for _ in range(n)
+    ]
+    sets = [np.sort(f * np.uint64(0x9E3779B97F4A7C15)) for f in sets]  # high bits set too
+    every = np.unique(np.concatenate(sets))
+    wanted = np.sort(rng.choice(every, min(every.size, 9), replace=False))
+    skip = np.unique(rng.integers(0, n, int(rng.integers(0, n + 1))))
+    stage = held_counts_stage(wanted, skip)
+    cut = np.sort(rng.integers(0, n + 1, parts - 1))
+    counts: dict[int, int] = {}
+    for start, end in itertools.pairwise([0, *cut.tolist(), n]):
+        batch = pa.RecordBatch.from_pydict(
+            {
+                "doc": pa.array(np.arange(start, end), pa.int64()),
+                "fps": list_array(
+                    np.concatenate(sets[start:end] or [np.empty(0, np.uint64)]),
+                    np.r_[0, np.cumsum([f.size for f in sets[start:end]])],
+                ),
+            }
+        )
+        for out in stage(iter([batch])):
+            f = out.column("f").to_numpy().view(np.uint64).tolist()
+            for value, held in zip(f, out.column("n").to_pylist(), strict=True):
+                counts[value] = counts.get(value, 0) + held
+    expected = {}
+    for value in wanted.tolist():
+        held = sum(1 for d in range(n) if d not in set(skip.tolist()) and value in sets[d])
+        if held:
+            expected[value] = held
+    assert counts == expected

@@ -223,12 +223,17 @@ def test_count_tables_of_several_tasks_merged_either_way_give_the_local_answer(
     assert assert_same(spark, random_corpus(1), DedupConfig(max_bucket=12))["removed"]
 
 
-@pytest.mark.parametrize("broadcast", [0, 1 << 21])
-def test_template_shingles_joined_either_way_give_the_local_answer(spark, monkeypatch, broadcast):
-    """The rescored documents' shingles sent to every task (the holders filtered where they
-    are) or joined with the holders by a shuffle (0 sent): the same template shingles."""
+@pytest.mark.parametrize(("driver", "broadcast"), [(0, 0), (0, 1 << 21), (1 << 23, 0)])
+def test_template_shingles_joined_either_way_give_the_local_answer(
+    spark, monkeypatch, driver, broadcast
+):
+    """The rescored documents' shingles brought to the driver and sent to the tasks that
+    count their holders, or (none brought: 0) sent to every task as a table (the holders
+    filtered where they are) or joined with the holders by a shuffle (0 sent): the same
+    template shingles."""
     from neardup.engines import spark as engine
 
+    monkeypatch.setattr(engine, "DRIVER_WORDS", driver)
     monkeypatch.setattr(engine, "BROADCAST_SHINGLES", broadcast)
     local = assert_same(spark, random_corpus(1), DedupConfig(max_bucket=12))
     assert local["counts"]["template_shingles"] > 0

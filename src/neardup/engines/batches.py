@@ -786,3 +786,25 @@ def members(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
         return np.zeros(values.size, dtype=bool)
     at = np.minimum(np.searchsorted(wanted, values), wanted.size - 1)
     return wanted[at] == values
+
+
+HELD_SCHEMA = "f long, n long"
+
+
+def held_counts_stage(wanted: np.ndarray, skip: np.ndarray) -> Stage:
+    """``doc, fps`` → ``f, n``: for each of the ``wanted`` fingerprints (sorted uint64)
+    that the partition's documents hold, how many of them hold it, the documents ``skip``
+    (sorted) left out; a row a fingerprint and partition, to be summed across partitions."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        found = []
+        for batch in batches:
+            values, offsets = flat_lists(batch.column("fps"))
+            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            found.append(values[members(values, wanted) & ~members(docs, skip)])
+        held = np.concatenate(found or [np.empty(0, np.uint64)])
+        if held.size:
+            distinct, n = unique_counts(held)
+            yield _batch({"f": distinct.view(np.int64), "n": n.astype(np.int64)})
+
+    return run

@@ -32,9 +32,14 @@ exact verification        candidate pairs in groups (the fewest that fit a Pytho
                            each with the fingerprint sets of its documents, once (fingerprints are
                            hash-partitioned by document and cached: a join to them
                            shuffles only its other side)
-templates                  near-copy groups (large-star / small-star), holder counts of
-                           the scored documents' shingles by a group-by (only those
-                           the count tables put at ``template_df`` or more)
+templates                  near-copy groups (on the driver when ≤ 4 M edges, else
+                           large-star / small-star), holder counts of the rescored
+                           documents' shingles (only those the count tables put at
+                           ``template_df`` or more): counted per partition in
+                           ``mapInArrow`` against the shingles sent from the driver when
+                           few, else a row per shingle entry and a group-by
+rare words                 likewise: the words of documents in pairs counted per
+                           partition (a few rows a word) when few, else by a group-by
 keepers                    components of the pairs at the threshold, each decided
                            whole by :func:`neardup.dedup.keepers.keeper_rounds` (the
                            documents' fingerprints joined in for the rounds)
@@ -366,8 +371,8 @@ def _candidates(
     fp: DataFrame, config: DedupConfig, exact: bool | None
 ) -> tuple[DataFrame, DataFrame, DataFrame]:
     """Distinct candidate pairs ``left < right``, the count of capped buckets, and the
-    documents' fingerprints that can be template shingles (``doc, f``: with the counts of
-    the prefix order, those it counts at ``template_df`` or more; else all). ``exact``:
+    documents' fingerprints that can be template shingles (``doc, fps``: with the counts
+    of the prefix order, those it counts at ``template_df`` or more; else all). ``exact``:
     the prefix order from exact counts (None: when the count tables stop serving)."""
     from pyspark.sql import functions as F
 
@@ -380,7 +385,7 @@ def _candidates(
     low = min(cap, MAX_COUNT - 1) if score > 0.0 and least > 0.0 else 0
     # the part value of each shuffle partition, for the packed shuffles (one tiny job, once)
     labels = functools.cache(lambda: partition_labels(fp, partitions(fp)))
-    shingles = fp.select("doc", F.explode("fps").alias("f"))
+    shingles = fp.select("doc", "fps")
     if score > 0.0:
         template = min(config.template_df, MAX_COUNT)
         rule = (score, frequent, fallback, least, low)
@@ -392,7 +397,7 @@ def _candidates(
         if template:
             with timed("candidate pairs: template candidates"):
                 hot = hot.transform(by_doc)
-            shingles = hot.select("doc", F.explode("fps").alias("f"))
+            shingles = hot.select("doc", "fps")
     else:
         exact = False
         entries = _keys(fp, config).select(
@@ -654,15 +659,22 @@ def _scored(
     if not config.template_df:
         return _with_score(measured), 0, None
     with timed("templates: template shingles"):
-        template = _template_shingles(shingles, measured, config)
-    with timed("templates: the rescored documents' template shingles"):
-        wanted_sets = (
-            shingles.join(_rescored_docs(measured), "doc")
-            .join(template, "f", "left_semi")
-            .groupBy("doc")
-            .agg(F.collect_list("f").alias("tmpl"))
-            .localCheckpoint()
-        )
+        found = _templates_by_driver(shingles, measured, config)
+        if found is None:
+            exploded = shingles.select("doc", F.explode("fps").alias("f"))
+            template = _template_shingles(exploded, measured, config)
+            templates: DataFrame | int = template.agg(F.count("*"))
+    if found is None:
+        with timed("templates: the rescored documents' template shingles"):
+            wanted_sets = (
+                exploded.join(_rescored_docs(measured), "doc")
+                .join(template, "f", "left_semi")
+                .groupBy("doc")
+                .agg(F.collect_list("f").alias("tmpl"))
+                .localCheckpoint()
+            )
+    else:
+        wanted_sets, templates = found
     rescore = measured.where("rescore").select("left", "right", "shared")
     both = sets.join(wanted_sets, "doc", "left")
     content = _verified(rescore, both, B.content_stage(config), B.CONTENT_SCHEMA, parts)
@@ -675,7 +687,46 @@ def _scored(
         .withColumn("s_rl", F.coalesce("c_s_rl", "s_rl"))
         .drop("c_s_lr", "c_s_rl")
     )
-    return _with_score(scored), template.agg(F.count("*")), wanted_sets
+    return _with_score(scored), templates, wanted_sets
+
+
+def _templates_by_driver(
+    held: DataFrame, measured: DataFrame, config: DedupConfig
+) -> tuple[DataFrame, int] | None:
+    """The rescored documents' template shingles (``doc, tmpl``) and how many distinct
+    template shingles there are, when the rescored documents' candidate shingles (``held``:
+    ``doc, fps``) number at most :data:`DRIVER_WORDS` and the documents that are not their
+    group's holder as few: both go to the driver and back to the tasks with the stage that
+    counts each shingle's holders (:func:`batches.held_counts_stage`: a row a shingle and
+    partition, no row per shingle entry). None beyond that."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from neardup.arrays import unique
+
+    mine = held.join(_rescored_docs(measured), "doc", "left_semi")
+    mine = mine.where(F.size("fps") > 0).localCheckpoint()
+    if _value(mine.agg(F.sum(F.size("fps")))) > DRIVER_WORDS:
+        return None
+    skip = _not_holders(measured).limit(DRIVER_WORDS + 1).toArrow()
+    if skip.num_rows > DRIVER_WORDS:
+        return None
+    mine_t = mine.toArrow()
+    values, offsets = B.flat_lists(mine_t.column("fps"))
+    stage = B.held_counts_stage(unique(values), np.sort(skip.column("doc").to_numpy()))
+    found = (
+        held.mapInArrow(stage, B.HELD_SCHEMA)
+        .groupBy("f")
+        .agg(F.sum("n").alias("n"))
+        .mapInArrow(B.template_stage(config), B.TEMPLATE_SCHEMA)
+        .toArrow()
+    )
+    template = unique(found.column("f").to_numpy().astype(np.int64).view(np.uint64))
+    is_template = B.members(values, template)
+    kept = np.r_[0, np.cumsum(is_template)][offsets]
+    table = pa.table({"doc": mine_t.column("doc"), "tmpl": B.list_array(values[is_template], kept)})
+    sets = measured.sparkSession.createDataFrame(table, "doc long, tmpl array<long>")
+    return sets, int(template.size)
 
 
 def _verification_groups(fp: DataFrame, candidates: DataFrame, pairs_per_task: int | None) -> int:
@@ -831,7 +882,7 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
     )
 
 
-DRIVER_WORDS = 1 << 23  # word entries of the documents in pairs brought to the driver
+DRIVER_WORDS = 1 << 23  # entries (words, shingles) of documents in pairs brought to the driver
 
 
 def _rare_words_by_driver(fp: DataFrame, mine: pa.Table, labels: pa.Table) -> DataFrame:
