@@ -25,11 +25,13 @@ from neardup.engines.batches import (
     exact_pairing_stage,
     flat_lists,
     grouped,
+    held_counts_stage,
     key_count_stage,
     list_array,
     mark_stage,
     merge_stage,
     scatter_stage,
+    word_groups_stage,
 )
 
 
@@ -213,3 +215,90 @@ def test_exact_counts_from_partitions_of_keys_are_the_true_counts(seed, parts, s
     flags = np.where(true <= 50, hit, flags)
     got_flags = np.asarray(out.column("in_prefix").values.to_numpy(zero_copy_only=False))
     assert np.array_equal(got_flags, flags[true > 1])
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(1, 3))
+def test_word_groups_from_partitions_give_each_word_s_documents_and_groups(seed, parts, most):
+    """Summed over partitions, ``n`` counts a word's documents; its distinct groups, capped
+    at ``most``, are as many as it has (up to ``most``) — what the rare words need."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    words = [
+        np.unique(rng.integers(0, 12, int(rng.integers(0, 6)))).astype(np.uint64) for _ in range(n)
+    ]
+    words = [(w * np.uint64(0x9E3779B97F4A7C15)) for w in words]  # high bits set too
+    words = [np.sort(w) for w in words]
+    nodes = np.unique(rng.integers(0, n, int(rng.integers(0, n + 1))))
+    labels = np.array([min(nodes[nodes % 3 == d % 3]) for d in nodes], dtype=np.int64)
+    all_words = np.unique(np.concatenate(words)) if n else np.empty(0, np.uint64)
+    wanted = np.sort(rng.choice(all_words, min(all_words.size, 8), replace=False))
+    stage = word_groups_stage(wanted, nodes, labels, most)
+    cut = np.sort(rng.integers(0, n + 1, parts - 1))
+    documents: dict[int, int] = {}
+    groups: dict[int, set[int]] = {}
+    for start, end in itertools.pairwise([0, *cut.tolist(), n]):
+        batch = pa.RecordBatch.from_pydict(
+            {
+                "doc": pa.array(np.arange(start, end), pa.int64()),
+                "words": list_array(
+                    np.concatenate(words[start:end] or [np.empty(0, np.uint64)]),
+                    np.r_[0, np.cumsum([w.size for w in words[start:end]])],
+                ),
+            }
+        )
+        for out in stage(iter([batch])):
+            w = out.column("w").to_numpy().view(np.uint64)
+            g = out.column("g").to_numpy()
+            for word, group, count in zip(
+                w.tolist(), g.tolist(), out.column("n").to_pylist(), strict=True
+            ):
+                documents[word] = documents.get(word, 0) + count
+                groups.setdefault(word, set()).add(group)
+            assert max(np.unique(w, return_counts=True)[1], default=0) <= most
+    group_of = dict(zip(nodes.tolist(), labels.tolist(), strict=True))
+    for word in wanted.tolist():
+        holders = [d for d in range(n) if word in words[d]]
+        assert documents.get(word, 0) == len(holders)
+        true_groups = {group_of.get(d, d) for d in holders}
+        assert min(len(groups.get(word, set())), most) == min(len(true_groups), most)
+        assert groups.get(word, set()) <= true_groups
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.integers(0, 10_000), st.integers(1, 4))
+def test_held_counts_from_partitions_count_each_wanted_shingle_s_holders(seed, parts):
+    """Summed over partitions: how many documents, the skipped ones left out, hold each
+    wanted fingerprint; nothing for the others."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    sets = [
+        np.unique(rng.integers(0, 15, int(rng.integers(0, 7))).astype(np.uint64)) for _ in range(n)
+    ]
+    sets = [np.sort(f * np.uint64(0x9E3779B97F4A7C15)) for f in sets]  # high bits set too
+    every = np.unique(np.concatenate(sets))
+    wanted = np.sort(rng.choice(every, min(every.size, 9), replace=False))
+    skip = np.unique(rng.integers(0, n, int(rng.integers(0, n + 1))))
+    stage = held_counts_stage(wanted, skip)
+    cut = np.sort(rng.integers(0, n + 1, parts - 1))
+    counts: dict[int, int] = {}
+    for start, end in itertools.pairwise([0, *cut.tolist(), n]):
+        batch = pa.RecordBatch.from_pydict(
+            {
+                "doc": pa.array(np.arange(start, end), pa.int64()),
+                "fps": list_array(
+                    np.concatenate(sets[start:end] or [np.empty(0, np.uint64)]),
+                    np.r_[0, np.cumsum([f.size for f in sets[start:end]])],
+                ),
+            }
+        )
+        for out in stage(iter([batch])):
+            f = out.column("f").to_numpy().view(np.uint64).tolist()
+            for value, held in zip(f, out.column("n").to_pylist(), strict=True):
+                counts[value] = counts.get(value, 0) + held
+    expected = {}
+    for value in wanted.tolist():
+        held = sum(1 for d in range(n) if d not in set(skip.tolist()) and value in sets[d])
+        if held:
+            expected[value] = held
+    assert counts == expected

@@ -178,8 +178,16 @@ def test_defaults_on_a_random_corpus_equal_the_local_engine(spark):
     assert local["counts"]["declined_pairs"] > 0
 
 
-def test_identity_on_files_sharing_licences_equals_the_local_engine(spark):
+@pytest.mark.parametrize("driver_words", [0, 1 << 23])
+def test_identity_on_files_sharing_licences_equals_the_local_engine(
+    spark, monkeypatch, driver_words
+):
+    """Rare words counted by a row per word entry (none brought to the driver) or a few
+    rows a word and partition: the local engine's refusals."""
+    from neardup.engines import spark as engine
     from test_identity import corpus
+
+    monkeypatch.setattr(engine, "DRIVER_WORDS", driver_words)
 
     docs = [doc for seed in range(3) for doc in corpus(seed)]  # ids repeat: renamed
     docs = [(f"f{i}", text) for i, (_, text) in enumerate(docs)]
@@ -215,12 +223,17 @@ def test_count_tables_of_several_tasks_merged_either_way_give_the_local_answer(
     assert assert_same(spark, random_corpus(1), DedupConfig(max_bucket=12))["removed"]
 
 
-@pytest.mark.parametrize("broadcast", [0, 1 << 21])
-def test_template_shingles_joined_either_way_give_the_local_answer(spark, monkeypatch, broadcast):
-    """The rescored documents' shingles sent to every task (the holders filtered where they
-    are) or joined with the holders by a shuffle (0 sent): the same template shingles."""
+@pytest.mark.parametrize(("driver", "broadcast"), [(0, 0), (0, 1 << 21), (1 << 23, 0)])
+def test_template_shingles_joined_either_way_give_the_local_answer(
+    spark, monkeypatch, driver, broadcast
+):
+    """The rescored documents' shingles brought to the driver and sent to the tasks that
+    count their holders, or (none brought: 0) sent to every task as a table (the holders
+    filtered where they are) or joined with the holders by a shuffle (0 sent): the same
+    template shingles."""
     from neardup.engines import spark as engine
 
+    monkeypatch.setattr(engine, "DRIVER_WORDS", driver)
     monkeypatch.setattr(engine, "BROADCAST_SHINGLES", broadcast)
     local = assert_same(spark, random_corpus(1), DedupConfig(max_bucket=12))
     assert local["counts"]["template_shingles"] > 0
@@ -381,9 +394,15 @@ def test_cli_spark_engine_bad_input_is_one_line(spark, tmp_path):
     assert "--master goes with --engine spark" in done.stderr
 
 
-def test_large_star_small_star_components_equal_union_find(spark):
+@pytest.mark.parametrize("driver_edges", [0, 1 << 22])
+def test_large_star_small_star_components_equal_union_find(spark, monkeypatch, driver_edges):
+    """By rounds of DataFrame operations (no edges labelled on the driver) or on the driver:
+    the local union-find's labels."""
     from neardup.dedup.cluster import connected_components
+    from neardup.engines import graph
     from neardup.engines.graph import component_labels
+
+    monkeypatch.setattr(graph, "DRIVER_EDGES", driver_edges)
 
     rng = np.random.default_rng(7)
     n = 300

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from neardup._kernels.sample import shared_counts
 from neardup._kernels.script import char_counts
+from neardup._kernels.words import WORD
 from neardup.arrays import pair_codes, split_pair_codes, unique, unique_counts
 from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
 from neardup.dedup.cluster import preference_rank
@@ -728,3 +729,87 @@ def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
             "s_rl": np.concatenate((none, new.score_rl)),
         }
     )
+
+
+WORD_GROUP_SCHEMA = "w long, g long, n long"
+
+
+def word_groups_stage(
+    wanted: np.ndarray, nodes: np.ndarray, labels: np.ndarray, most: int
+) -> Stage:
+    """``doc, words`` → ``w, g, n``: for each of the ``wanted`` words (sorted uint64,
+    unmarked: :data:`~neardup._kernels.words.WORD`) that
+    the partition's documents use, up to ``most`` of the groups of near copies that hold
+    it (``g``: ``labels[i]`` for the document ``nodes[i]``, sorted; a document in none is
+    its own group), the first row of a word with how many of the partition's documents use
+    it (``n``, 0 in its other rows). Summed over the partitions, ``n`` is the word's
+    document count; ``most`` distinct groups in any partition are enough to tell that a
+    word is held by ``most`` groups or more. So a word used by every document sends at
+    most ``most`` rows a partition, not one a document."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        found_w, found_g = [], []
+        for batch in batches:
+            values, offsets = flat_lists(batch.column("words"))
+            values = values & WORD  # the words, without their marks
+            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            hit = members(values, wanted)
+            docs, words = docs[hit], values[hit]
+            groups = docs.copy()
+            if nodes.size:
+                at = np.minimum(np.searchsorted(nodes, docs), nodes.size - 1)
+                inside = nodes[at] == docs
+                groups[inside] = labels[at[inside]]
+            found_g.append(groups)
+            found_w.append(words.view(np.int64))
+        w = np.concatenate(found_w or [np.empty(0, np.int64)])
+        if not w.size:
+            return
+        g = np.concatenate(found_g).astype(np.int64)
+        order = np.lexsort((g, w))
+        w, g = w[order], g[order]
+        new_word = np.r_[True, w[1:] != w[:-1]]
+        new_pair = new_word | np.r_[True, g[1:] != g[:-1]]
+        word_start = np.flatnonzero(new_word)
+        documents = np.diff(np.r_[word_start, w.size])
+        pairs = np.flatnonzero(new_pair)
+        # the rank of each distinct (word, group) among its word's groups
+        word_of_pair = np.cumsum(new_word)[pairs] - 1
+        first_pair = np.searchsorted(pairs, word_start)
+        rank = np.arange(pairs.size) - first_pair[word_of_pair]
+        keep = pairs[rank < most]
+        n = np.zeros(keep.size, dtype=np.int64)
+        n[rank[rank < most] == 0] = documents
+        yield _batch({"w": w[keep], "g": g[keep], "n": n})
+
+    return run
+
+
+def members(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` is in the sorted array ``wanted``."""
+    if not wanted.size:
+        return np.zeros(values.size, dtype=bool)
+    at = np.minimum(np.searchsorted(wanted, values), wanted.size - 1)
+    return wanted[at] == values
+
+
+HELD_SCHEMA = "f long, n long"
+
+
+def held_counts_stage(wanted: np.ndarray, skip: np.ndarray) -> Stage:
+    """``doc, fps`` → ``f, n``: for each of the ``wanted`` fingerprints (sorted uint64)
+    that the partition's documents hold, how many of them hold it, the documents ``skip``
+    (sorted) left out; a row a fingerprint and partition, to be summed across partitions."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        found = []
+        for batch in batches:
+            values, offsets = flat_lists(batch.column("fps"))
+            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            found.append(values[members(values, wanted) & ~members(docs, skip)])
+        held = np.concatenate(found or [np.empty(0, np.uint64)])
+        if held.size:
+            distinct, n = unique_counts(held)
+            yield _batch({"f": distinct.view(np.int64), "n": n.astype(np.int64)})
+
+    return run

@@ -7,6 +7,11 @@ the smallest of them (small-star), until the edge set no longer changes. The res
 star per component around its smallest node, after O(log n) rounds; each round is a group-by
 and a join, so no node's neighbourhood has to fit anywhere but in one aggregation. No
 GraphFrames and no RDDs: it runs over Spark Connect too.
+
+A graph of at most :data:`DRIVER_EDGES` distinct edges (near-duplicate pairs are usually
+far fewer than the documents) is brought to the driver instead and labelled there by the
+local engine's union-find in one job: each round costs several Spark jobs, whatever the
+graph's size.
 """
 
 from __future__ import annotations
@@ -14,11 +19,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame
 
 log = logging.getLogger("neardup.spark")
 MAX_ROUNDS = 64  # far beyond the O(log n) rounds a graph of 2^32 nodes needs
+DRIVER_EDGES = 1 << 22  # distinct edges labelled on the driver (16 bytes each) up to this
 
 
 def component_labels(edges: DataFrame, src: str = "src", dst: str = "dst") -> DataFrame:
@@ -32,6 +41,11 @@ def component_labels(edges: DataFrame, src: str = "src", dst: str = "dst") -> Da
         .select(F.greatest("src", "dst").alias("src"), F.least("src", "dst").alias("dst"))
         .distinct()
     )
+    if DRIVER_EDGES > 0:
+        current = current.localCheckpoint()
+        few = current.limit(DRIVER_EDGES + 1).toArrow()
+        if few.num_rows <= DRIVER_EDGES:
+            return _driver_labels(edges, few)
     signature = None
     for rounds in range(1, MAX_ROUNDS + 1):
         current = _small_star(_large_star(current)).localCheckpoint()  # a short plan each round
@@ -47,6 +61,22 @@ def component_labels(edges: DataFrame, src: str = "src", dst: str = "dst") -> Da
         current.select(F.col("dst").alias("node"), F.col("dst").alias("label"))
     )
     return labels.groupBy("node").agg(F.min("label").alias("label"))
+
+
+def _driver_labels(edges: DataFrame, few: pa.Table) -> DataFrame:
+    """``node, label`` of the edges ``few`` (``src, dst``) by
+    :func:`neardup.dedup.cluster.connected_components` on the driver, as a DataFrame."""
+    import pyarrow as pa
+
+    from neardup.dedup.cluster import connected_components
+
+    src = few.column("src").to_numpy().astype(np.int64)
+    dst = few.column("dst").to_numpy().astype(np.int64)
+    nodes = np.unique(np.concatenate((src, dst)))
+    left, right = np.searchsorted(nodes, src), np.searchsorted(nodes, dst)
+    labels = nodes[connected_components(nodes.size, left, right)]  # nodes sorted: the smallest
+    table = pa.table({"node": pa.array(nodes, pa.int64()), "label": pa.array(labels, pa.int64())})
+    return edges.sparkSession.createDataFrame(table)
 
 
 def _large_star(edges: DataFrame) -> DataFrame:

@@ -32,9 +32,14 @@ exact verification        candidate pairs in groups (the fewest that fit a Pytho
                            each with the fingerprint sets of its documents, once (fingerprints are
                            hash-partitioned by document and cached: a join to them
                            shuffles only its other side)
-templates                  near-copy groups (large-star / small-star), holder counts of
-                           the scored documents' shingles by a group-by (only those
-                           the count tables put at ``template_df`` or more)
+templates                  near-copy groups (on the driver when ≤ 4 M edges, else
+                           large-star / small-star), holder counts of the rescored
+                           documents' shingles (only those the count tables put at
+                           ``template_df`` or more): counted per partition in
+                           ``mapInArrow`` against the shingles sent from the driver when
+                           few, else a row per shingle entry and a group-by
+rare words                 likewise: the words of documents in pairs counted per
+                           partition (a few rows a word) when few, else by a group-by
 keepers                    components of the pairs at the threshold, each decided
                            whole by :func:`neardup.dedup.keepers.keeper_rounds` (the
                            documents' fingerprints joined in for the rounds)
@@ -70,6 +75,7 @@ from neardup.errors import ConfigError, InputError
 from neardup.extras import pyspark
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame
 
 DOC = "_doc"  # the document number column added to the input
@@ -365,8 +371,8 @@ def _candidates(
     fp: DataFrame, config: DedupConfig, exact: bool | None
 ) -> tuple[DataFrame, DataFrame, DataFrame]:
     """Distinct candidate pairs ``left < right``, the count of capped buckets, and the
-    documents' fingerprints that can be template shingles (``doc, f``: with the counts of
-    the prefix order, those it counts at ``template_df`` or more; else all). ``exact``:
+    documents' fingerprints that can be template shingles (``doc, fps``: with the counts
+    of the prefix order, those it counts at ``template_df`` or more; else all). ``exact``:
     the prefix order from exact counts (None: when the count tables stop serving)."""
     from pyspark.sql import functions as F
 
@@ -379,17 +385,19 @@ def _candidates(
     low = min(cap, MAX_COUNT - 1) if score > 0.0 and least > 0.0 else 0
     # the part value of each shuffle partition, for the packed shuffles (one tiny job, once)
     labels = functools.cache(lambda: partition_labels(fp, partitions(fp)))
-    shingles = fp.select("doc", F.explode("fps").alias("f"))
+    shingles = fp.select("doc", "fps")
     if score > 0.0:
         template = min(config.template_df, MAX_COUNT)
         rule = (score, frequent, fallback, least, low)
         per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact, labels)
-        entry = F.explode(F.arrays_zip("key", "count", "in_prefix")).alias("e")
+        # only entries counted above ``low`` become rows (the others pair by counted hits)
+        zipped = F.arrays_zip("key", "count", "in_prefix")
+        entry = F.explode(F.filter(zipped, lambda e: e["count"] > F.lit(low))).alias("e")
         entries = per_doc.select("doc", entry).select("doc", "e.key", "e.count", "e.in_prefix")
         if template:
             with timed("candidate pairs: template candidates"):
                 hot = hot.transform(by_doc)
-            shingles = hot.select("doc", F.explode("fps").alias("f"))
+            shingles = hot.select("doc", "fps")
     else:
         exact = False
         entries = _keys(fp, config).select(
@@ -651,15 +659,22 @@ def _scored(
     if not config.template_df:
         return _with_score(measured), 0, None
     with timed("templates: template shingles"):
-        template = _template_shingles(shingles, measured, config)
-    with timed("templates: the rescored documents' template shingles"):
-        wanted_sets = (
-            shingles.join(_rescored_docs(measured), "doc")
-            .join(template, "f", "left_semi")
-            .groupBy("doc")
-            .agg(F.collect_list("f").alias("tmpl"))
-            .localCheckpoint()
-        )
+        found = _templates_by_driver(shingles, measured, config)
+        if found is None:
+            exploded = shingles.select("doc", F.explode("fps").alias("f"))
+            template = _template_shingles(exploded, measured, config)
+            templates: DataFrame | int = template.agg(F.count("*"))
+    if found is None:
+        with timed("templates: the rescored documents' template shingles"):
+            wanted_sets = (
+                exploded.join(_rescored_docs(measured), "doc")
+                .join(template, "f", "left_semi")
+                .groupBy("doc")
+                .agg(F.collect_list("f").alias("tmpl"))
+                .localCheckpoint()
+            )
+    else:
+        wanted_sets, templates = found
     rescore = measured.where("rescore").select("left", "right", "shared")
     both = sets.join(wanted_sets, "doc", "left")
     content = _verified(rescore, both, B.content_stage(config), B.CONTENT_SCHEMA, parts)
@@ -672,7 +687,46 @@ def _scored(
         .withColumn("s_rl", F.coalesce("c_s_rl", "s_rl"))
         .drop("c_s_lr", "c_s_rl")
     )
-    return _with_score(scored), template.agg(F.count("*")), wanted_sets
+    return _with_score(scored), templates, wanted_sets
+
+
+def _templates_by_driver(
+    held: DataFrame, measured: DataFrame, config: DedupConfig
+) -> tuple[DataFrame, int] | None:
+    """The rescored documents' template shingles (``doc, tmpl``) and how many distinct
+    template shingles there are, when the rescored documents' candidate shingles (``held``:
+    ``doc, fps``) number at most :data:`DRIVER_WORDS` and the documents that are not their
+    group's holder as few: both go to the driver and back to the tasks with the stage that
+    counts each shingle's holders (:func:`batches.held_counts_stage`: a row a shingle and
+    partition, no row per shingle entry). None beyond that."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from neardup.arrays import unique
+
+    mine = held.join(_rescored_docs(measured), "doc", "left_semi")
+    mine = mine.where(F.size("fps") > 0).localCheckpoint()
+    if _value(mine.agg(F.sum(F.size("fps")))) > DRIVER_WORDS:
+        return None
+    skip = _not_holders(measured).limit(DRIVER_WORDS + 1).toArrow()
+    if skip.num_rows > DRIVER_WORDS:
+        return None
+    mine_t = mine.toArrow()
+    values, offsets = B.flat_lists(mine_t.column("fps"))
+    stage = B.held_counts_stage(unique(values), np.sort(skip.column("doc").to_numpy()))
+    found = (
+        held.mapInArrow(stage, B.HELD_SCHEMA)
+        .groupBy("f")
+        .agg(F.sum("n").alias("n"))
+        .mapInArrow(B.template_stage(config), B.TEMPLATE_SCHEMA)
+        .toArrow()
+    )
+    template = unique(found.column("f").to_numpy().astype(np.int64).view(np.uint64))
+    is_template = B.members(values, template)
+    kept = np.r_[0, np.cumsum(is_template)][offsets]
+    table = pa.table({"doc": mine_t.column("doc"), "tmpl": B.list_array(values[is_template], kept)})
+    sets = measured.sparkSession.createDataFrame(table, "doc long, tmpl array<long>")
+    return sets, int(template.size)
 
 
 def _verification_groups(fp: DataFrame, candidates: DataFrame, pairs_per_task: int | None) -> int:
@@ -786,7 +840,13 @@ def _not_holders(measured: DataFrame) -> DataFrame:
 def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFrame:
     """``doc, rare``: the rare words of the documents in ``pairs`` (those that may be
     removed), their own words marked, as :func:`neardup.dedup.identity.run_names` counts
-    them."""
+    them.
+
+    When the documents in pairs hold at most :data:`DRIVER_WORDS` word entries and the
+    groups of near copies are as few, both go to the driver and back to the tasks with the
+    stage that counts the words (:func:`batches.word_groups_stage`: a few rows a word and
+    partition, no row per word entry); the rare words of each document are then found on
+    the driver. Otherwise every word entry is a row, counted by a group-by."""
     from pyspark.sql import functions as F
 
     from neardup._kernels.words import CHARACTERS, WORD
@@ -794,17 +854,25 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
 
     script = int(CHARACTERS)  # under 2**63: a Spark long as it is
     word = int(WORD) - (1 << 64)  # the same bits as a Spark long
-    marked = fp.select("doc", F.explode("words").alias("marked"))
-    words = marked.select(  # the word, and whether its document repeats it
-        "doc", F.col("marked").bitwiseAND(word).alias("w"), F.col("marked").bitwiseAND(1).alias("r")
-    )
     wanted_docs = (
         pairs.select(F.col("left").alias("doc"))
         .unionByName(pairs.select(F.col("right").alias("doc")))
         .distinct()
     )
-    wanted = words.join(wanted_docs, "doc", "left_semi")
     groups = _near_copy_groups(measured).select(F.col("node").alias("doc"), "label")
+    mine = fp.join(wanted_docs, "doc", "left_semi").select("doc", "words")
+    mine = mine.where(F.size("words") > 0).localCheckpoint()
+    if _value(mine.agg(F.sum(F.size("words")))) <= DRIVER_WORDS:
+        labels = groups.limit(DRIVER_WORDS + 1).toArrow()
+        if labels.num_rows <= DRIVER_WORDS:
+            return _rare_words_by_driver(fp, mine.toArrow(), labels)
+
+    def plain(frame: DataFrame) -> DataFrame:  # the word, and whether its document repeats it
+        marked = frame.select("doc", F.explode("words").alias("marked"))
+        w, r = F.col("marked").bitwiseAND(word), F.col("marked").bitwiseAND(1)
+        return marked.select("doc", w.alias("w"), r.alias("r"))
+
+    words, wanted = plain(fp), plain(mine)
     counts = (
         words.join(wanted.select("w").distinct(), "w", "left_semi")
         .join(groups, "doc", "left")
@@ -827,6 +895,50 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
         .agg(F.collect_list(marked).alias("rare"))
         .localCheckpoint()
     )
+
+
+DRIVER_WORDS = 1 << 23  # entries (words, shingles) of documents in pairs brought to the driver
+
+
+def _rare_words_by_driver(fp: DataFrame, mine: pa.Table, labels: pa.Table) -> DataFrame:
+    """:func:`_rare_words` with the words of the documents in pairs (``mine``: ``doc,
+    words``) and the groups of near copies (``labels``: ``doc, label``) on the driver."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from neardup._kernels.words import CHARACTERS, REPEATED, WORD
+    from neardup.arrays import unique
+    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+
+    values, offsets = B.flat_lists(mine.column("words"))
+    plain = values & WORD
+    wanted = unique(plain)
+    nodes = labels.column("doc").to_numpy().astype(np.int64)
+    order = np.argsort(nodes, kind="stable")
+    label = labels.column("label").to_numpy().astype(np.int64)[order]
+    stage = B.word_groups_stage(wanted, nodes[order], label, RARE_GROUPS)
+    shared = (F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS)
+    counts = (
+        fp.select("doc", "words")
+        .mapInArrow(stage, B.WORD_GROUP_SCHEMA)
+        .groupBy("w")
+        .agg(F.sum("n").alias("documents"), F.countDistinct("g").alias("groups"))
+        .where(shared | (F.col("documents") == 1))
+        .select("w", shared.alias("shared"))
+        .toArrow()
+    )
+    found = counts.column("w").to_numpy().astype(np.int64).view(np.uint64)
+    order = np.argsort(found)
+    found, is_shared = found[order], counts.column("shared").to_numpy(zero_copy_only=False)[order]
+    at = np.minimum(np.searchsorted(found, plain), max(found.size - 1, 0))
+    hit = B.members(plain, found) & (plain != CHARACTERS)
+    shared_here = is_shared[at] if found.size else np.zeros(plain.size, dtype=bool)
+    own = hit & ~shared_here & (values & REPEATED > 0)  # used by its document alone, repeated
+    is_rare = hit & (shared_here | own)
+    rare = np.where(own, values, plain)[is_rare]  # own words keep their mark
+    kept = np.r_[0, np.cumsum(is_rare)][offsets]
+    table = pa.table({"doc": mine.column("doc"), "rare": B.list_array(rare, kept)})
+    return fp.sparkSession.createDataFrame(table, "doc long, rare array<long>")
 
 
 # ── keepers and outputs ──────────────────────────────────────────────────────────────────────

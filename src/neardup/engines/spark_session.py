@@ -143,6 +143,7 @@ def spark_session(
         conf.set("spark.ui.showConsoleProgress", "false")  # its output goes to the log
         if master:
             conf.setMaster(master)
+        conf.setAll(list(local_defaults(master, settings, os.environ, physical_memory()).items()))
         conf.setAll(list(settings.items()))
         with spark_errors("Spark did not start"):
             _start_context(conf)
@@ -167,6 +168,73 @@ def _start_context(conf: Any) -> None:
     with open(log_path(), "ab") as log:  # the JVM keeps its own descriptors
         gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
     SparkContext(conf=conf, gateway=gateway)
+
+
+DRIVER_MEMORY_SHARE = 4  # a local master's JVM takes up to this fraction of the memory
+DRIVER_MEMORY_LEAST = 1 << 30  # Spark's own default
+DRIVER_MEMORY_MOST = 32 << 30
+# a local run's JVM compiles with the quick compiler only and collects garbage in one thread:
+# on runs of minutes, the optimizing compiler and parallel collectors cost more CPU than
+# they save
+LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def local_defaults(
+    master: str | None, settings: dict[str, str], env: Any, physical: int | None
+) -> dict[str, str]:
+    """Settings for a local master (``local[N]``, or none given: PySpark's default is
+    ``local[*]``) that the user did not choose, where the driver's JVM is the executor too:
+
+    - ``spark.driver.memory``: a quarter of the machine's memory, at least Spark's own 1g
+      and at most 32g, in whole MiB (Spark's 1g runs out of heap on corpora of 100,000
+      documents);
+    - ``spark.driver.extraJavaOptions``: :data:`LOCAL_JAVA_OPTIONS`.
+
+    None for other masters. A setting stands when ``settings``, the environment
+    (``SPARK_DRIVER_MEMORY``, ``PYSPARK_SUBMIT_ARGS``: ``--driver-memory`` /
+    ``--driver-java-options``) or a ``spark-defaults.conf`` (``$SPARK_CONF_DIR``,
+    ``$SPARK_HOME/conf``) sets it."""
+    if master is not None and not is_local(master):
+        return {}
+    submit = env.get("PYSPARK_SUBMIT_ARGS", "")
+    homes = [env.get("SPARK_CONF_DIR"), env.get("SPARK_HOME") and f"{env['SPARK_HOME']}/conf"]
+    files = [Path(home, "spark-defaults.conf") for home in homes if home]
+
+    def chosen(key: str, flag: str) -> bool:
+        return (
+            key in settings
+            or key in submit
+            or flag in submit
+            or any(_defaults_set(path, key) for path in files)
+        )
+
+    out = {}
+    memory = "spark.driver.memory"
+    sized = env.get("SPARK_DRIVER_MEMORY") or chosen(memory, "--driver-memory")
+    if physical is not None and not sized:
+        share = min(max(physical // DRIVER_MEMORY_SHARE, DRIVER_MEMORY_LEAST), DRIVER_MEMORY_MOST)
+        out[memory] = f"{share >> 20}m"
+    options = "spark.driver.extraJavaOptions"
+    if not chosen(options, "--driver-java-options"):
+        out[options] = LOCAL_JAVA_OPTIONS
+    return out
+
+
+def _defaults_set(path: Path, key: str) -> bool:
+    """Whether a spark-defaults.conf sets ``key`` (a line ``key value`` or ``key=value``)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    return any(re.match(rf"\s*{re.escape(key)}[\s=]", line) for line in lines)
+
+
+def physical_memory() -> int | None:
+    """The machine's memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def is_local(master: str) -> bool:
