@@ -132,8 +132,8 @@ def collect_query(sample: QuerySample, doc_id: str, text: str, edit: bool, seed:
 
 def exact_scores(sample: QuerySample, config: Any) -> np.ndarray:
     """The collection's exact measure between each query text and its source document."""
-    from neardup.measures import overlap
-    from neardup.shingles import fingerprint_batch
+    from neardup.fingerprints.measures import overlap
+    from neardup.fingerprints.shingles import fingerprint_batch
 
     prints = fingerprint_batch(sample.texts + sample.originals, config.text)
     n = len(sample.texts)
@@ -183,7 +183,7 @@ def sqlite_parts(path: Path) -> dict[str, int]:
 
 @contextlib.contextmanager
 def sqlite_target(db_dir: Path, docs: int, reuse: bool) -> Iterator[Target]:
-    from neardup.store.sqlite import SQLiteStore
+    from neardup.collection.sqlite_store import SQLiteStore
 
     db_dir.mkdir(parents=True, exist_ok=True)
     path = db_dir / f"collection-{docs}.db"
@@ -251,7 +251,7 @@ def postgres_target(admin_url: str | None, docs: int, reuse: bool) -> Iterator[T
     """A database ``neardup_bench_<docs>`` on the given server (or a throwaway one)."""
     import psycopg
 
-    from neardup.store.postgres import PostgresStore
+    from neardup.collection.postgres_store import PostgresStore
 
     with contextlib.ExitStack() as stack:
         admin = admin_url or stack.enter_context(throwaway_server())
@@ -588,7 +588,7 @@ def profiled(args: argparse.Namespace, name: str) -> contextlib.AbstractContextM
 
 
 def bench_store(kind: str, path: Path, args: argparse.Namespace) -> dict:
-    from neardup.collection import Collection
+    from neardup.collection.persistent import Collection
 
     row: dict[str, Any] = {"store": kind, "loadavg_start": os.getloadavg()}
     with opened(kind, args) as target:

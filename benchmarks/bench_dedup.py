@@ -108,8 +108,8 @@ def divisor_banding(threshold: float) -> tuple[int, int]:
 
 # --- the pipelines: texts → (left, right) pairs ----------------------------------------------
 def neardup_pairs(texts: list[str], threshold: float = THRESHOLD) -> tuple[np.ndarray, ...]:
-    from neardup.config import CanonConfig, ShingleConfig, TextConfig
     from neardup.dedup import DedupConfig, deduplicate
+    from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig
 
     config = DedupConfig(
         text=TextConfig(CanonConfig(), ShingleConfig(size=W)),

@@ -22,10 +22,10 @@ import time
 import numpy as np
 from _corpus import SHARED
 
-from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup import DedupConfig, deduplicate
 from neardup.dedup.cluster import connected_components
 from neardup.judge.evaluate import PairScores, cluster_pair_scores
+from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig
 
 BENCH = SHARED / "data" / "neardup-bench"
 PEERS = ("datasketch", "rensa", "gaoya")

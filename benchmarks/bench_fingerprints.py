@@ -38,10 +38,10 @@ import pyarrow as pa
 import xxhash
 from _corpus import load_texts, megabytes
 
-from neardup.config import CanonConfig, ShingleConfig, TextConfig
+from neardup.fingerprints.shingles import fingerprint_utf8, iter_fingerprint_batches
 from neardup.io.blocks import utf8_spans
-from neardup.shingles import fingerprint_utf8, iter_fingerprint_batches
-from neardup.workers import ordered_map
+from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig
+from neardup.util.workers import ordered_map
 
 WORD = re.compile(r"\w+")
 FLOOR_MB_S = 80.0  # issue 11: default canonicalization, one core

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 import xxhash
 
-from neardup._kernels.hashes import HASH_CRC32, HASH_RABIN, HASH_XXH3, hash_spans
+from neardup.fingerprints.hash_kernels import HASH_CRC32, HASH_RABIN, HASH_XXH3, hash_spans
 
 
 def make_spans(n_spans: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

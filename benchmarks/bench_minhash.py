@@ -7,7 +7,7 @@ End to end from raw text, on a slice of ../shared/data/corpus/en-gutenberg-100k.
   the split front end (text → fingerprints) vs sketch is reported too; ``neardup-plain-1``
   does the peers' canonicalization only (lower-case, punctuation out: no HTML/wiki
   detection, NFKC or stop words), to show what the default canonicalization costs; the C
-  heap tuned as the ``neardup`` command tunes it (``neardup.heap.reuse_freed_memory``);
+  heap tuned as the ``neardup`` command tunes it (``neardup.util.heap.reuse_freed_memory``);
 - datasketch: ``MinHash.bulk`` with an xxhash (xxh32) ``hashfunc``, fed by a plain Python
   tokenizer (``re.findall(r"\\w+", text.lower())``, ``' '.join`` 5-shingles, ``.encode()``);
 - rensa: ``RMinHash(num_perm=128).update(shingles)`` with the same Python tokenizer;
@@ -82,10 +82,10 @@ def neardup_pipeline(
 ) -> tuple[Callable[[list[str]], object], dict]:
     import numba
 
-    from neardup.config import CanonConfig, ShingleConfig, TextConfig
-    from neardup.heap import reuse_freed_memory
+    from neardup.fingerprints.shingles import fingerprint_batch
     from neardup.methods.minhash import MinHash, MinHashConfig
-    from neardup.shingles import fingerprint_batch
+    from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig
+    from neardup.util.heap import reuse_freed_memory
 
     reuse_freed_memory()  # as the neardup command does (README, In Python)
     numba.set_num_threads(threads or numba.config.NUMBA_NUM_THREADS)

@@ -49,7 +49,7 @@ import numpy as np
 from _corpus import CORPUS
 
 from neardup.dedup import DedupConfig, deduplicate
-from neardup.dedup.pipeline import Inputs
+from neardup.engines.local.pipeline import Inputs
 from neardup.io.readers import read_documents
 
 SOURCE = CORPUS / "en-gutenberg-100k.jsonl.gz"
@@ -124,8 +124,8 @@ def run_spark(
     pairs_per_task: int | None = None,
     exact_counts: bool | None = None,
 ) -> dict:
-    from neardup.engines.spark import spark_dedup
-    from neardup.engines.spark_files import read_inputs
+    from neardup.engines.spark.spark_dedup import spark_dedup
+    from neardup.engines.spark.spark_files import read_inputs
 
     before = {s["stageId"] for s in _rest(spark, "stages")}
     jvm = spark.sparkContext._gateway.proc.pid

@@ -10,7 +10,7 @@ on first use, cached in ``$TMPDIR/neardup-trust``) of the chosen split, and scor
 - removals, and **lossy** removals: removed documents whose plain containment (shingle sets of
   the run's text config) in their kept document is below 0.5 — content the run threw away;
 - the labelled pair sets of ``shared/data/pairs`` scored pair by pair as dedup scores them
-  (``neardup.judge.pairscore``): P / R / F1 at the config's threshold.
+  (``neardup.judge.textpairs``): P / R / F1 at the config's threshold.
 
 Options set the config as ``bench_dedup_quality.py`` does; ``--set NAME=VALUE`` sets any field
 of ``DedupConfig`` (or of its ``ShingleConfig`` / ``CanonConfig``) by name, the value read as
@@ -39,14 +39,14 @@ from _corpus import SHARED
 from bench_dedup_quality import BENCH, read_jsonl
 from make_trust_bench import DEFAULT_OUT, KINDS, LANGS, build, paths
 
-from neardup.config import CanonConfig, ShingleConfig
 from neardup.dedup import DedupConfig, decide, deduplicate, score_candidates
 from neardup.dedup.cluster import KeepPolicy
+from neardup.fingerprints.measures import overlap
+from neardup.fingerprints.shingles import fingerprint_batch
 from neardup.judge.evaluate import PairScores, cluster_pair_scores
-from neardup.judge.pairscore import score_text_pairs
-from neardup.measures import overlap
+from neardup.judge.textpairs import score_text_pairs
 from neardup.methods import method_classes
-from neardup.shingles import fingerprint_batch
+from neardup.text.text_config import CanonConfig, ShingleConfig
 
 PAIRS = SHARED / "data" / "pairs"
 PAIR_SETS = {

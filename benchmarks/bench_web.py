@@ -30,9 +30,9 @@ COMPARE_BYTES = 10_000
 
 def build(path: Path, texts: list[str], batch: int = 1000) -> float:
     """A new collection of ``texts`` (each kept in its meta); seconds taken."""
-    from neardup.collection import Collection
+    from neardup.collection.persistent import Collection
+    from neardup.collection.sqlite_store import SQLiteStore
     from neardup.dedup import DedupConfig
-    from neardup.store.sqlite import SQLiteStore
 
     path.unlink(missing_ok=True)
     store = SQLiteStore(path)

@@ -8,7 +8,7 @@ MARK = "<!-- openapi -->"
 
 
 def _openapi() -> dict[str, Any]:
-    from neardup.service import ServiceSettings, create_app
+    from neardup.service.http_api import ServiceSettings, create_app
 
     settings = ServiceSettings(db="unused.db", token="shown-as-secured")
     return create_app(settings, open_collection=lambda: None).openapi()  # type: ignore[arg-type,return-value]

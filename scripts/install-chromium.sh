@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the headless browser the browser tests drive (tests/test_web_browser.py): Debian's
+# Install the headless browser the browser tests drive (tests/service/test_web_browser.py): Debian's
 # chromium and chromium-driver. Does nothing when /usr/bin/chromium and /usr/bin/chromedriver
 # are both there; otherwise installs them with apt-get (through sudo when not root).
 set -euo pipefail

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from neardup.sample import sample_path
+from neardup.io.sample_corpus import sample_path
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -101,7 +101,7 @@ def _run(example: Example, work: Path, env: dict[str, str]) -> None:
 
 
 def _run_served(example: Example, work: Path, env: dict[str, str], log: Path) -> None:
-    from test_service import serving
+    from tests.service.test_service import serving
 
     db = str(work / (example.arg or "news.db"))
     with serving(db, log, "--token", TOKEN) as server:

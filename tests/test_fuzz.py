@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neardup.errors import InputError
+from neardup.fingerprints.shingles import fingerprint_batch
 from neardup.io.jsonvalues import json_problem
 from neardup.io.readers import Document, read_documents
-from neardup.shingles import fingerprint_batch
 from neardup.text.canon import canonicalize_batch
 
 FUZZ = settings(

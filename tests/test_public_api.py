@@ -13,7 +13,7 @@ import pytest
 import neardup
 import neardup.api
 from clirun import neardup as neardup_process
-from neardup.sample import sample_path
+from neardup.io.sample_corpus import sample_path
 
 # Changing this list changes what users may import: update it on purpose, and the changelog.
 PUBLIC = [

@@ -31,23 +31,23 @@ _EXPORTS: dict[str, str] = {
     # verbs
     "deduplicate": "neardup.api",
     "deduplicate_files": "neardup.api",
-    "compare_texts": "neardup.compare",  # not "compare": that is a module of the package
+    "compare_texts": "neardup.dedup.compare",  # not "compare": that is a module of the package
     # "explain": a pair's explanation, exported here once the explain feature lands
     "open_collection": "neardup.api",
     "evaluate": "neardup.api",
     # configs
     "DedupConfig": "neardup.dedup.config",
     "KeepPolicy": "neardup.dedup.cluster",
-    "TextConfig": "neardup.config",
-    "CanonConfig": "neardup.config",
-    "ShingleConfig": "neardup.config",
+    "TextConfig": "neardup.text.text_config",
+    "CanonConfig": "neardup.text.text_config",
+    "ShingleConfig": "neardup.text.text_config",
     # results
     "Deduplication": "neardup.api",
     "DuplicatePair": "neardup.api",
     "Cluster": "neardup.api",
     "DedupResult": "neardup.dedup.config",
-    "Comparison": "neardup.compare",
-    "Collection": "neardup.collection",
+    "Comparison": "neardup.dedup.compare",
+    "Collection": "neardup.collection.persistent",
     "Evaluation": "neardup.judge.evaluate",
     # errors and warnings
     "NearDupError": "neardup.errors",
@@ -112,10 +112,9 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         evaluate,
         open_collection,
     )
-    from neardup.collection import Collection
-    from neardup.compare import Comparison, compare_texts
-    from neardup.config import CanonConfig, ShingleConfig, TextConfig
+    from neardup.collection.persistent import Collection
     from neardup.dedup.cluster import KeepPolicy
+    from neardup.dedup.compare import Comparison, compare_texts
     from neardup.dedup.config import DedupConfig, DedupResult
     from neardup.errors import (
         ConfigError,
@@ -127,3 +126,4 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         WeakSignatureWarning,
     )
     from neardup.judge.evaluate import Evaluation
+    from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig

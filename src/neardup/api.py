@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from neardup.collection import Collection
+    from neardup.collection.persistent import Collection
     from neardup.dedup.config import DedupConfig, DedupResult
     from neardup.judge.evaluate import Evaluation
 
@@ -159,7 +159,7 @@ def deduplicate_files(
     only once the whole run has finished. Returns the summary (as in ``summary.json``).
     """
     from neardup.dedup.config import DedupConfig
-    from neardup.dedup.pipeline import Inputs, run_dedup
+    from neardup.engines.local.pipeline import Inputs, run_dedup
 
     inputs = Inputs(tuple(str(p) for p in paths), id_field, text_field, skip_bad)
     return run_dedup(inputs, out, config or DedupConfig(), format)
@@ -174,8 +174,8 @@ def open_collection(
     ``create=True`` makes a new, empty collection with ``config`` (the defaults if None);
     otherwise the stored one is opened, and refused if ``config`` is given and differs from
     the one it was made with."""
-    from neardup.collection import Collection
-    from neardup.store.url import open_store
+    from neardup.collection.persistent import Collection
+    from neardup.collection.store_url import open_store
 
     store = open_store(url, must_exist=not create)
     if create:

@@ -27,9 +27,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click
 
-from neardup import heap, interrupt
 from neardup.cli.app import cli
 from neardup.errors import NearDupError, printable
+from neardup.util import heap, interrupt
 
 __all__ = ["cli", "main", "run"]
 

@@ -29,7 +29,7 @@ def __getattr__(name: str) -> Any:
 
 # command -> the module of neardup.cli defining it (imported when the command is looked up) and
 # the first paragraph of its help, which `neardup --help` lists without importing the module
-# (tests/test_cli_startup.py checks these are the commands' own words)
+# (tests/cli/test_cli_startup.py checks these are the commands' own words)
 _COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": (
         "judge",

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from neardup import interrupt
 from neardup.cli import app
 from neardup.cli.app import cli
 from neardup.cli.options import (
@@ -28,9 +27,10 @@ from neardup.cli.options import (
     text_options,
 )
 from neardup.errors import printable
+from neardup.util import interrupt
 
 if TYPE_CHECKING:
-    from neardup.config import TextConfig
+    from neardup.text.text_config import TextConfig
 
 
 @cli.command()
@@ -47,8 +47,8 @@ def demo(out_dir: str) -> None:
     from rich.table import Table
 
     from neardup.dedup import DedupConfig
-    from neardup.dedup.pipeline import Inputs, run_dedup
-    from neardup.sample import sample_documents, sample_path
+    from neardup.engines.local.pipeline import Inputs, run_dedup
+    from neardup.io.sample_corpus import sample_documents, sample_path
 
     app.console.print(
         f"Sample corpus: {len(sample_documents())} documents written for neardup "
@@ -72,7 +72,7 @@ def demo(out_dir: str) -> None:
 
 def _say_if_compiling() -> None:
     """A fresh install compiles its kernels on the first run: say so before the silence."""
-    from neardup._kernels import kernels_compiled
+    from neardup.util.kernels import kernels_compiled
 
     if not kernels_compiled():
         click.echo(
@@ -200,7 +200,7 @@ def dedup(
     import numba
 
     from neardup.dedup.cluster import KeepPolicy
-    from neardup.dedup.pipeline import Inputs, run_dedup
+    from neardup.engines.local.pipeline import Inputs, run_dedup
 
     if jobs is not None:
         numba.set_num_threads(min(jobs, numba.config.NUMBA_NUM_THREADS))
@@ -229,8 +229,8 @@ def dedup(
         option = "--master" if master is not None else "--spark-conf"
         raise click.UsageError(f"{option} goes with --engine spark")
     if engine == "spark":
-        from neardup.engines.spark_files import run_spark_dedup
-        from neardup.engines.spark_session import check_master, parse_settings
+        from neardup.engines.spark.spark_files import run_spark_dedup
+        from neardup.engines.spark.spark_session import check_master, parse_settings
 
         with bad_options():
             check_master(master)

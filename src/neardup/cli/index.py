@@ -25,12 +25,12 @@ from neardup.cli.options import (
     method_options,
     text_options,
 )
-from neardup.collection import Collection, Result
-from neardup.config import TextConfig
+from neardup.collection.persistent import Collection, Result
+from neardup.collection.store_url import open_store
 from neardup.errors import InputError, NearDupError, printable
 from neardup.io.jsonvalues import id_problem
 from neardup.io.readers import BadRecord, Document, read_documents
-from neardup.store.url import open_store
+from neardup.text.text_config import TextConfig
 
 DEFAULT_BATCH = 5000  # a commit writes every index page its batch touched: fewer, larger ones
 

@@ -31,16 +31,11 @@ from neardup.cli.options import (
     text_field_option,
     text_options,
 )
-from neardup.config import (
-    MAX_UNITS,
-    UNITS,
-    TextConfig,
-)
-from neardup.configfile import write_config
 from neardup.dedup import (
     DEFAULT_MEASURE,
     MEASURES,
 )
+from neardup.dedup.configfile import write_config
 from neardup.judge.calibrate import DEFAULT_SIZES as CALIBRATE_SIZES
 from neardup.judge.calibrate import DEFAULT_THRESHOLDS as CALIBRATE_THRESHOLDS
 from neardup.judge.calibrate import DEFAULT_UNITS as CALIBRATE_UNITS
@@ -55,9 +50,14 @@ from neardup.judge.evaluate import (
     method_config,
     parse_thresholds,
 )
-from neardup.judge.report import EXAMPLES, collect_examples, render_evaluation_report
+from neardup.judge.judge_report import EXAMPLES, collect_examples, render_evaluation_report
 from neardup.judge.run import evaluate_files
 from neardup.methods import METHOD_NAMES, parse_params
+from neardup.text.text_config import (
+    MAX_UNITS,
+    UNITS,
+    TextConfig,
+)
 
 
 def _names(text: str, what: str, allowed: Sequence[str]) -> list[str]:

@@ -13,18 +13,6 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
-from neardup.config import (
-    DEFAULT_HAN_SIZE,
-    DEFAULT_SIZES,
-    HASH_NAMES,
-    LANGS,
-    MAX_UNITS,
-    PROFILES,
-    UNITS,
-    CanonConfig,
-    ShingleConfig,
-    TextConfig,
-)
 from neardup.dedup.defaults import (
     DEFAULT_MAX_BUCKET,
     DEFAULT_MEASURE,
@@ -37,6 +25,18 @@ from neardup.errors import ConfigError, InputError
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES
 from neardup.methods import METHOD_NAMES, parse_params
 from neardup.text.stopwords import load_stopword_file
+from neardup.text.text_config import (
+    DEFAULT_HAN_SIZE,
+    DEFAULT_SIZES,
+    HASH_NAMES,
+    LANGS,
+    MAX_UNITS,
+    PROFILES,
+    UNITS,
+    CanonConfig,
+    ShingleConfig,
+    TextConfig,
+)
 
 if TYPE_CHECKING:
     from neardup.dedup import DedupConfig
@@ -398,8 +398,8 @@ def dedup_config(
     is a usage error naming it (exit 2); a --config file that cannot be read or parsed is
     the file's error (exit 1).
     """
-    from neardup.configfile import merge_config, read_config
     from neardup.dedup import DedupConfig
+    from neardup.dedup.configfile import merge_config, read_config
 
     with bad_options():
         built = DedupConfig(

@@ -9,10 +9,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from neardup.cli.app import cli, console
-from neardup.dedup.explain import MAX_PASSAGES, Explanation, explain
-from neardup.dedup.review import short
-from neardup.dedup.runread import open_run
-from neardup.passages import Passages
+from neardup.engines.local.explain import MAX_PASSAGES, Explanation, explain
+from neardup.engines.local.review import short
+from neardup.engines.local.runread import open_run
+from neardup.fingerprints.passages import Passages
 
 run_option = click.option(
     "--run",

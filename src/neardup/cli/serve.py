@@ -1,8 +1,8 @@
-"""``neardup serve``: a collection over HTTP (:mod:`neardup.service`, run by uvicorn).
+"""``neardup serve``: a collection over HTTP (:mod:`neardup.service.http_api`, run by uvicorn).
 
 The store is checked here, once, before any worker starts: a store without a collection is
 refused with a clear message instead of workers failing one by one. Settings reach the
-workers as ``NEARDUP_*`` environment variables read by ``neardup.service:app_from_env``.
+workers as ``NEARDUP_*`` environment variables read by ``neardup.service.http_api:app_from_env``.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import os
 
 import click
 
-from neardup import extras
 from neardup.cli.app import cli
 from neardup.cli.options import count, db_option
-from neardup.collection import Collection
+from neardup.collection.persistent import Collection
+from neardup.collection.store_url import open_store
 from neardup.errors import ConfigError
-from neardup.store.url import open_store
+from neardup.util import extras
 
 _TOKEN_ENV = "NEARDUP_TOKEN"
 _CREATE_HINT = "create one first with 'neardup index create'"
@@ -84,7 +84,7 @@ def serve(
 ) -> None:
     """Serve a collection over HTTP: add, query, get, delete, stats (API docs at /docs)."""
     uvicorn = extras.uvicorn("neardup serve")
-    from neardup import service  # needs fastapi: imported only to serve
+    from neardup.service import http_api as service  # needs fastapi: imported only to serve
 
     limits = {"max_body_bytes": max_body_bytes, "max_batch": max_batch, "threads": threads}
     settings = service.ServiceSettings(

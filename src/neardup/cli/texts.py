@@ -13,19 +13,17 @@ from rich.text import Text
 
 from neardup.cli.app import cli, console
 from neardup.cli.options import bad_options, explicit_settings, text_options
-from neardup.compare import Comparison, MethodEstimate, compare_texts
-from neardup.config import (
-    TextConfig,
-)
-from neardup.configfile import merge_config, read_config
 from neardup.dedup import DedupConfig
-from neardup.dedup.runread import open_run
+from neardup.dedup.compare import Comparison, MethodEstimate, compare_texts
+from neardup.dedup.configfile import merge_config, read_config
+from neardup.engines.local.runread import open_run
 from neardup.errors import InputError
-from neardup.io.text import read_text
-from neardup.measures import Overlap
+from neardup.fingerprints.measures import Overlap
+from neardup.fingerprints.passages import Passages
+from neardup.fingerprints.shingles import shingles
+from neardup.io.text_input import read_text
 from neardup.methods import METHOD_NAMES, describe_methods, get_method, parse_params
-from neardup.passages import Passages
-from neardup.shingles import shingles
+from neardup.text.text_config import TextConfig
 
 SHOWN_CHARS = 3000  # longer canonical texts are cut in the human output of compare
 

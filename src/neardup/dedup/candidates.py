@@ -53,14 +53,6 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from neardup._kernels import threads_for
-from neardup.arrays import (
-    pair_codes,
-    release_mapped_pages,
-    sorted_counts,
-    split_pair_codes,
-    unique,
-)
 from neardup.dedup.defaults import DEFAULT_MAX_BUCKET
 from neardup.dedup.prefix import (
     MAX_COUNT,
@@ -72,6 +64,14 @@ from neardup.dedup.prefix import (
     table_bits,
 )
 from neardup.errors import ConfigError
+from neardup.util.arrays import (
+    pair_codes,
+    release_mapped_pages,
+    sorted_counts,
+    split_pair_codes,
+    unique,
+)
+from neardup.util.kernels import threads_for
 
 _MIX = np.uint64(0xBF58476D1CE4E5B9)  # odd: a bijection, spreads small integer keys
 DEFAULT_HITS = 4  # measured on 100 k English documents: 2 → 250 k pairs, 3 → 54 k, 4 → 38 k

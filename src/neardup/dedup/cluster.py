@@ -24,9 +24,9 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from neardup._kernels import cluster as _k
-from neardup.arrays import pair_codes, split_pair_codes, unique, unordered_pair_codes
+from neardup.dedup import cluster_kernels as _k
 from neardup.errors import ConfigError, InputError
+from neardup.util.arrays import pair_codes, split_pair_codes, unique, unordered_pair_codes
 
 KeepKind = Literal["first", "longest", "shortest", "field"]
 Direction = Literal["min", "max"]

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from neardup.config import CanonConfig, ShingleConfig, TextConfig
 from neardup.dedup.cluster import KeepPolicy
 from neardup.dedup.defaults import (
     DEFAULT_MAX_BUCKET,
@@ -23,6 +22,7 @@ from neardup.dedup.defaults import (
 from neardup.errors import ConfigError
 from neardup.methods import get_method, method_classes
 from neardup.methods.base import Method
+from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig
 
 DEFAULT_TEXT = TextConfig(CanonConfig(), ShingleConfig(unit="auto", size=3))
 

@@ -21,8 +21,6 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from neardup.arrays import kept_segments, release_mapped_pages, unique
-from neardup.config import TextConfig
 from neardup.dedup.candidates import Candidates, candidate_pairs, prefix_candidates
 from neardup.dedup.cluster import connected_components, preference_rank
 from neardup.dedup.config import DedupConfig, DedupResult, Pairs
@@ -32,17 +30,19 @@ from neardup.dedup.scoring import keepable, score_pairs
 from neardup.dedup.templates import NEAR_COPY, near_copies
 from neardup.dedup.translation import function_words
 from neardup.errors import weak_notes
-from neardup.heap import release_free_memory
-from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
-from neardup.methods.base import Keys, Method, Signatures
-from neardup.shingles import (
+from neardup.fingerprints.shingles import (
     FingerprintBatch,
     fingerprint_batch,
     fingerprint_utf8,
     fingerprints_and_words,
 )
+from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
+from neardup.methods.base import Keys, Method, Signatures
 from neardup.text.canon import split_texts
-from neardup.workers import ordered_map
+from neardup.text.text_config import TextConfig
+from neardup.util.arrays import kept_segments, release_mapped_pages, unique
+from neardup.util.heap import release_free_memory
+from neardup.util.workers import ordered_map
 
 Sets = tuple[np.ndarray, np.ndarray]  # values and offsets of per-document sorted sets
 

@@ -6,7 +6,7 @@ copyright file into ``adwaita-icon-theme``'s because the latter never names jq o
 author, however much MIT and Creative Commons text they share. So:
 
 - A document's **rare words** are its words (canonical tokens of two or more characters
-  without digits: :mod:`neardup._kernels.words`) that at least ``LEAST_DOCUMENTS``
+  without digits: :mod:`neardup.fingerprints.word_kernels`) that at least ``LEAST_DOCUMENTS``
   documents of the run use but fewer than ``RARE_GROUPS`` groups of near copies (documents
   holding ≥ ``NEAR_COPY`` of each other both ways, as in the template step: copies count
   once). Names, holders, hosts and the terms of
@@ -36,16 +36,16 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from neardup._kernels import identity as _k
-from neardup._kernels.templates import gather
-from neardup._kernels.words import CHARACTERS, LETTERED, LONE_CHARACTERS, WORD
-from neardup.arrays import unique
-from neardup.config import TextConfig
+from neardup.dedup import identity_kernels as _k
 from neardup.dedup.config import Pairs
+from neardup.dedup.template_kernels import gather
 from neardup.dedup.templates import NEAR_IDENTICAL
 from neardup.dedup.translation import FunctionWords, translations
-from neardup.hashing import fingerprint
+from neardup.fingerprints.hashing import fingerprint
+from neardup.fingerprints.word_kernels import CHARACTERS, LETTERED, LONE_CHARACTERS, WORD
 from neardup.text.canon import canonicalize_batch
+from neardup.text.text_config import TextConfig
+from neardup.util.arrays import unique
 
 LEAST_DOCUMENTS = 2  # a word used by at least this many documents …
 RARE_GROUPS = 3  # … and by fewer than this many groups of near copies is rare
@@ -56,7 +56,7 @@ HELD_NAMES = 0.2  # … and holding no more than this share of them does not nam
 @dataclass(frozen=True, slots=True, eq=False)
 class Names:
     """Per document: its word hashes (marked where it repeats them:
-    :data:`~neardup._kernels.words.REPEATED`) and its rare word hashes (marked where they
+    :data:`~neardup.fingerprints.word_kernels.REPEATED`) and its rare word hashes (marked where they
     are its own words), each sorted and distinct (``words[word_offsets[d]:word_offsets[d +
     1]]``, ``rare`` likewise)."""
 
@@ -143,9 +143,9 @@ def nameless(missing: np.ndarray, found: np.ndarray, own: np.ndarray) -> np.ndar
 
 def named_words(text: str, config: TextConfig) -> dict[int, str]:
     """The words of one text as the identity check sees them (hash, marked
-    :data:`~neardup._kernels.words.LETTERED` where it is → canonical word; a text of
-    characters has :data:`~neardup._kernels.words.CHARACTERS` too), for showing which rare
-    words a keeper lacks."""
+    :data:`~neardup.fingerprints.word_kernels.LETTERED` where it is → canonical word; a
+    text of characters has :data:`~neardup.fingerprints.word_kernels.CHARACTERS` too), for
+    showing which rare words a keeper lacks."""
     tokens = canonicalize_batch([text], config.canon, config.shingle.unit).tokens(0)
     words = {t for t in tokens if len(t) >= 2 and not any("0" <= c <= "9" for c in t)}
     seed, lettered = config.shingle.seed, int(LETTERED)
@@ -160,12 +160,12 @@ def named_words(text: str, config: TextConfig) -> dict[int, str]:
 
 
 def _written_without_spaces(c: str) -> bool:
-    """Kana, Han, Hangul (see :func:`neardup._kernels.words.is_character`)."""
+    """Kana, Han, Hangul (see :func:`neardup.fingerprints.word_kernels.is_character`)."""
     point = ord(c)
     return 0x3040 <= point <= 0xD7FF or 0xF900 <= point <= 0xFAFF or 0x20000 <= point <= 0x2FFFF
 
 
 def _letter_beyond_ascii(c: str) -> bool:
-    """U+00C0 to U+1FFF but × and ÷ (as :func:`neardup._kernels.words.
+    """U+00C0 to U+1FFF but × and ÷ (as :func:`neardup.fingerprints.word_kernels.
     has_letter_beyond_ascii` tells)."""
     return "\u00c0" <= c < "\u2000" and c not in "×÷"

@@ -15,7 +15,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from neardup.arrays import pair_codes, unique
 from neardup.dedup.cluster import (
     connected_components,
     keepers_by_rank,
@@ -25,6 +24,7 @@ from neardup.dedup.cluster import (
 )
 from neardup.dedup.config import DedupConfig, Pairs
 from neardup.dedup.identity import Names, identity_scores
+from neardup.util.arrays import pair_codes, unique
 
 # rounds of verifying the pairs that reach a group's final keeper (one is almost always enough)
 KEEPER_ROUNDS = 6

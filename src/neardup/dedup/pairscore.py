@@ -17,7 +17,7 @@ import numpy as np
 from neardup.dedup.candidates import Candidates
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.scoring import score_pairs
-from neardup.shingles import FingerprintBatch
+from neardup.fingerprints.shingles import FingerprintBatch
 
 NO_TEMPLATE = np.empty(0, dtype=np.uint64)
 

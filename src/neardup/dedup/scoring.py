@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from neardup._kernels.sample import share_at_least, shared_counts
-from neardup.arrays import unique
 from neardup.dedup.candidates import Candidates
 from neardup.dedup.config import DedupConfig, Pairs
 from neardup.dedup.templates import (
@@ -17,7 +15,9 @@ from neardup.dedup.templates import (
     template_shingles,
 )
 from neardup.errors import ConfigError
+from neardup.fingerprints.intersect_kernels import share_at_least, shared_counts
 from neardup.methods.base import Method, Signatures
+from neardup.util.arrays import unique
 
 _CHUNK_PAIRS = 1 << 22  # candidate pairs counted at a time (a few arrays of 32 MiB)
 

@@ -42,10 +42,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from neardup._kernels import templates as _k
-from neardup.arrays import unique, unique_counts
+from neardup.dedup import template_kernels as _k
 from neardup.dedup.cluster import connected_components
-from neardup.shingles import is_han
+from neardup.fingerprints.shingles import is_han
+from neardup.util.arrays import unique, unique_counts
 
 NEAR_COPY = 0.7  # plain containment both ways from which two documents are one group
 NEAR_IDENTICAL = 0.9  # plain resemblance from which a pair is scored as written …
@@ -86,7 +86,7 @@ def template_shingles(
     """Sorted fingerprints held by at least ``min_df`` of ``docs`` (each doc a sorted set).
 
     With ``wanted`` (documents), only their fingerprints are looked at, counted exactly
-    (:func:`neardup._kernels.templates.held_counts`): a wanted document among ``docs`` counts
+    (:func:`neardup.dedup.template_kernels.held_counts`): a wanted document among ``docs`` counts
     for itself, the others are looked through once for them. When the wanted fingerprints
     are many, only those a count sketch of all documents puts at ``min_df`` or more are
     counted (the rest cannot be template), gathered without repeats. Without ``wanted``,
@@ -162,8 +162,8 @@ class _Hot:
 
 def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndarray:
     """Which fingerprints are template: held by ``min_df`` groups, or by ``HAN_DF`` times
-    that for a shingle of Han characters alone (:func:`neardup.shingles.is_han`): two Han
-    characters are about one word, and a common word is in many unrelated documents."""
+    that for a shingle of Han characters alone (:func:`neardup.fingerprints.shingles.is_han`):
+    two Han characters are about one word, and a common word is in many unrelated documents."""
     return held >= np.where(is_han(keys), HAN_DF * min_df, min_df)
 
 

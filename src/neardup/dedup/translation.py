@@ -17,7 +17,7 @@ the ``stopwords`` package, hashed as the run hashes its words.
   - ``FOREIGN_WORDS`` or more function words of one other language (and not of the
     document's), more than ``FOREIGN_SHARE`` times as many as of the document's language;
   - or text in a script of characters (Han, kana:
-    :data:`~neardup._kernels.words.CHARACTERS`, whose words are in no list) added to a
+    :data:`~neardup.fingerprints.word_kernels.CHARACTERS`, whose words are in no list) added to a
     document with none;
   - or ``FOREIGN_WORDS`` or more words with letters beyond ASCII (accented, Cyrillic:
     ``LETTERED``), at least ``LETTERED_SHARE`` of the words added, to a document with fewer
@@ -36,11 +36,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup._kernels import identity as _k
-from neardup._kernels.words import WORD, word_sets
-from neardup.config import TextConfig
-from neardup.hashing import kernel_hash
+from neardup.dedup import identity_kernels as _k
+from neardup.fingerprints.hashing import kernel_hash
+from neardup.fingerprints.word_kernels import WORD, word_sets
 from neardup.text.canon import canonicalize_batch
+from neardup.text.text_config import TextConfig
 
 LEAST_OWN = 3.0  # function words (weighted) that tell a document's language
 FOREIGN_WORDS = 3  # a keeper adding this many function words of another language …

@@ -20,11 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from neardup._kernels import threads_for
-from neardup._kernels.jsonl import holds_non_finite_words, json_non_finite, line_ends
-from neardup._kernels.script import char_counts
 from neardup.errors import DamagedInputError, InputError
-from neardup.heap import release_free_memory
 from neardup.io.files import (
     BOM,
     bad_record_error,
@@ -34,6 +30,7 @@ from neardup.io.files import (
     read_errors,
 )
 from neardup.io.hugeline import text_in_place
+from neardup.io.jsonl_kernels import holds_non_finite_words, json_non_finite, line_ends
 from neardup.io.readers import (
     DEFAULT_MAX_TEXT_BYTES,
     BadRecord,
@@ -45,6 +42,9 @@ from neardup.io.readers import (
     line_limit,
     overlong,
 )
+from neardup.text.script_kernels import char_counts
+from neardup.util.heap import release_free_memory
+from neardup.util.kernels import threads_for
 
 BLOCK_BYTES_MAX = 16 * 2**20  # a block stops growing here even with fewer lines than asked
 

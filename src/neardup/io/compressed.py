@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from neardup.errors import DamagedInputError
-from neardup.extras import IO_BUFFER, zstandard
+from neardup.util.extras import IO_BUFFER, zstandard
 
 __all__ = ["ChunkReader", "gunzip_chunks", "unzstd_chunks", "zstd_frames_problem"]
 

@@ -16,9 +16,9 @@ from typing import IO, Literal
 import numpy as np
 
 from neardup.errors import DamagedInputError, InputError
-from neardup.extras import IO_BUFFER, pyarrow, zstandard
-from neardup.heap import release_free_memory
 from neardup.io.compressed import ChunkReader, gunzip_chunks, unzstd_chunks
+from neardup.util.extras import IO_BUFFER, pyarrow, zstandard
+from neardup.util.heap import release_free_memory
 
 __all__ = [
     "BOM",

@@ -17,7 +17,7 @@ from itertools import pairwise
 import numpy as np
 import orjson
 
-from neardup._kernels.jsonl import longest_string
+from neardup.io.jsonl_kernels import longest_string
 from neardup.io.jsonvalues import json_problem
 from neardup.io.readers import BadRecord, Document, _document, _Options, text_too_large
 

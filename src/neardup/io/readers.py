@@ -40,7 +40,6 @@ from typing import Any
 import orjson
 
 from neardup.errors import ConfigError, DamagedInputError, InputError
-from neardup.extras import pyarrow
 from neardup.io.csvlines import csv_records
 from neardup.io.files import (
     InputFile,
@@ -53,7 +52,8 @@ from neardup.io.files import (
     split_lines,
 )
 from neardup.io.jsonvalues import json_problem, may_hold_problem
-from neardup.io.text import decode_text
+from neardup.io.text_input import decode_text
+from neardup.util.extras import pyarrow
 
 __all__ = [
     "DEFAULT_MAX_TEXT_BYTES",

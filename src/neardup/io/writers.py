@@ -21,7 +21,7 @@ from typing import IO, Any, Literal
 import orjson
 
 from neardup.errors import ConfigError
-from neardup.extras import IO_BUFFER, pyarrow, zstandard
+from neardup.util.extras import IO_BUFFER, pyarrow, zstandard
 
 __all__ = ["RecordWriter", "dumps"]
 
@@ -35,7 +35,7 @@ class RecordWriter:
     exception inside ``with RecordWriter(...)`` (or :meth:`abort`) deletes it, so a crashed run
     leaves no half-written file; the file is flushed to disk before the rename, unless
     ``sync=False`` (a caller that flushes a whole directory of outputs at once, in parallel:
-    :func:`neardup.dedup.outdir.sync_files`). JSONL is compact UTF-8 JSON (orjson; non-ASCII
+    :func:`neardup.engines.local.outdir.sync_files`). JSONL is compact UTF-8 JSON (orjson; non-ASCII
     as is), compressed when ``path`` ends in ``.gz`` (level 1, for speed) or ``.zst``; values JSON
     cannot hold are written as text (dates ISO 8601, decimals as strings, bytes base64).
     :meth:`write_json` adds a record that is already one line of JSON (an input line copied

@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from neardup.config import TextConfig
 from neardup.dedup import DedupConfig
 from neardup.errors import ConfigError
 from neardup.judge.evaluate import MODE_TEXT, Evaluation, Mode, PairScores, Row, method_config
+from neardup.text.text_config import TextConfig
 
 PARAM_GRID: dict[str, tuple[dict[str, Any], ...]] = {
     "full": ({},),

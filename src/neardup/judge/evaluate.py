@@ -50,12 +50,12 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from neardup.arrays import pair_codes, unordered_pair_codes
-from neardup.config import TextConfig
 from neardup.dedup import DedupConfig, Pairs, Scored, decide
 from neardup.dedup.candidates import DEFAULT_MAX_BUCKET
 from neardup.errors import ConfigError
 from neardup.methods import get_method, method_classes
+from neardup.text.text_config import TextConfig
+from neardup.util.arrays import pair_codes, unordered_pair_codes
 
 SIMHASH_BITS = 64
 DEFAULT_THRESHOLDS = "0.5:1.0:0.1"

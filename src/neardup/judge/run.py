@@ -25,7 +25,7 @@ from neardup.judge.evaluate import (
     sweep_pairs,
     threshold_groups,
 )
-from neardup.judge.pairscore import score_text_pairs
+from neardup.judge.textpairs import score_text_pairs
 from neardup.judge.truth import ClusterTruth, PairTruth, Truth, read_truth
 
 
@@ -153,7 +153,7 @@ def evaluate_pairs(
     mode: Mode = "dedup",
 ) -> Evaluation:
     """Judge every config on pairs given with their texts: each pair compared on its own
-    (:func:`~neardup.judge.pairscore.score_text_pairs`), once per group of thresholds."""
+    (:func:`~neardup.judge.textpairs.score_text_pairs`), once per group of thresholds."""
     thresholds = sorted(thresholds)
     ids = [f"line {line} {side}" for line in truth.lines.tolist() for side in "ab"]
     a = np.arange(len(truth), dtype=np.int64) * 2

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neardup.config import TextConfig
 from neardup.errors import ConfigError
 from neardup.methods.base import Keys, Method, Signatures
+from neardup.text.text_config import TextConfig
 
 # name -> (module, method class, config class); modules are imported on first use
 REGISTRY: dict[str, tuple[str, str, str]] = {

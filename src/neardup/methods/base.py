@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, Self, runtime_che
 
 import numpy as np
 
-from neardup.config import TextConfig, config_fingerprint
 from neardup.errors import ConfigError, SignatureError
+from neardup.text.text_config import TextConfig, config_fingerprint
 
 if TYPE_CHECKING:
-    from neardup.idf import IdfModel
-    from neardup.shingles import FingerprintBatch
+    from neardup.fingerprints.shingles import FingerprintBatch
+    from neardup.methods.idf import IdfModel
 
 FORMAT_VERSION = 2  # 2: Han shingles marked in the fingerprint, Han clauses shingled apart
 _MAGIC = b"ND"
@@ -242,7 +242,7 @@ class IdfMethodBase(MethodBase):
 
     def fit(self, batches: Iterable[FingerprintBatch]) -> Self:
         """Fit the IDF model on a collection (one streaming pass); returns self."""
-        from neardup.idf import IdfModel  # its kernels: only for the methods that fit one
+        from neardup.methods.idf import IdfModel  # its kernels: only for the methods that fit one
 
         self.idf = self._checked_model(IdfModel.fit(batches))
         return self

@@ -44,11 +44,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from neardup._kernels.hashes import HASH_XXH3, hash_spans
 from neardup.errors import ConfigError, InputError, SignatureError, warn_weak
-from neardup.idf import IdfModel
+from neardup.fingerprints.hash_kernels import HASH_XXH3, hash_spans
+from neardup.fingerprints.shingles import FingerprintBatch
 from neardup.methods.base import Estimate, IdfMethodBase, Keys, Signatures
-from neardup.shingles import FingerprintBatch
+from neardup.methods.idf import IdfModel
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,18 +51,8 @@ from typing import ClassVar, Literal, get_args
 
 import numpy as np
 
-from neardup._kernels import threads_for
-from neardup._kernels.minhash import (
-    EMPTY,
-    TAG_MEGA,
-    TAG_SUPER,
-    count_equal,
-    equal_fraction,
-    pair_hashes,
-    run_hashes,
-)
-from neardup.config import TextConfig
 from neardup.errors import ConfigError
+from neardup.fingerprints.shingles import FingerprintBatch
 from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
 from neardup.methods.minhash import (
     DEFAULT_RECALL,
@@ -77,7 +67,17 @@ from neardup.methods.minhash import (
     row_keys,
     target_resemblance,
 )
-from neardup.shingles import FingerprintBatch
+from neardup.methods.minhash_kernels import (
+    EMPTY,
+    TAG_MEGA,
+    TAG_SUPER,
+    count_equal,
+    equal_fraction,
+    pair_hashes,
+    run_hashes,
+)
+from neardup.text.text_config import TextConfig
+from neardup.util.kernels import threads_for
 
 Rule = Literal["mega", "super"]
 RULES: tuple[str, ...] = get_args(Rule)

@@ -59,11 +59,17 @@ from typing import ClassVar, Literal, get_args
 
 import numpy as np
 
-from neardup._kernels import threads_for
-from neardup._kernels.minhash import EMPTY, TAG_BAND, equal_fraction, minhash_matrix, run_hashes
 from neardup.errors import ConfigError, SignatureError, warn_weak
+from neardup.fingerprints.shingles import FingerprintBatch
 from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
-from neardup.shingles import FingerprintBatch
+from neardup.methods.minhash_kernels import (
+    EMPTY,
+    TAG_BAND,
+    equal_fraction,
+    minhash_matrix,
+    run_hashes,
+)
+from neardup.util.kernels import threads_for
 
 Measure = Literal["resemblance", "containment"]
 MEASURES: tuple[str, ...] = get_args(Measure)

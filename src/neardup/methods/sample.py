@@ -9,7 +9,7 @@
 
 Every signature is a sorted array of distinct fingerprints, a sub-array of the document's
 fingerprints, so sketching a batch is index arithmetic over the flat arrays and scoring a
-pair is one merge walk (compiled in :mod:`neardup._kernels.sample`).
+pair is one merge walk (compiled in :mod:`neardup.fingerprints.intersect_kernels`).
 """
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ from typing import ClassVar
 
 import numpy as np
 
-from neardup._kernels.sample import (
+from neardup.errors import ConfigError, warn_weak
+from neardup.fingerprints.intersect_kernels import (
     bottom_n_estimate,
     bottom_n_estimates,
     count_shared,
     shared_counts,
 )
-from neardup.errors import ConfigError, warn_weak
-from neardup.measures import Overlap
+from neardup.fingerprints.measures import Overlap
+from neardup.fingerprints.shingles import FingerprintBatch
 from neardup.methods.base import Estimate, Keys, MethodBase, Signatures
-from neardup.shingles import FingerprintBatch
 
 _UINT64_LIMIT = 2**64
 _INT64_LIMIT = 2**63

@@ -7,7 +7,7 @@ through a fixed 64-bit bijection (SplitMix64), so 32-bit fingerprints (CRC-32) v
 bits too. Weights (``weighting``):
 
 - ``"count"`` (default): how often the shingle occurs in the document;
-- ``"tfidf"``: count × smooth IDF from an :class:`~neardup.idf.IdfModel` of the collection
+- ``"tfidf"``: count × smooth IDF from an :class:`~neardup.methods.idf.IdfModel` of the collection
   (the sources recommend it: shingles common in the collection weigh less);
 - ``"binary"``: 1 per distinct shingle.
 
@@ -84,8 +84,8 @@ from typing import ClassVar, Literal, get_args
 
 import numpy as np
 
-from neardup._kernels.simhash import mix64_array, simhash_batch
 from neardup.errors import ConfigError, SignatureError, warn_weak
+from neardup.fingerprints.shingles import FingerprintBatch
 from neardup.methods.base import Estimate, IdfMethodBase, Keys, Signatures
 from neardup.methods.minhash import (
     DEFAULT_RECALL,
@@ -96,7 +96,7 @@ from neardup.methods.minhash import (
     require_int,
     target_resemblance,
 )
-from neardup.shingles import FingerprintBatch
+from neardup.methods.simhash_kernels import mix64_array, simhash_batch
 
 Weighting = Literal["count", "tfidf", "binary"]
 WEIGHTINGS: tuple[str, ...] = get_args(Weighting)

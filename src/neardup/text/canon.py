@@ -1,6 +1,6 @@
 """Canonicalization pipeline (docs/methods.md): many raw texts → one batch of canonical tokens.
 
-Order of the steps, each switchable in :class:`~neardup.config.CanonConfig`:
+Order of the steps, each switchable in :class:`~neardup.text.text_config.CanonConfig`:
 
 1. markup: leftover wiki markup, then HTML (with boilerplate removal), only for texts that
    look like markup; quoted lines of mail replies (``> …``); NFKC normalization;
@@ -30,12 +30,12 @@ from dataclasses import dataclass, replace
 import numba
 import numpy as np
 
-from neardup._kernels.precheck import MARKUP, NFKC, cleaning_flags
-from neardup._kernels.script import script_counts
-from neardup._kernels.tokenize import stop_set, token_hash, tokenize_batch
-from neardup.config import CanonConfig, Unit
 from neardup.text import chars, clean, morph, segment, stopwords
+from neardup.text.precheck_kernels import MARKUP, NFKC, cleaning_flags
 from neardup.text.script import langs_from_counts
+from neardup.text.script_kernels import script_counts
+from neardup.text.text_config import CanonConfig, Unit
+from neardup.text.tokenize_kernels import stop_set, token_hash, tokenize_batch
 
 _DOC_SEPARATOR = "\x00"
 _CHUNKS_PER_THREAD = 4  # tasks per thread of the tokenizer: enough to balance uneven texts
@@ -82,12 +82,12 @@ class TokenBatch:
     def by_char(self, unit: Unit) -> np.ndarray:
         """Per document: shingles of characters (else of tokens). ``auto`` shingles tokens,
         and its tokens are words, but single characters in runs of Han (decided per run of
-        script, not per document: see :func:`neardup._kernels.tokenize.tokenize_batch`)."""
+        script, not per document: see :func:`neardup.text.tokenize_kernels.tokenize_batch`)."""
         return np.full(len(self), unit == "char", dtype=np.bool_)
 
     def shingle_input(self, unit: Unit) -> tuple[np.ndarray, ...]:
-        """The arrays the shingle kernels take (``neardup._kernels.shingle``): the buffer,
-        document and token offsets, and :meth:`by_char`."""
+        """The arrays the shingle kernels take (``neardup.fingerprints.shingle_kernels``): the
+        buffer, document and token offsets, and :meth:`by_char`."""
         return (
             self.buf, self.doc_offsets, self.tok_starts, self.tok_ends, self.tok_offsets,
             self.by_char(unit),
@@ -135,7 +135,7 @@ def canonicalize_utf8(
 
 @dataclass(frozen=True, slots=True, eq=False)
 class TokenizerInput:
-    """A batch as the compiled tokenizer takes it (``_kernels.tokenize.tokenize_batch``):
+    """A batch as the compiled tokenizer takes it (``text.tokenize_kernels.tokenize_batch``):
     its UTF-8 after the Python steps, the tables of the config, and per text whether its
     tokens are joined by spaces."""
 

@@ -15,8 +15,8 @@ import unicodedata
 
 import numpy as np
 
-from neardup._kernels.tokenize import IGNORABLE, SEPARATOR, TOKEN_CHAR
-from neardup.tablecache import cached_arrays
+from neardup.text.tokenize_kernels import IGNORABLE, SEPARATOR, TOKEN_CHAR
+from neardup.util.tablecache import cached_arrays
 
 _NOT_WORD = re.compile(r"[\W_]")
 
@@ -39,7 +39,7 @@ def _marks_and_formats(everything: str) -> tuple[np.ndarray, np.ndarray]:
 @functools.cache
 def word_table() -> np.ndarray:
     """Classes for tokenizing with punctuation and special characters removed (built once
-    per Python: :mod:`neardup.tablecache`)."""
+    per Python: :mod:`neardup.util.tablecache`)."""
     (table,) = cached_arrays("word-table", lambda: (_build_word_table(),))
     table.setflags(write=False)
     return table
@@ -82,7 +82,7 @@ def fold_table() -> tuple[np.ndarray, np.ndarray]:
     ``fold[c]`` is the folded code point of ``c``, or ``FOLD_EXPANDS | k`` when ``c`` folds to
     several code points (ß → ss; 104 such characters), listed in ``expansions[k]`` (zero-padded
     rows of three). Equal to ``str.casefold`` of the Python running neardup (built once per
-    Python: :mod:`neardup.tablecache`).
+    Python: :mod:`neardup.util.tablecache`).
     """
     fold, expansions = cached_arrays("fold-table", _build_fold_table)
     fold.setflags(write=False)
@@ -117,7 +117,7 @@ def nfkc_stable_table() -> np.ndarray:
     composes with a character before it (Quick_Check=Maybe: the second character of a
     canonical pair, Hangul jamo). A text holding only these passes NFKC's quick check, so
     the compiled pre-check skips ``unicodedata.normalize`` for it (built once per Python:
-    :mod:`neardup.tablecache`)."""
+    :mod:`neardup.util.tablecache`)."""
     (table,) = cached_arrays("nfkc-stable", lambda: (_build_nfkc_stable_table(),))
     table.setflags(write=False)
     return table

@@ -1,0 +1,237 @@
+"""Kernel of the identity check: how many of a document's rare words its keeper holds."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from neardup.fingerprints.word_kernels import CHARACTERS, LETTERED, REPEATED, WORD
+
+
+@njit(cache=True, parallel=True)
+def missing_and_held(
+    rare: np.ndarray,
+    rare_offsets: np.ndarray,
+    words: np.ndarray,
+    word_offsets: np.ndarray,
+    held: np.ndarray,
+    holder: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair ``i``: how many rare words of document ``held[i]`` document ``holder[i]``
+    lacks, how many it has (one merge walk of two sorted sets of words, compared without
+    their :data:`~neardup.fingerprints.word_kernels.REPEATED` mark), and how many of them are
+    ``held[i]``'s own (marked in ``rare``: no other document uses them)."""
+    n = held.size
+    missing = np.zeros(n, dtype=np.int64)
+    found = np.zeros(n, dtype=np.int64)
+    own = np.zeros(n, dtype=np.int64)
+    for i in prange(n):
+        a, b = held[i], holder[i]
+        p, p_end = rare_offsets[a], rare_offsets[a + 1]
+        for j in range(p, p_end):
+            own[i] += rare[j] & REPEATED
+        q, q_end = word_offsets[b], word_offsets[b + 1]
+        k = 0
+        while p < p_end and q < q_end:
+            mine, word = rare[p] & WORD, words[q] & WORD
+            if mine == word:
+                k += 1
+                p += 1
+                q += 1
+            elif mine < word:
+                p += 1
+            else:
+                q += 1
+        found[i] = k
+        missing[i] = rare_offsets[a + 1] - rare_offsets[a] - k
+    return missing, found, own
+
+
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, inline="always")
+def _slot_of(table: np.ndarray, keys: np.ndarray, v: np.uint64, shift: np.uint64) -> int:
+    """The slot of ``v`` in the open-addressing ``table`` (slot → index of ``keys`` + 1; 0:
+    empty): where it is, or the empty slot where it would go."""
+    mask = np.int64(table.size - 1)
+    slot = np.int64((v * _FIBONACCI) >> shift)
+    while table[slot] != 0 and keys[table[slot] - 1] != v:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@njit(cache=True)
+def _key_table(keys: np.ndarray) -> tuple[np.ndarray, np.uint64]:
+    """An open-addressing hash table of the distinct ``keys`` (slot → index + 1; 0: empty)
+    of about two slots a key (small enough to stay in cache), and its shift."""
+    bits = 4
+    while (1 << bits) < 2 * keys.size + 1:
+        bits += 1
+    shift = np.uint64(64 - bits)
+    table = np.zeros(1 << bits, dtype=np.int64)
+    for i in range(keys.size):
+        table[_slot_of(table, keys, keys[i], shift)] = i + 1
+    return table, shift
+
+
+@njit(cache=True, parallel=True)
+def rare_entries(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    labels: np.ndarray,
+    mine: np.ndarray,
+    least_documents: int,
+    rare_groups: int,
+    threads: int,
+) -> np.ndarray:
+    """Which entries of ``mine`` (word hashes, marked as in ``values``) are rare: 1 where
+    held by at least ``least_documents`` documents (a document's set is
+    ``values[offsets[d]:offsets[d + 1]]``) and by fewer than ``rare_groups`` (at most 3)
+    distinct ``labels``, 2 where held by their own document alone and repeated in it, 0
+    elsewhere. One pass of the documents, cut into ``threads`` parts, through a hash table
+    of the distinct words."""
+    keys = np.unique(mine & WORD)
+    table, shift = _key_table(keys)
+    n, m = offsets.size - 1, keys.size
+    parts = max(1, min(threads, n))
+    documents = np.zeros((parts, m), dtype=np.int64)
+    seen = np.full((parts, m, 3), -1, dtype=np.int64)  # up to three distinct labels a part
+    for p in prange(parts):
+        for d in range(p * n // parts, (p + 1) * n // parts):
+            label = labels[d]
+            for j in range(offsets[d], offsets[d + 1]):
+                slot = _slot_of(table, keys, values[j] & WORD, shift)
+                if table[slot] == 0:
+                    continue
+                i = table[slot] - 1
+                documents[p, i] += 1
+                for g in range(3):
+                    if seen[p, i, g] == label:
+                        break
+                    if seen[p, i, g] < 0:
+                        seen[p, i, g] = label
+                        break
+    rare = np.zeros(m, dtype=np.bool_)
+    alone = np.zeros(m, dtype=np.bool_)
+    for i in prange(m):
+        total = 0
+        distinct = np.full(3, -1, dtype=np.int64)
+        count = 0
+        for p in range(parts):
+            total += documents[p, i]
+            for g in range(3):
+                label = seen[p, i, g]
+                if label < 0:
+                    break
+                new = True
+                for h in range(count):
+                    if distinct[h] == label:
+                        new = False
+                if new and count < 3:
+                    distinct[count] = label
+                    count += 1
+        rare[i] = total >= least_documents and count < rare_groups
+        alone[i] = total == 1
+    out = np.zeros(mine.size, dtype=np.uint8)
+    for e in prange(mine.size):
+        i = table[_slot_of(table, keys, mine[e] & WORD, shift)] - 1
+        if mine[e] & WORD == CHARACTERS:
+            continue  # a script, not a name
+        if rare[i]:
+            out[e] = 1
+        elif alone[i] and mine[e] & REPEATED != 0:
+            out[e] = 2
+    return out
+
+
+ONE = 1 << 20  # one function word in the fixed point of language weights
+
+
+@njit(cache=True)
+def function_word_table(keys: np.ndarray) -> tuple[np.ndarray, np.uint64]:
+    """:func:`_key_table` of the function words' hashes (sorted, distinct)."""
+    return _key_table(keys)
+
+
+@njit(cache=True, inline="always")
+def _languages_of(
+    table: np.ndarray, shift: np.uint64, keys: np.ndarray, masks: np.ndarray, word: np.uint64
+) -> np.uint64:
+    """The languages (bit mask) whose function word ``word`` is; 0: none."""
+    i = table[_slot_of(table, keys, word, shift)]
+    return masks[i - 1] if i else np.uint64(0)
+
+
+@njit(cache=True, parallel=True)
+def translations(
+    words: np.ndarray,
+    word_offsets: np.ndarray,
+    held: np.ndarray,
+    holder: np.ndarray,
+    keys: np.ndarray,
+    masks: np.ndarray,
+    table: tuple[np.ndarray, np.uint64],
+    least_own: float,
+) -> tuple[np.ndarray, ...]:
+    """Per pair ``i``: the language of document ``held[i]`` (the one its function words —
+    ``keys``, with the languages ``masks`` of each — are most of, a word of k languages
+    counting 1/k to each, in fixed point: ``ONE // k``; the first of equals; -1 when
+    under ``least_own``), its words marked :data:`~neardup.fingerprints.word_kernels.LETTERED`, and
+    among the words of ``holder[i]`` that ``held[i]`` lacks: how many are function words
+    of that language, the other language most of the others are function words of with
+    how many, how many there are, how many are marked ``LETTERED``, and whether
+    :data:`~neardup.fingerprints.word_kernels.CHARACTERS` is one; and how many words of ``held[i]``
+    ``holder[i]`` lacks."""
+    slots, shift = table
+    n = held.size
+    own = np.full(n, -1, dtype=np.int64)
+    own_lettered = np.zeros(n, dtype=np.int64)
+    same = np.zeros(n, dtype=np.int64)
+    other = np.full(n, -1, dtype=np.int64)
+    foreign = np.zeros(n, dtype=np.int64)
+    added = np.zeros(n, dtype=np.int64)
+    lettered = np.zeros(n, dtype=np.int64)
+    script = np.zeros(n, dtype=np.bool_)
+    lacking = np.zeros(n, dtype=np.int64)
+    for i in prange(n):
+        a, b = held[i], holder[i]
+        weight = np.zeros(64, dtype=np.int64)
+        for j in range(word_offsets[a], word_offsets[a + 1]):
+            own_lettered[i] += (words[j] & LETTERED) != 0
+            mask = _languages_of(slots, shift, keys, masks, words[j] & WORD)
+            if mask:
+                k = 0
+                for lang in range(64):
+                    k += (mask >> np.uint64(lang)) & np.uint64(1)
+                for lang in range(64):
+                    if (mask >> np.uint64(lang)) & np.uint64(1):
+                        weight[lang] += ONE // k
+        lang_a = np.argmax(weight)
+        if weight[lang_a] < least_own * ONE:
+            continue
+        own[i] = lang_a
+        mine = np.uint64(1) << np.uint64(lang_a)
+        counts = np.zeros(64, dtype=np.int64)
+        p, p_end = word_offsets[a], word_offsets[a + 1]
+        for q in range(word_offsets[b], word_offsets[b + 1]):
+            word = words[q] & WORD
+            while p < p_end and words[p] & WORD < word:
+                p += 1
+            if p < p_end and words[p] & WORD == word:
+                lacking[i] -= 1
+                continue  # a word both use
+            added[i] += 1
+            lettered[i] += (words[q] & LETTERED) != 0
+            script[i] |= word == CHARACTERS
+            mask = _languages_of(slots, shift, keys, masks, word)
+            if mask & mine:
+                same[i] += 1
+            elif mask:
+                for lang in range(64):
+                    if (mask >> np.uint64(lang)) & np.uint64(1):
+                        counts[lang] += 1
+        other[i] = np.argmax(counts)
+        foreign[i] = counts[other[i]]
+        lacking[i] += p_end - word_offsets[a]
+    return own, own_lettered, same, other, foreign, added, lettered, script, lacking

@@ -1,0 +1,546 @@
+"""Compiled kernels for template shingles: frequent fingerprints found without sorting all.
+
+A fingerprint held by many documents is found in two passes over the flat fingerprint array:
+a saturating counter per hashed slot (a one-row count sketch: a slot's count is at least the
+count of every fingerprint in it), then the fingerprints of the slots that reached the limit
+are collected. Their exact holder counts (:func:`held_counts`) look at every document once,
+behind a cache-sized bit filter, and count in hash tables small enough for the core's cache
+(the keys cut by hash into partitions). Membership in the (small) template set is a lookup
+behind the same kind of filter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from neardup.fingerprints.intersect_kernels import GALLOP, first_at_least
+from neardup.util.arrays import release_mapped_pages
+
+# spreads crc32 and xxh3 alike; not the Han mark's multiplier
+# (neardup.fingerprints.shingles.mark_han), under
+# which every Han fingerprint's image starts with the same 12 bits: with it they all fell in
+# 1/4096 of a table's slots (a hash table's probes went quadratic on a third of the corpus)
+_MIX = np.uint64(0xBF58476D1CE4E5B9)
+_SATURATED = 65535
+
+
+@njit(cache=True, inline="always")
+def _slot(value: np.uint64, shift: np.uint64) -> int:
+    return int((value * _MIX) >> shift)
+
+
+@njit(cache=True, parallel=True)
+def slot_counts(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, bits: int, chunks: int
+) -> np.ndarray:
+    """Saturating count of the fingerprints of ``docs`` in each of 2**bits slots (uint16;
+    ``chunks`` parts of ``docs`` counted in parallel, then added)."""
+    size = 1 << bits
+    shift = np.uint64(64 - bits)
+    partial = np.zeros((chunks, size), dtype=np.uint16)
+    for c in prange(chunks):
+        counts = partial[c]
+        for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
+            d = docs[i]
+            for k in range(offsets[d], offsets[d + 1]):
+                s = _slot(values[k], shift)
+                if counts[s] < _SATURATED:
+                    counts[s] += 1
+    total = np.zeros(size, dtype=np.uint16)
+    for s in prange(size):
+        t = 0
+        for c in range(chunks):
+            t += partial[c, s]
+        total[s] = min(t, _SATURATED)
+    return total
+
+
+@njit(cache=True, parallel=True)
+def hot_values(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    counts: np.ndarray,
+    bits: int,
+    min_count: int,
+) -> np.ndarray:
+    """Every fingerprint of ``docs`` (with repeats) whose count reached ``min_count``: its
+    slot's count in a sketch of ``2**bits`` slots, or with ``bits`` = 0 its entry's count
+    (``counts`` aligned with ``values``, e.g. the candidate stage's estimates)."""
+    per_doc = np.zeros(docs.size + 1, dtype=np.int64)
+    for i in prange(docs.size):
+        d = docs[i]
+        n = 0
+        for k in range(offsets[d], offsets[d + 1]):
+            n += _hot(values, counts, bits, k, min_count)
+        per_doc[i + 1] = n
+    starts = np.cumsum(per_doc)
+    out = np.empty(starts[-1], dtype=np.uint64)
+    for i in prange(docs.size):
+        d = docs[i]
+        m = starts[i]
+        for k in range(offsets[d], offsets[d + 1]):
+            if _hot(values, counts, bits, k, min_count):
+                out[m] = values[k]
+                m += 1
+    return out
+
+
+@njit(cache=True, inline="always")
+def _hot(values: np.ndarray, counts: np.ndarray, bits: int, k: int, min_count: int) -> bool:
+    """Entry ``k``'s count (its slot's with ``bits`` > 0, its own with 0) reaches the bar."""
+    if bits == 0:
+        return counts[k] >= min_count
+    return counts[_slot(values[k], np.uint64(64 - bits))] >= min_count
+
+
+@njit(cache=True)
+def hot_table(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    counts: np.ndarray,
+    bits: int,
+    min_count: int,
+    table_bits: int,
+) -> tuple[np.ndarray, bool]:
+    """``(keys, complete)``: the distinct fingerprints of ``docs`` that :func:`hot_values`
+    takes, found in one pass through an open-addressing table of ``2**table_bits`` slots,
+    without the repeats; ``complete`` is False when they were more than half the slots
+    (call again with a larger table)."""
+    table = np.full(1 << table_bits, -1, dtype=np.int32)
+    keys = np.empty(1 << (table_bits - 1), dtype=np.uint64)
+    shift = np.uint64(64 - table_bits)
+    mask = np.int64((1 << table_bits) - 1)
+    n = 0
+    for d in docs:
+        for k in range(offsets[d], offsets[d + 1]):
+            if not _hot(values, counts, bits, k, min_count):
+                continue
+            v = values[k]
+            s = np.int64(_slot(v, shift))
+            while table[s] >= 0 and keys[table[s]] != v:
+                s = (s + 1) & mask
+            if table[s] < 0:
+                if n == keys.size:
+                    return keys[:n], False
+                table[s] = n
+                keys[n] = v
+                n += 1
+    return keys[:n], True
+
+
+# ── a bit filter of a set of fingerprints, sized to the set ─────────────────────────────────
+# Two bits of one 64-bit word per key ("blocked"): a probe is one load. Eight bits a key give
+# ~5 % false positives; the filter of the ~4 M fingerprints of the pairs at 100 k documents is
+# 4 MiB and stays in the last-level cache: a probe that misses it costs several times more.
+_MIX2 = np.uint64(0xD6E8FEB86659FD93)
+_FILTER_BITS_PER_KEY = 8
+_MIN_FILTER_BITS, _MAX_FILTER_BITS = 12, 27  # 512 B … 16 MiB
+
+
+def filter_bits(keys: int) -> int:
+    """Bits (log2) of the filter of ``keys`` fingerprints (repeats counted)."""
+    need = max(keys, 1) * _FILTER_BITS_PER_KEY
+    return min(max(int(need - 1).bit_length(), _MIN_FILTER_BITS), _MAX_FILTER_BITS)
+
+
+@njit(cache=True, inline="always")
+def _filter_word(value: np.uint64, shift: np.uint64) -> tuple[int, np.uint64]:
+    """The word of ``value`` in a filter (``shift`` = 64 - log2 of its words) and its two bits
+    (taken from bits of the image that do not choose the word)."""
+    h = value * _MIX2
+    one = np.uint64(1)
+    bits = (one << ((h >> np.uint64(20)) & np.uint64(63))) | (
+        one << ((h >> np.uint64(26)) & np.uint64(63))
+    )
+    return int(h >> shift), bits
+
+
+@njit(cache=True)
+def key_filter(keys: np.ndarray, bits: int) -> np.ndarray:
+    """A filter of ``2**bits`` bits (uint64 words) of ``keys``: a fingerprint that
+    :func:`_may_be_key` rejects is none of them."""
+    words = np.zeros(1 << (bits - 6), dtype=np.uint64)
+    shift = np.uint64(64 - (bits - 6))
+    for i in range(keys.size):
+        w, b = _filter_word(keys[i], shift)
+        words[w] |= b
+    return words
+
+
+@njit(cache=True, inline="always")
+def _may_be_key(value: np.uint64, words: np.ndarray, shift: np.uint64) -> bool:
+    w, b = _filter_word(value, shift)
+    return (words[w] & b) == b
+
+
+# ── membership in the template set ──────────────────────────────────────────────────────────
+
+
+def member_counts(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, sorted_set: np.ndarray
+) -> np.ndarray:
+    """|S_d ∩ T| for every document ``d`` of ``docs``; ``T`` a sorted array of distinct
+    values (looked up in a hash table behind a bit filter: most fingerprints miss both)."""
+    return _member_counts(values, offsets, docs, _index(sorted_set))
+
+
+def _index(sorted_set: np.ndarray) -> tuple:
+    """``(keys, table, bits, filter, filter shift)`` of a set of distinct values, for
+    :func:`_lookup`."""
+    keys = np.ascontiguousarray(sorted_set, dtype=np.uint64)
+    bits = max(int(keys.size).bit_length() + 1, 4)
+    fbits = filter_bits(keys.size)
+    return keys, _key_table(keys, bits), bits, key_filter(keys, fbits), np.uint64(70 - fbits)
+
+
+@njit(cache=True)
+def _key_table(keys: np.ndarray, bits: int) -> np.ndarray:
+    """An open-addressing table of 2**bits slots (> 2·keys.size) holding each distinct key's
+    index in ``keys`` (-1: empty)."""
+    table = np.full(1 << bits, -1, dtype=np.int32)
+    shift = np.uint64(64 - bits)
+    mask = np.int64((1 << bits) - 1)
+    for i in range(keys.size):
+        s = np.int64(_slot(keys[i], shift))
+        while table[s] >= 0:
+            s = (s + 1) & mask
+        table[s] = i
+    return table
+
+
+@njit(cache=True, inline="always")
+def _lookup(v: np.uint64, index: tuple) -> bool:
+    """Whether ``v`` is one of the keys of an :func:`_index`."""
+    keys, table, bits, words, fshift = index
+    if not _may_be_key(v, words, fshift):
+        return False
+    mask = np.int64((1 << bits) - 1)
+    s = np.int64(_slot(v, np.uint64(64 - bits)))
+    while table[s] >= 0:
+        if keys[table[s]] == v:
+            return True
+        s = (s + 1) & mask
+    return False
+
+
+@njit(cache=True, parallel=True)
+def _member_counts(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray, index: tuple
+) -> np.ndarray:
+    out = np.zeros(docs.size, dtype=np.int64)
+    for i in prange(docs.size):
+        d = docs[i]
+        n = 0
+        for k in range(offsets[d], offsets[d + 1]):
+            n += _lookup(values[k], index)
+        out[i] = n
+    return out
+
+
+def shared_member_counts(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    sorted_set: np.ndarray,
+) -> np.ndarray:
+    """|S_left[i] ∩ S_right[i] ∩ T| for every pair (one merge walk each; shared values
+    looked up as in :func:`member_counts`; the shorter side galloping through a far longer
+    one, as :func:`neardup.fingerprints.intersect_kernels.count_shared` does)."""
+    return _shared_member_counts(values, offsets, left, right, _index(sorted_set))
+
+
+@njit(cache=True, parallel=True)
+def _shared_member_counts(
+    values: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray, index: tuple
+) -> np.ndarray:
+    out = np.zeros(left.size, dtype=np.int64)
+    for k in prange(left.size):
+        p, q = left[k], right[k]
+        i, i_end = offsets[p], offsets[p + 1]
+        j, j_end = offsets[q], offsets[q + 1]
+        n = 0
+        if max(i_end - i, j_end - j) > GALLOP * min(i_end - i, j_end - j):
+            if i_end - i > j_end - j:  # the shorter side gallops through the longer
+                i, i_end, j, j_end = j, j_end, i, i_end
+            while i < i_end:
+                j = first_at_least(values, j, j_end, values[i])
+                if j == j_end:
+                    break
+                if values[j] == values[i]:
+                    n += _lookup(values[i], index)
+                    j += 1
+                i += 1
+            out[k] = n
+            continue
+        while i < i_end and j < j_end:
+            x = values[i]
+            y = values[j]
+            if x == y:
+                n += _lookup(x, index)
+            i += x <= y
+            j += y <= x
+        out[k] = n
+    return out
+
+
+@njit(cache=True)
+def gather(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """The fingerprints of ``docs``, one after the other."""
+    total = 0
+    for d in docs:
+        total += offsets[d + 1] - offsets[d]
+    out = np.empty(total, dtype=np.uint64)
+    m = 0
+    for d in docs:
+        n = offsets[d + 1] - offsets[d]
+        out[m : m + n] = values[offsets[d] : offsets[d + 1]]
+        m += n
+    return out
+
+
+# ── exact holder counts ─────────────────────────────────────────────────────────────────────
+_SCAN_BLOCK = 1 << 24  # entries of the scanned documents looked at per parallel block
+_PART_ENTRIES = 8192  # keys (with repeats) per partition: its table is ~200 KiB, in L2
+
+
+def held_counts(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    mine: np.ndarray,
+    own: np.ndarray,
+    scan: np.ndarray,
+    entry_count: np.ndarray,
+    entry_least: int,
+    least: int,
+    chunks: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, held)``: the distinct fingerprints of ``mine`` held by ``least`` or more
+    documents, and by how many.
+
+    An entry of ``mine`` whose ``own`` flag is set (uint8, or empty: none) counts for its own
+    document, a holder not in ``scan``; every document of ``scan`` is looked at once, each
+    entry behind a bit filter of ``mine`` (and, with ``entry_count`` aligned with ``values``,
+    only entries counted ``entry_least`` or more there). The entries that pass are few; they
+    and ``mine`` are cut by hash into partitions counted in cache-sized tables in parallel.
+    Memory-mapped ``values`` are dropped from the resident set after each block: the scan
+    reads every document once, and would otherwise keep the whole file counted in the peak.
+    """
+    fbits = filter_bits(mine.size)
+    words = key_filter(mine, fbits)
+    ends = np.cumsum(offsets[scan + 1] - offsets[scan])
+    passing = []
+    start = 0
+    while start < scan.size:  # blocks of bounded entries: the pass buffer is bounded too
+        before = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, before + _SCAN_BLOCK, side="right")), start + 1)
+        block = scan[start:stop]
+        passing.append(
+            _passing(values, offsets, block, words, fbits, entry_count, entry_least, chunks)
+        )
+        release_mapped_pages(values)  # read again from the page cache if needed
+        start = stop
+    seen = np.concatenate(passing) if passing else np.empty(0, dtype=np.uint64)
+    pbits = min(max((mine.size // _PART_ENTRIES).bit_length(), 1), 12)
+    mine_p, own_p, mine_starts = _partition(mine, own, pbits, chunks)
+    seen_p, _, seen_starts = _partition(seen, np.empty(0, np.uint8), pbits, chunks)
+    least = max(least, 0)  # an empty slot holds -1
+    return _count(mine_p, own_p, mine_starts, seen_p, seen_starts, pbits, least, chunks)
+
+
+@njit(cache=True, parallel=True)
+def _passing(
+    values: np.ndarray,
+    offsets: np.ndarray,
+    docs: np.ndarray,
+    words: np.ndarray,
+    fbits: int,
+    entry_count: np.ndarray,
+    entry_least: int,
+    chunks: int,
+) -> np.ndarray:
+    """The entries of ``docs`` that the filter (and ``entry_count``) let through."""
+    shift = np.uint64(70 - fbits)
+    counted = entry_count.size > 0
+    bases = np.zeros(chunks + 1, dtype=np.int64)
+    for c in range(chunks):
+        for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
+            bases[c + 1] += offsets[docs[i] + 1] - offsets[docs[i]]
+    bases = np.cumsum(bases)
+    buffer = np.empty(bases[-1], dtype=np.uint64)  # pages touched only as far as written
+    ends = bases[:-1].copy()
+    for c in prange(chunks):
+        n = bases[c]
+        for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
+            d = docs[i]
+            for k in range(offsets[d], offsets[d + 1]):
+                if counted and entry_count[k] < entry_least:
+                    continue
+                v = values[k]
+                if _may_be_key(v, words, shift):  # a branch taken ~5 % of the time
+                    buffer[n] = v
+                    n += 1
+        ends[c] = n
+    out = np.empty(np.sum(ends - bases[:-1]), dtype=np.uint64)
+    m = 0
+    for c in range(chunks):
+        out[m : m + ends[c] - bases[c]] = buffer[bases[c] : ends[c]]
+        m += ends[c] - bases[c]
+    return out
+
+
+@njit(cache=True, inline="always")
+def _part(value: np.uint64, pbits: int) -> int:
+    return int((value * _MIX) >> np.uint64(64 - pbits))
+
+
+@njit(cache=True, parallel=True)
+def _partition(
+    keys: np.ndarray, flags: np.ndarray, pbits: int, chunks: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``keys`` (and their ``flags``, if any) ordered by partition (the top ``pbits`` bits
+    of their image), and where each partition starts (a histogram, then a scatter, both a
+    chunk of ``keys`` per thread)."""
+    parts = 1 << pbits
+    flagged = flags.size > 0
+    counts = np.zeros((chunks, parts), dtype=np.int64)
+    for c in prange(chunks):
+        for i in range(c * keys.size // chunks, (c + 1) * keys.size // chunks):
+            counts[c, _part(keys[i], pbits)] += 1
+    starts = np.zeros(parts + 1, dtype=np.int64)
+    at = np.empty((chunks, parts), dtype=np.int64)
+    n = 0
+    for p in range(parts):
+        starts[p] = n
+        for c in range(chunks):
+            at[c, p] = n
+            n += counts[c, p]
+    starts[parts] = n
+    out = np.empty(keys.size, dtype=np.uint64)
+    out_flags = np.empty(flags.size, dtype=np.uint8)
+    for c in prange(chunks):
+        for i in range(c * keys.size // chunks, (c + 1) * keys.size // chunks):
+            p = _part(keys[i], pbits)
+            out[at[c, p]] = keys[i]
+            if flagged:
+                out_flags[at[c, p]] = flags[i]
+            at[c, p] += 1
+    return out, out_flags, starts
+
+
+@njit(cache=True, parallel=True)
+def _count(
+    mine: np.ndarray,
+    own: np.ndarray,
+    mine_starts: np.ndarray,
+    seen: np.ndarray,
+    seen_starts: np.ndarray,
+    pbits: int,
+    least: int,
+    chunks: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The keys of ``mine`` held ``least`` times or more, and how often, partition by
+    partition (:func:`_count_partition`): each of ``chunks`` threads takes every
+    ``chunks``-th one into a table of its own, sized for the largest."""
+    parts = mine_starts.size - 1
+    largest = np.max(np.diff(mine_starts)) if parts else 0
+    size = 16
+    while size < 2 * largest:
+        size *= 2
+    keys_out = np.empty(mine.size, dtype=np.uint64)
+    held_out = np.empty(mine.size, dtype=np.int64)
+    found = np.zeros(parts, dtype=np.int64)
+    for c in prange(chunks):
+        keys = np.empty(size, dtype=np.uint64)
+        held = np.full(size, -1, dtype=np.int32)  # -1: an empty slot
+        for p in range(c, parts, chunks):
+            found[p] = _count_partition(
+                mine,
+                own,
+                mine_starts[p],
+                mine_starts[p + 1],
+                seen,
+                seen_starts[p],
+                seen_starts[p + 1],
+                pbits,
+                least,
+                keys,
+                held,
+                keys_out,
+                held_out,
+            )
+    return _compact(keys_out, mine_starts, found), _compact(held_out, mine_starts, found)
+
+
+@njit(cache=True)
+def _compact(values: np.ndarray, starts: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """The first ``found[p]`` values from each ``starts[p]`` on, one after the other (not in
+    a parallel function: there numba makes every slice copy a parallel loop of its own)."""
+    out = np.empty(np.sum(found), dtype=values.dtype)
+    m = 0
+    for p in range(found.size):
+        out[m : m + found[p]] = values[starts[p] : starts[p] + found[p]]
+        m += found[p]
+    return out
+
+
+@njit(cache=True)
+def _count_partition(
+    mine: np.ndarray,
+    own: np.ndarray,
+    lo: int,
+    hi: int,
+    seen: np.ndarray,
+    seen_lo: int,
+    seen_hi: int,
+    pbits: int,
+    least: int,
+    keys: np.ndarray,
+    held: np.ndarray,
+    keys_out: np.ndarray,
+    held_out: np.ndarray,
+) -> int:
+    """One partition: a table (``keys``, ``held``: -1 for empty, left so) of its entries of
+    ``mine`` (``own`` flags counted), each of its ``seen`` entries that is a key counted;
+    the keys held ``least`` times or more written from ``lo`` on, and how many."""
+    flagged = own.size > 0
+    bits = 4
+    while (1 << bits) < 2 * (hi - lo):
+        bits += 1
+    mask = np.int64((1 << bits) - 1)
+    for i in range(lo, hi):
+        v = mine[i]
+        s = _in_part(v, pbits, bits)
+        while held[s] >= 0 and keys[s] != v:
+            s = (s + 1) & mask
+        if held[s] < 0:
+            keys[s] = v
+            held[s] = 0
+        if flagged:
+            held[s] += own[i]
+    for i in range(seen_lo, seen_hi):
+        v = seen[i]
+        s = _in_part(v, pbits, bits)
+        while held[s] >= 0:
+            if keys[s] == v:
+                held[s] += 1
+                break
+            s = (s + 1) & mask
+    n = lo
+    for s in range(1 << bits):
+        if held[s] >= least:
+            keys_out[n] = keys[s]
+            held_out[n] = held[s]
+            n += 1
+        held[s] = -1
+    return n - lo
+
+
+@njit(cache=True, inline="always")
+def _in_part(value: np.uint64, pbits: int, bits: int) -> np.int64:
+    """A key's slot in its partition's table of 2**bits slots: the bits of its image after
+    the partition's."""
+    return np.int64(((value * _MIX) << np.uint64(pbits)) >> np.uint64(64 - bits))

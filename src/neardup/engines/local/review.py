@@ -1,0 +1,172 @@
+"""The removals a reader should check first: ``OUT/review.jsonl`` and the report's section.
+
+One record per removed document, weakest first (lowest containment in its keeper as written,
+then lowest score): ``id``, ``keeper``, ``containment`` (how much of the removed document its
+keeper holds, on all its canonical shingles, nothing discounted), ``score`` (the run's score
+of it in the keeper, templates discounted), ``missing`` (the removed text's passages that the
+keeper lacks, in canonical form, each cut to ``PASSAGE_CHARS``, at most ``MAX_PASSAGES``) and
+``missing_passages`` (how many there are in all).
+
+The measures come from the run's verified pairs; only the removals whose keeper lacks
+something (containment below 1) need their texts, canonicalized again ``CHUNK`` at a time.
+Only the weakest ``MAX_REVIEWED`` of those get their passages (the list a reader works
+through; a run that removes hundreds of thousands would otherwise canonicalize all their
+texts a second time): the later ones have ``missing`` and ``missing_passages`` null, their
+figures given (``neardup explain ID`` shows any one's passages).
+The local engine writes ``review.jsonl``; the Spark engine a ``review/`` directory of the same
+records (:mod:`neardup.engines.spark.spark_review`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from neardup.dedup.config import DedupResult, Pairs
+from neardup.fingerprints.passages import Passages, shingled
+from neardup.text.text_config import TextConfig
+from neardup.util.arrays import unordered_pair_codes
+
+MAX_PASSAGES = 10  # missing passages written per removal
+PASSAGE_CHARS = 160  # characters of a missing passage written (longer ones are cut: "…")
+CHUNK = 256  # removals whose texts are canonicalized at a time
+MAX_REVIEWED = 10_000  # removals lacking something that get their missing passages
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """A removed document (index), its keeper, and the keeper's hold on it."""
+
+    doc: int
+    keeper: int
+    containment: float  # of doc in keeper, on all shingles (as written); NaN: no pair found
+    score: float  # the run's score of doc in keeper (NaN: no pair found)
+
+    @property
+    def lossless(self) -> bool:
+        """The keeper holds every shingle of the removed document."""
+        return self.containment == 1.0
+
+
+def removals(result: DedupResult) -> list[Removal]:
+    """Every removal with its measures from the run's pairs, weakest first (containment as
+    written, then score, then input order)."""
+    keep_of = result.keep_of
+    docs = np.flatnonzero(keep_of != np.arange(keep_of.size))
+    containment, score = _measures(result.pairs, docs, keep_of[docs])
+    order = np.lexsort((docs, score, containment))
+    return [
+        Removal(int(docs[i]), int(keep_of[docs[i]]), float(containment[i]), float(score[i]))
+        for i in order.tolist()
+    ]
+
+
+def _measures(pairs: Pairs, docs: np.ndarray, keepers: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Containment and score of each ``docs[i]`` in ``keepers[i]`` from the pair holding
+    both (either way round); NaN where no verified pair holds them."""
+    containment, score = np.full(docs.size, np.nan), np.full(docs.size, np.nan)
+    if not len(pairs) or not docs.size:
+        return containment, score
+    codes = unordered_pair_codes(pairs.left, pairs.right)
+    order = np.argsort(codes, kind="stable")
+    wanted = unordered_pair_codes(docs, keepers)
+    at = np.minimum(np.searchsorted(codes[order], wanted), codes.size - 1)
+    found = codes[order][at] == wanted
+    row = order[at][found]
+    doc_left = pairs.left[row] == docs[found]
+    containment[found] = np.where(doc_left, pairs.containment_lr[row], pairs.containment_rl[row])
+    score[found] = np.where(doc_left, pairs.score_lr[row], pairs.score_rl[row])
+    return containment, score
+
+
+def texts_needed(rows: Sequence[Removal], shown: int, reviewed: int = MAX_REVIEWED) -> set[int]:
+    """The documents whose texts the review needs: both sides of the first ``reviewed``
+    removals that lack something, and of the first ``shown`` (the report's side-by-side
+    views)."""
+    needed: set[int] = set()
+    lossy = 0
+    for i, r in enumerate(rows):
+        lossy += not r.lossless
+        if i < shown or (not r.lossless and lossy <= reviewed):
+            needed.update((r.doc, r.keeper))
+    return needed
+
+
+def missing_passages(
+    rows: Sequence[Removal],
+    texts: Mapping[int, str],
+    config: TextConfig,
+    reviewed: int | None = None,
+) -> Iterator[Passages | None]:
+    """For each removal, the passages of the removed text that its keeper lacks (empty when
+    lossless; None when a text is not at hand, or after the first ``reviewed`` removals that
+    lack something)."""
+    lossy = 0
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start : start + CHUNK]
+        wanted = []
+        for r in chunk:
+            lossy += not r.lossless
+            wanted.append(not r.lossless and (reviewed is None or lossy <= reviewed))
+        docs = sorted(
+            {d for r, w in zip(chunk, wanted, strict=True) if w for d in (r.doc, r.keeper)}
+            & texts.keys()
+        )
+        shingles = dict(zip(docs, shingled([texts[d] for d in docs], config), strict=True))
+        for r, w in zip(chunk, wanted, strict=True):
+            if r.lossless:
+                yield Passages(texts.get(r.doc, ""), ())
+            elif w and r.doc in shingles and r.keeper in shingles:
+                yield shingles[r.doc].lacking(shingles[r.keeper])
+            else:
+                yield None
+
+
+def short(passage: str, limit: int = PASSAGE_CHARS) -> str:
+    """A passage cut to ``limit`` characters at a space, "…" marking the cut."""
+    if len(passage) <= limit:
+        return passage
+    cut = passage.rfind(" ", limit // 2, limit)
+    return passage[: cut if cut > 0 else limit] + " …"
+
+
+def review_record(removal: Removal, ids: Sequence[str], missing: Passages | None) -> dict[str, Any]:
+    """One line of ``review.jsonl``."""
+    found = missing.passages() if missing is not None else None
+    return {
+        "id": ids[removal.doc],
+        "keeper": ids[removal.keeper],
+        "containment": _number(removal.containment),
+        "score": _number(removal.score),
+        "missing": None if found is None else [short(p) for p in found[:MAX_PASSAGES]],
+        "missing_passages": None if found is None else len(found),
+    }
+
+
+def review_records(
+    ids: Sequence[str],
+    keepers: Sequence[str],
+    texts: Sequence[str],
+    keeper_texts: Sequence[str],
+    containment: Sequence[float | None],
+    score: Sequence[float | None],
+    config: TextConfig,
+) -> list[dict[str, Any]]:
+    """``review.jsonl`` records of removals given with both texts and the measures of their
+    pairs (None: no pair), in the order given (the Spark engine's batches)."""
+    n = len(ids)
+    rows = [
+        Removal(i, n + i, np.nan if c is None else c, np.nan if s is None else s)
+        for i, (c, s) in enumerate(zip(containment, score, strict=True))
+    ]
+    names = [*ids, *keepers]
+    by_index = dict(enumerate([*texts, *keeper_texts]))
+    found = missing_passages(rows, by_index, config)
+    return [review_record(r, names, m) for r, m in zip(rows, found, strict=True)]
+
+
+def _number(value: float) -> float | None:
+    return None if np.isnan(value) else value

@@ -1,0 +1,1070 @@
+"""neardup's dedup on Apache Spark: a DataFrame of documents in, DataFrames of results out.
+
+::
+
+    from neardup.engines.spark.spark_dedup import spark_dedup
+    result = spark_dedup(docs)            # docs: a DataFrame with id, text (+ any columns)
+    result.removed.write.parquet("s3://bucket/removed")   # the records, + _duplicate_of
+    result.kept, result.pairs, result.clusters, result.summary()
+
+The stages are the local engine's (:mod:`neardup.dedup.core`), mapped onto Spark:
+
+=========================  ========================================================
+fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
+prefix order               the local count-min and mark tables, filled per partition
+                           by the local kernel, merged chunk by chunk, shipped with
+                           the stages that read them (≤ 256 MiB, the local bound);
+                           past what they serve (> 16 entries a slot), exact counts:
+                           the entries shuffled packed by key, counted in NumPy, those
+                           of keys held twice or more sent back to their documents
+prefix filter              per document in its row (no shuffle of entries); only the
+                           entries that can pair leave it, as lists (a row a document)
+candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow`` (the
+                           entries shuffled packed: a row per partition and batch;
+                           sorted in NumPy), each chunk's pairs distinct (with their
+                           bucket counts); keys counted ≤ ``max_bucket``: each pair's
+                           shared keys counted by a group-by, kept at the smaller need
+                           (counted hits of :mod:`neardup.dedup.candidates`);
+                           a capped bucket pairs its first prefix holder with the
+                           others by an aggregate and a join (no giant group)
+exact verification        candidate pairs in groups (the fewest that fit a Python
+                           worker, one a core at least: :mod:`neardup.engines.spark.sizing`),
+                           each with the fingerprint sets of its documents, once (fingerprints are
+                           hash-partitioned by document and cached: a join to them
+                           shuffles only its other side)
+templates                  near-copy groups (on the driver when ≤ 4 M edges, else
+                           large-star / small-star), holder counts of the rescored
+                           documents' shingles (only those the count tables put at
+                           ``template_df`` or more): counted per partition in
+                           ``mapInArrow`` against the shingles sent from the driver when
+                           few, else a row per shingle entry and a group-by
+rare words                 likewise: the words of documents in pairs counted per
+                           partition (a few rows a word) when few, else by a group-by
+keepers                    components of the pairs at the threshold, each decided
+                           whole by :func:`neardup.dedup.keepers.keeper_rounds` (the
+                           documents' fingerprints joined in for the rounds)
+=========================  ========================================================
+
+Documents are identified by a ``long`` that follows the input order (``order``, or the
+DataFrame's own row order), which breaks every tie as the local engine's index does: so the
+pairs, clusters, kept and removed sets equal the local engine's. Only DataFrame operations
+(no RDDs): it runs over Spark Connect. Nothing collected to the driver grows with the corpus
+but the per-partition row counts used to number the documents; the prefix order's tables
+(as large as the local engine's, at most 2 × 128 MiB + 16 MiB) pass through it, and so do
+the histogram of the documents' draws that sizes verification (a row per distinct count)
+and a label per shuffle partition.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from neardup.dedup.config import DedupConfig
+from neardup.dedup.core import _prefix
+from neardup.dedup.prefix import MAX_COUNT, table_bits, tables_serve
+from neardup.engines.spark import batches as B
+from neardup.errors import ConfigError, InputError
+from neardup.util.extras import pyspark
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame
+
+DOC = "_doc"  # the document number column added to the input
+PAIRS_PER_BATCH = 4096  # pairs copied out of a task's sets at a time
+log = logging.getLogger("neardup.spark")
+
+
+@contextlib.contextmanager
+def timed(name: str) -> Iterator[None]:
+    """Log a stage's wall time (the stages materialize their outputs: the time is theirs)."""
+    started = time.perf_counter()
+    log.info("%s …", name)
+    yield
+    log.info("%s: %.1f s", name, time.perf_counter() - started)
+
+
+@dataclass(eq=False)
+class SparkDedup:
+    """The outcome, as lazy DataFrames (each action recomputes from the cached stages).
+
+    ``pairs``: ``a``, ``b`` (ids), ``score``, ``score_a_in_b``, ``score_b_in_a``,
+    ``resemblance``, ``containment_a_in_b``, ``containment_b_in_a``, ``contained`` — the
+    verified pairs at the threshold; ``clusters``: ``cluster``, ``ids`` (input order),
+    ``keep``; ``kept``: the input rows kept; ``removed``: the input rows removed, with
+    ``_duplicate_of`` (the id kept instead, which holds the removed one).
+    """
+
+    pairs: DataFrame
+    clusters: DataFrame
+    kept: DataFrame
+    removed: DataFrame
+    decisions: DataFrame  # _doc, keep_of, label, keeper for documents in a pair
+    stats: dict[str, DataFrame | int]
+
+    def summary(self) -> dict[str, Any]:
+        """Counts of the run (a few Spark actions)."""
+        from pyspark.sql import functions as F
+
+        sizes = self.clusters.select(F.size("ids").alias("n"))
+        largest = sizes.agg(F.max("n")).first()[0]
+        out: dict[str, Any] = {
+            "documents": _value(self.stats["documents"]),
+            "removed": self.removed.count(),
+            "clusters": sizes.count(),
+            "largest_cluster": int(largest or 0),
+            "candidate_pairs": _value(self.stats["candidates"]),
+            "verified_pairs": self.pairs.count(),
+            "capped_buckets": _value(self.stats["capped"]),
+            "template_shingles": _value(self.stats["templates"]),
+            "declined_pairs": _value(self.stats["declined"]),
+            "empty_documents": _value(self.stats["empty"]),
+        }
+        out["kept"] = out["documents"] - out["removed"]
+        return out
+
+
+def _value(stat: DataFrame | int) -> int:
+    return stat if isinstance(stat, int) else int(stat.first()[0] or 0)
+
+
+def spark_dedup(
+    docs: DataFrame,
+    config: DedupConfig | None = None,
+    *,
+    id_col: str = "id",
+    text_col: str = "text",
+    order: str | None = None,
+    pairs_per_task: int | None = None,
+    exact_counts: bool | None = None,
+) -> SparkDedup:
+    """Deduplicate the documents of ``docs`` (columns ``id_col``, ``text_col`` and any).
+
+    ``order`` names a column of distinct integers giving the input order (ties of the keep
+    policy go to the earliest); by default the DataFrame's own row order. Ids must be
+    distinct and texts present: a clear :class:`InputError` otherwise.
+
+    ``pairs_per_task``: candidate pairs verified per task; a task holds the fingerprint
+    sets of the documents of its pairs (at most twice as many), each shipped to it once.
+    Fewer, larger tasks ship fewer copies of the sets (a document is in one copy per task
+    holding one of its pairs) but need more memory each. By default the fewest tasks, at
+    least one a core, whose sets fit in a Python worker (``spark.executor.pyspark.memory``
+    shared by the executor's cores, else 2 GiB), estimated from how the candidate pairs
+    spread over documents (:mod:`neardup.engines.spark.sizing`).
+
+    ``exact_counts``: the prefix order of the full index from exact key frequencies (a
+    shuffle of every key entry and one back of those held twice or more) instead of the
+    count tables; by default when the tables stop ordering the keys
+    (:func:`neardup.dedup.prefix.tables_serve`: beyond ~2 G key entries). The results are
+    the same either way; only the candidate pairs that verification drops differ.
+    """
+    pyspark("the Spark engine")
+    from pyspark.sql import functions as F
+
+    config = config or DedupConfig()
+    _check_config(config)
+    _check_columns(docs, id_col, text_col, order, config)
+    with timed("numbering and checking documents"):
+        if order is None:
+            docs = with_index(docs, [], DOC)
+        else:
+            docs = docs.withColumn(DOC, F.col(order).cast("long"))
+        _check_documents(docs, id_col, text_col)
+    with timed("fingerprints and keys"):
+        fp = (
+            docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text"))
+            .mapInArrow(B.fingerprint_stage(config), B.fingerprint_schema(config))
+            .transform(by_doc)
+        )
+    with timed("candidate pairs"):
+        candidates, capped, shingles = _candidates(fp, config, exact_counts)
+    with timed("verification and templates"):
+        scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
+        with timed("templates: rescoring on content"):
+            at_threshold = scored.where(F.col("score") >= F.lit(config.threshold))
+            at_threshold = at_threshold.localCheckpoint()
+    with timed("components and keepers"):
+        rare = _rare_words(fp, scored, at_threshold) if config.identity else None
+        decided = _decisions(docs, fp, tmpl_sets, rare, at_threshold, config)
+        with timed("keepers: decisions"):
+            decided = decided.localCheckpoint()
+        decisions = decided.where(F.col("doc") >= 0).select(
+            "doc", "keep_of", "label", "keeper", "declined"
+        )
+        found = decided.where(F.col("doc") < 0).withColumn("score", F.greatest("s_lr", "s_rl"))
+        columns = ["left", "right", "score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl"]
+        at_threshold = at_threshold.select(*columns).unionByName(found.select(*columns))
+    ids = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"))
+    return SparkDedup(
+        pairs=_pair_output(at_threshold, ids, config),
+        clusters=_cluster_output(decisions, ids),
+        kept=docs.join(
+            decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC)),
+            DOC,
+            "left_anti",
+        ).drop(DOC),
+        removed=_removed(docs, decisions, ids),
+        decisions=decisions,
+        stats={
+            "documents": fp.agg(F.count("*")),
+            "candidates": candidates.agg(F.count("*")),
+            "capped": capped,
+            "templates": templates,
+            "declined": decisions.agg(F.sum("declined")),
+            "empty": fp.where(F.col("size") == 0).agg(F.count("*")),
+        },
+    )
+
+
+# ── checks ───────────────────────────────────────────────────────────────────────────────────
+
+
+def _check_config(config: DedupConfig) -> None:
+    if not config.verify:
+        raise ConfigError("the Spark engine verifies every pair exactly: drop --no-verify")
+    method = config.build_method()
+    if getattr(method, "needs_idf", False):
+        raise ConfigError(
+            f"method {config.method!r} with IDF weights is not supported by the Spark engine; "
+            "use the local engine"
+        )
+
+
+def _check_columns(
+    docs: DataFrame, id_col: str, text_col: str, order: str | None, config: DedupConfig
+) -> None:
+    wanted = [id_col, text_col] + ([order] if order else [])
+    if config.keep.kind == "field":
+        wanted.append(str(config.keep.field))
+    for name in wanted:
+        if name not in docs.columns:
+            raise InputError(f"the DataFrame has no column {name!r} (columns: {docs.columns})")
+
+
+def _check_documents(docs: DataFrame, id_col: str, text_col: str) -> None:
+    """Every text present, every id present and distinct (one pass each, first offender)."""
+    from pyspark.sql import functions as F
+
+    missing = docs.where(F.col(id_col).isNull() | F.col(text_col).isNull()).first()
+    if missing is not None:
+        raise InputError(f"document {missing[id_col]!r} has no id or no text")
+    twice = docs.groupBy(id_col).count().where(F.col("count") > 1).first()
+    if twice is not None:
+        raise InputError(f"duplicate id {twice[id_col]!r} ({twice['count']} documents)")
+
+
+def by_doc(df: DataFrame) -> DataFrame:
+    """``df`` hash-partitioned by ``doc`` (into the session's shuffle partitions) and sorted
+    by it, cached and computed: the joins on ``doc`` that read it then shuffle and sort only
+    their other side (a checkpoint would forget the partitioning, and the fingerprint sets
+    would be shuffled again by every join that brings them to pairs or components)."""
+    from pyspark import StorageLevel
+
+    out = df.repartition(partitions(df), "doc").sortWithinPartitions("doc")
+    out = out.persist(StorageLevel.MEMORY_AND_DISK)
+    out.count()
+    return out
+
+
+def partitions(df: DataFrame) -> int:
+    """The session's shuffle partitions: given explicitly to the shuffles that feed Python
+    stages (buckets, keepers), which adaptive execution would otherwise coalesce into a
+    few tasks by their bytes — a few large tasks leave cores idle where each row costs
+    far more in Python than in the shuffle."""
+    try:
+        return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    except ValueError:  # "auto" (Databricks)
+        return 200
+
+
+def partition_labels(df: DataFrame, parts: int) -> np.ndarray:
+    """For each of ``parts`` partitions, an integer that ``repartition(parts, column)``
+    sends there (Spark's Murmur3 hash, pmod ``parts``), found by Spark's own hash among
+    the first integers: rows packed per partition (:func:`batches.scatter_stage`) then
+    fill every partition once."""
+    from pyspark.sql import functions as F
+
+    found = (
+        df.sparkSession.range(64 * parts)
+        .select("id", F.pmod(F.hash("id"), F.lit(parts)).alias("p"))
+        .groupBy("p")
+        .agg(F.min("id").alias("id"))
+        .collect()
+    )
+    labels = np.full(parts, -1, dtype=np.int64)
+    for row in found:
+        labels[row["p"]] = row["id"]
+    missing = labels < 0
+    labels[missing] = 64 * parts + np.arange(np.count_nonzero(missing))  # shared, still right
+    return labels
+
+
+# ── numbering rows in their order ────────────────────────────────────────────────────────────
+
+
+def with_index(
+    df: DataFrame, groups: list[str], name: str, position: str | None = None
+) -> DataFrame:
+    """``df`` with ``name``: 0, 1, 2 … in the order of ``groups`` (e.g. input file rank),
+    then of the rows within each Spark partition, then of the partitions.
+
+    Rows of a partition come in the order read, and one file's splits in increasing
+    partitions, so this numbers the rows of files in file order without sorting them: one
+    aggregation (a row per group and partition) to the driver, a broadcast join back.
+    ``position`` also adds each row's number within its group (a line number).
+    """
+    from pyspark.sql import Row
+    from pyspark.sql import functions as F
+
+    marked = df.withColumn("_mid", F.monotonically_increasing_id()).withColumn(
+        "_part", F.shiftright("_mid", 33)
+    )
+    marked = marked.localCheckpoint()  # the numbers must not change when recomputed
+    keys = [*groups, "_part"]
+    segments = sorted(
+        marked.groupBy(*keys)
+        .agg(F.min("_mid").alias("_start"), F.count("*").alias("_rows"))
+        .collect(),
+        key=lambda row: tuple(row[k] for k in keys),
+    )
+    rows, total, group_start, last_group = [], 0, 0, None
+    for seg in segments:
+        group = tuple(seg[g] for g in groups)
+        if group != last_group:
+            group_start, last_group = total, group
+        rows.append(
+            Row(
+                **{k: seg[k] for k in keys},
+                _start=seg["_start"],
+                _offset=total,
+                _group_start=group_start,
+            )
+        )
+        total += seg["_rows"]
+    schema = (
+        marked.select(*keys)
+        .schema.add("_start", "long")
+        .add("_offset", "long")
+        .add("_group_start", "long")
+    )
+    table = df.sparkSession.createDataFrame(rows, schema)
+    out = marked.join(F.broadcast(table), keys).withColumn(
+        name, F.col("_offset") + F.col("_mid") - F.col("_start")
+    )
+    if position is not None:
+        out = out.withColumn(position, F.col(name) - F.col("_group_start"))
+    return out.drop("_mid", "_part", "_start", "_offset", "_group_start")
+
+
+# ── candidates ───────────────────────────────────────────────────────────────────────────────
+
+
+def _candidates(
+    fp: DataFrame, config: DedupConfig, exact: bool | None
+) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """Distinct candidate pairs ``left < right``, the count of capped buckets, and the
+    documents' fingerprints that can be template shingles (``doc, fps``: with the counts
+    of the prefix order, those it counts at ``template_df`` or more; else all). ``exact``:
+    the prefix order from exact counts (None: when the count tables stop serving)."""
+    from pyspark.sql import functions as F
+
+    cap = config.max_bucket
+    if cap < 2:
+        raise ConfigError(f"max_bucket={cap!r} must be at least 2")
+    score, frequent, fallback, least = _prefix(config)
+    # keys counted ≤ low (never saturated, never in a capped bucket) make pairs by counted
+    # hits when least > 0 (:mod:`neardup.dedup.candidates`); the others as before
+    low = min(cap, MAX_COUNT - 1) if score > 0.0 and least > 0.0 else 0
+    # the part value of each shuffle partition, for the packed shuffles (one tiny job, once)
+    labels = functools.cache(lambda: partition_labels(fp, partitions(fp)))
+    shingles = fp.select("doc", "fps")
+    if score > 0.0:
+        template = min(config.template_df, MAX_COUNT)
+        rule = (score, frequent, fallback, least, low)
+        per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact, labels)
+        # only entries counted above ``low`` become rows (the others pair by counted hits)
+        zipped = F.arrays_zip("key", "count", "in_prefix")
+        entry = F.explode(F.filter(zipped, lambda e: e["count"] > F.lit(low))).alias("e")
+        entries = per_doc.select("doc", entry).select("doc", "e.key", "e.count", "e.in_prefix")
+        if template:
+            with timed("candidate pairs: template candidates"):
+                hot = hot.transform(by_doc)
+            shingles = hot.select("doc", "fps")
+    else:
+        exact = False
+        entries = _keys(fp, config).select(
+            "doc",
+            F.explode("keys").alias("key"),
+            F.lit(MAX_COUNT).cast("long").alias("count"),
+            F.lit(True).alias("in_prefix"),
+        )
+    # a key the estimate counts ≤ cap is held by ≤ cap documents: exact holder counts are
+    # needed for the others only (a group-by and a join of the frequent keys' entries)
+    hot = entries.where(F.col("count") > cap)
+    if exact:  # the counts are exact; a key in no prefix (not marked) pairs nothing
+        hot = hot.withColumnRenamed("count", "freq")
+        capped = hot.where("in_prefix").agg(F.count_distinct("key"))
+    else:
+        hot = hot.drop("count")
+        freq = hot.groupBy("key").agg(F.count("*").alias("freq"))
+        with timed("candidate pairs: frequent keys"):
+            hot = hot.join(freq, "key").localCheckpoint()
+        capped = hot.where(F.col("freq") > cap).agg(F.count_distinct("key"))
+    small = (
+        entries.where((F.col("count") <= cap) & (F.col("count") > low))
+        .select("key", "doc", "in_prefix")
+        .unionByName(hot.where(F.col("freq").between(2, cap)).select("key", "doc", "in_prefix"))
+        .repartition(partitions(entries), "key")
+        .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
+        .select("left", "right")
+    )
+    # a capped bucket: its first prefix holder with every other prefix holder, by an
+    # aggregate (map-side combined) and a join (a hot key is split by adaptive skew joins)
+    holders = hot.where((F.col("freq") > cap) & F.col("in_prefix")).select("key", "doc")
+    first = holders.groupBy("key").agg(F.min("doc").alias("left"))
+    big = (
+        holders.join(first, "key")
+        .where(F.col("doc") != F.col("left"))
+        .select("left", F.col("doc").alias("right"))
+    )
+    pairs = small.unionByName(big)
+    if low:
+        pairs = pairs.unionByName(_counted_pairs(per_doc, low, cap, labels()))
+    with timed("candidate pairs: buckets"):
+        pairs = pairs.distinct().localCheckpoint()
+    return pairs, capped, shingles
+
+
+def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
+    """``doc, keys``: each document's distinct index keys (the full index's: ``fps``)."""
+    from pyspark.sql import functions as F
+
+    column = "fps" if B.keys_are_fingerprints(config) else "keys"
+    return fp.select("doc", F.col(column).alias("keys"))
+
+
+def _counted_pairs(per_doc: DataFrame, low: int, cap: int, labels: np.ndarray) -> DataFrame:
+    """``left, right``: the pairs of documents sharing, among their entries counted ≤
+    ``low`` (``per_doc``: ``doc, need`` and the lists ``key, count, in_prefix``), at least
+    the smaller of their two needs of keys in either one's hit prefix — the buckets' pairs,
+    one per shared key, counted by a group-by (:mod:`neardup.dedup.candidates`). The
+    entries travel to their keys' partitions packed (:func:`batches.scatter_stage`)."""
+    from pyspark.sql import functions as F
+
+    stage = B.scatter_stage(labels, ("key", "in_prefix"), most=low)
+    shared = (
+        per_doc.mapInArrow(stage, B.PACKED_ENTRY_SCHEMA)
+        .repartition(labels.size, "part")
+        .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
+        .groupBy("left", "right")
+        .agg(F.sum("n").alias("shared"))
+    )
+    need = per_doc.select("doc", "need")  # a row a document
+    return (
+        shared.join(need.select(F.col("doc").alias("left"), F.col("need").alias("need_l")), "left")
+        .join(need.select(F.col("doc").alias("right"), F.col("need").alias("need_r")), "right")
+        .where(F.col("shared") >= F.least("need_l", "need_r"))
+        .select("left", "right")
+    )
+
+
+CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
+KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships whole tables)
+
+
+def _prefix_entries(
+    keys: DataFrame,
+    rule: B.PrefixRule,
+    template: int,
+    exact: bool | None,
+    labels: Callable[[], np.ndarray],
+) -> tuple[DataFrame, DataFrame, bool]:
+    """``doc, need, key, count, in_prefix`` (the last three lists: a row a document) of
+    the entries that can make a pair, as
+    :func:`neardup.dedup.candidates.candidate_pairs` finds them: the order by the count-min
+    estimate of :mod:`neardup.dedup.prefix`, the prefix per document (``rule``; with
+    counted hits, each document's need), then only keys counted more than once whose mark
+    slot some prefix entry shares (``frequent``: the uncapped limit, 0 for none). Also
+    ``doc, fps``: each document's keys (the full index's: its fingerprints) counted at
+    ``template`` or more, the only ones that can be template shingles (none for 0).
+
+    The two tables (``2 × 2**bits`` bytes, at most 256 MiB, as the local engine's) are
+    filled per partition by the local kernel, summed chunk by chunk (shuffle compression
+    shrinks their zeros), brought to the driver and shipped to the tasks with the stage
+    that reads them (PySpark broadcasts a large function); so is the mark table (one bit a
+    slot). Each document's keys stay in its row: no shuffle of entries until the buckets,
+    and one pass over them (``keys``: ``doc, keys``) finds both its entries and its
+    template candidates.
+
+    Past what the tables serve (``exact`` None and :func:`neardup.dedup.prefix.
+    tables_serve` false), or with ``exact``, the counts are exact instead
+    (:func:`_exact_pairing`, its entries packed to the parts ``labels()`` gives); then
+    every key held twice or more is an entry (the buckets skip those in no prefix, as the
+    mark would). Also returns whether they were.
+    """
+    from pyspark.sql import functions as F
+
+    score, frequent, fallback, least, low = rule
+    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
+    rule = (score, limit, fallback, least, low)
+    entries = _value(keys.agg(F.sum(F.size("keys"))))
+    if exact is None:
+        exact = not tables_serve(entries)
+    bits = table_bits(entries)
+    # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
+    tasks = max(1, -(-entries // KEYS_PER_TABLE))
+    few = keys.coalesce(tasks)
+    chunk = min(CHUNK, (1 << bits) // 8)
+    if exact:
+        with timed("candidate pairs: exact counts and pairing entries"):
+            per_doc = _exact_pairing(keys, rule, template, labels()).localCheckpoint()
+    else:
+        with timed("candidate pairs: count tables"):
+            stage = B.count_table_stage(bits, chunk)
+            chunks = few.mapInArrow(stage, B.CHUNK_SCHEMA)
+            counts = _table(chunks, 2 << bits, chunk, bitset=False, tasks=tasks)
+            counts = counts.reshape(2, 1 << bits)
+        with timed("candidate pairs: mark table"):
+            stage = B.mark_stage(counts, bits, rule, chunk)
+            chunks = few.mapInArrow(stage, B.CHUNK_SCHEMA)
+            marks = _table(chunks, (1 << bits) // 8, chunk, bitset=True, tasks=tasks)
+        with timed("candidate pairs: pairing entries"):
+            stage = B.pairing_stage(counts, marks, bits, rule, template)
+            per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
+    return per_doc, per_doc.select("doc", F.col("hot").alias("fps")), exact
+
+
+def _exact_pairing(
+    keys: DataFrame, rule: B.PrefixRule, template: int, labels: np.ndarray
+) -> DataFrame:
+    """:func:`batches.exact_pairing_stage` over ``doc, keys``: every key entry shuffled by
+    key and counted there (:func:`batches.key_count_stage`: no sort, no group of a hot
+    key's documents), the entries of keys held twice or more sent back to their documents
+    (the others are held once: no need) — a row per document and partition, gathered by a
+    group-by —, beside the documents' keys (partitioned by document already)."""
+    from pyspark.sql import functions as F
+
+    packed = keys.select("doc", F.col("keys").alias("key")).mapInArrow(
+        B.scatter_stage(labels, ("key",)), B.PACKED_KEYS_SCHEMA
+    )
+    shared = (
+        packed.repartition(labels.size, "part")
+        .mapInArrow(B.key_count_stage(), B.SHARED_SCHEMA)
+        .groupBy("doc")
+        .agg(F.collect_list(F.struct("keys", "counts")).alias("shared"))
+    )
+    none = F.array().cast(B.SHARED_TYPE)
+    rows = keys.join(shared, "doc", "left").select(
+        "doc", "keys", F.coalesce("shared", none).alias("shared")
+    )
+    return rows.mapInArrow(B.exact_pairing_stage(rule, template), B.PAIRING_SCHEMA)
+
+
+def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool, tasks: int) -> np.ndarray:
+    """A table of ``size`` bytes from the chunks (``chunk, data``) of ``tasks`` partitions:
+    summed (saturating) or or-ed. Up to :data:`DRIVER_MERGE_BYTES` of them in all are
+    brought to the driver as Arrow and merged there; more are merged by Spark chunk by
+    chunk first (a shuffle), and the merged table collected."""
+    table = np.zeros(size, dtype=np.uint8)
+    if tasks * size > DRIVER_MERGE_BYTES:
+        chunks = (
+            chunks.repartition("chunk")
+            .sortWithinPartitions("chunk")
+            .mapInArrow(B.merge_stage(bitset), B.CHUNK_SCHEMA)
+        )
+    merged = chunks.toArrow()
+    index = merged.column("chunk").to_numpy()
+    for c, data in zip(index, merged.column("data").to_pylist(), strict=True):
+        piece, into = np.frombuffer(data, np.uint8), table[c * chunk : (c + 1) * chunk]
+        if bitset:
+            into |= piece
+        else:  # saturating, as the 8-bit counters (the sum of non-negative parts, capped)
+            np.minimum(into + piece.astype(np.uint16), MAX_COUNT, out=into, casting="unsafe")
+    return table
+
+
+DRIVER_MERGE_BYTES = 1 << 26  # the tasks' tables merged on the driver (no shuffle) up to this
+
+
+# ── verification and templates ───────────────────────────────────────────────────────────────
+
+
+def _verified(
+    pairs: DataFrame, sets: DataFrame, inner: B.SetsStage, schema: str, parts: int
+) -> DataFrame:
+    """``inner`` over ``pairs`` (``left``, ``right`` and any) with the set columns of
+    ``sets`` (``doc`` and sets) of their documents (empty for a document without a row).
+
+    The pairs are cut into ``parts`` groups by their left document; each group gets the
+    sets of the documents its pairs hold, once (:func:`batches.with_sets_stage`): a
+    document's sets are shipped once per group instead of once per pair.
+    """
+    from pyspark.sql import functions as F
+
+    names = [c for c in sets.columns if c != "doc"]
+    extra = [c for c in pairs.columns if c not in ("left", "right")]
+    empty = F.array().cast("array<long>")
+    grouped = pairs.withColumn("part", F.pmod(F.xxhash64("left"), F.lit(parts)))
+    needed = (
+        grouped.select("part", F.col("left").alias("doc"))
+        .unionByName(grouped.select("part", F.col("right").alias("doc")))
+        .distinct()
+    )
+    doc_rows = needed.join(sets, "doc", "left").select(
+        "part",
+        F.lit(0).alias("kind"),
+        F.col("doc").alias("left"),
+        F.lit(-1).cast("long").alias("right"),
+        *[F.lit(None).cast(pairs.schema[c].dataType).alias(c) for c in extra],
+        *[F.coalesce(c, empty).alias(c) for c in names],
+    )
+    pair_rows = grouped.select(
+        "part", F.lit(1).alias("kind"), "left", "right", *extra, *[empty.alias(c) for c in names]
+    )
+    stage = B.with_sets_stage(inner, names, PAIRS_PER_BATCH)
+    return (
+        doc_rows.unionByName(pair_rows)
+        .repartition(parts, "part")
+        .sortWithinPartitions("part")
+        .mapInArrow(stage, schema)
+    )
+
+
+def _scored(
+    fp: DataFrame,
+    candidates: DataFrame,
+    shingles: DataFrame,
+    config: DedupConfig,
+    pairs_per_task: int | None,
+) -> tuple[DataFrame, DataFrame | int, DataFrame | None]:
+    """Every candidate pair with its exact measures and the run's scores (templates
+    discounted), the number of template shingles, and the rescored documents' template
+    shingles (``doc, tmpl``; None without templates)."""
+    from pyspark.sql import functions as F
+
+    sets = fp.select("doc", "fps")
+    parts = _verification_groups(fp, candidates, pairs_per_task)
+    with timed("verification: measures"):
+        measured = _verified(
+            candidates, sets, B.measure_stage(config), B.MEASURE_SCHEMA, parts
+        ).localCheckpoint()
+    if not config.template_df:
+        return _with_score(measured), 0, None
+    with timed("templates: template shingles"):
+        found = _templates_by_driver(shingles, measured, config)
+        if found is None:
+            exploded = shingles.select("doc", F.explode("fps").alias("f"))
+            template = _template_shingles(exploded, measured, config)
+            templates: DataFrame | int = template.agg(F.count("*"))
+    if found is None:
+        with timed("templates: the rescored documents' template shingles"):
+            wanted_sets = (
+                exploded.join(_rescored_docs(measured), "doc")
+                .join(template, "f", "left_semi")
+                .groupBy("doc")
+                .agg(F.collect_list("f").alias("tmpl"))
+                .localCheckpoint()
+            )
+    else:
+        wanted_sets, templates = found
+    rescore = measured.where("rescore").select("left", "right", "shared")
+    both = sets.join(wanted_sets, "doc", "left")
+    content = _verified(rescore, both, B.content_stage(config), B.CONTENT_SCHEMA, parts)
+    content = content.select(
+        "left", "right", F.col("s_lr").alias("c_s_lr"), F.col("s_rl").alias("c_s_rl")
+    )
+    scored = (
+        measured.join(content, ["left", "right"], "left")
+        .withColumn("s_lr", F.coalesce("c_s_lr", "s_lr"))
+        .withColumn("s_rl", F.coalesce("c_s_rl", "s_rl"))
+        .drop("c_s_lr", "c_s_rl")
+    )
+    return _with_score(scored), templates, wanted_sets
+
+
+def _templates_by_driver(
+    held: DataFrame, measured: DataFrame, config: DedupConfig
+) -> tuple[DataFrame, int] | None:
+    """The rescored documents' template shingles (``doc, tmpl``) and how many distinct
+    template shingles there are, when the rescored documents' candidate shingles (``held``:
+    ``doc, fps``) number at most :data:`DRIVER_WORDS` and the documents that are not their
+    group's holder as few: both go to the driver and back to the tasks with the stage that
+    counts each shingle's holders (:func:`batches.held_counts_stage`: a row a shingle and
+    partition, no row per shingle entry). None beyond that."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from neardup.util.arrays import unique
+
+    mine = held.join(_rescored_docs(measured), "doc", "left_semi")
+    mine = mine.where(F.size("fps") > 0).localCheckpoint()
+    if _value(mine.agg(F.sum(F.size("fps")))) > DRIVER_WORDS:
+        return None
+    skip = _not_holders(measured).limit(DRIVER_WORDS + 1).toArrow()
+    if skip.num_rows > DRIVER_WORDS:
+        return None
+    mine_t = mine.toArrow()
+    values, offsets = B.flat_lists(mine_t.column("fps"))
+    stage = B.held_counts_stage(unique(values), np.sort(skip.column("doc").to_numpy()))
+    found = (
+        held.mapInArrow(stage, B.HELD_SCHEMA)
+        .groupBy("f")
+        .agg(F.sum("n").alias("n"))
+        .mapInArrow(B.template_stage(config), B.TEMPLATE_SCHEMA)
+        .toArrow()
+    )
+    template = unique(found.column("f").to_numpy().astype(np.int64).view(np.uint64))
+    is_template = B.members(values, template)
+    kept = np.r_[0, np.cumsum(is_template)][offsets]
+    table = pa.table({"doc": mine_t.column("doc"), "tmpl": B.list_array(values[is_template], kept)})
+    sets = measured.sparkSession.createDataFrame(table, "doc long, tmpl array<long>")
+    return sets, int(template.size)
+
+
+def _verification_groups(fp: DataFrame, candidates: DataFrame, pairs_per_task: int | None) -> int:
+    """The groups :func:`_verified` cuts the candidate pairs into: by ``pairs_per_task``
+    when given, else :func:`neardup.engines.spark.sizing.verification_groups` from each
+    document's draws (its own group when it is a left side, one per pair where it is the
+    right: a histogram to the driver), the mean set size, the worker's memory and cores."""
+    from pyspark.sql import functions as F
+
+    from neardup.engines.spark import sizing
+
+    count = _value(candidates.agg(F.count("*")))
+    if pairs_per_task is not None:
+        return max(2, -(-count // pairs_per_task))
+    ends = candidates.select(
+        F.col("left").alias("doc"), F.lit(1).alias("is_left"), F.lit(0).alias("is_right")
+    ).unionByName(
+        candidates.select(
+            F.col("right").alias("doc"), F.lit(0).alias("is_left"), F.lit(1).alias("is_right")
+        )
+    )
+    draws = ends.groupBy("doc").agg((F.max("is_left") + F.sum("is_right")).alias("draws"))
+    hist = draws.groupBy("draws").count().collect()
+    spark = fp.sparkSession
+    memory = sizing.worker_memory(
+        spark.conf.get("spark.executor.pyspark.memory", None),
+        spark.conf.get("spark.executor.cores", None),
+    )
+    groups = sizing.verification_groups(
+        np.array([r["draws"] for r in hist], dtype=np.int64),
+        np.array([r["count"] for r in hist], dtype=np.int64),
+        8.0 * float(fp.agg(F.avg("size")).first()[0] or 0.0),
+        memory,
+        _cores(fp),
+        count,
+    )
+    log.info("verification: %d candidate pairs in %d groups", count, groups)
+    return groups
+
+
+def _cores(df: DataFrame) -> int:
+    """The cluster's cores (Spark's default parallelism); over Spark Connect, which has no
+    SparkContext, the shuffle partitions."""
+    try:
+        return int(df.sparkSession.sparkContext.defaultParallelism)
+    except Exception:  # Spark Connect raises its own not-implemented error
+        return partitions(df)
+
+
+def _with_score(pairs: DataFrame) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    return pairs.withColumn("score", F.greatest("s_lr", "s_rl"))
+
+
+def _rescored_docs(measured: DataFrame) -> DataFrame:
+    """Documents of the pairs rescored on content (``doc``)."""
+    from pyspark.sql import functions as F
+
+    pairs = measured.where("rescore")
+    return (
+        pairs.select(F.col("left").alias("doc"))
+        .unionByName(pairs.select(F.col("right").alias("doc")))
+        .distinct()
+    )
+
+
+def _template_shingles(shingles: DataFrame, measured: DataFrame, config: DedupConfig) -> DataFrame:
+    """``f``: the rescored documents' fingerprints held by ≥ ``template_df`` groups of near
+    copies, Han shingles by ``HAN_DF`` times that (:func:`neardup.dedup.templates.
+    template_shingles` over the holders)."""
+    from pyspark.sql import functions as F
+
+    not_holders = _not_holders(measured)
+    wanted = shingles.join(_rescored_docs(measured), "doc").select("f").distinct()
+    wanted = wanted.localCheckpoint()
+    if _value(wanted.agg(F.count("*"))) <= BROADCAST_SHINGLES:
+        # sent whole to every task: the holders are filtered where they are, and only
+        # their counts shuffled (else every holder's entry is, to be joined by fingerprint)
+        wanted = F.broadcast(wanted)
+    holders = shingles.join(not_holders, "doc", "left_anti").select("f")
+    counts = holders.join(wanted, "f", "left_semi").groupBy("f").agg(F.count("*").alias("n"))
+    stage = B.template_stage(config)
+    return counts.mapInArrow(stage, B.TEMPLATE_SCHEMA).localCheckpoint()
+
+
+BROADCAST_SHINGLES = 1 << 21  # the rescored documents' distinct shingles sent to every task
+
+
+def _near_copy_groups(measured: DataFrame) -> DataFrame:
+    """``node, label``: the groups of near copies among the verified pairs (documents in
+    none are their own group), each labelled by its smallest document."""
+    from pyspark.sql import functions as F
+
+    from neardup.engines.spark.graph import component_labels
+
+    edges = measured.where("near_copy").select(
+        F.col("left").alias("src"), F.col("right").alias("dst")
+    )
+    return component_labels(edges)
+
+
+def _not_holders(measured: DataFrame) -> DataFrame:
+    """``doc``: the documents that are not their group's holder (its smallest document)."""
+    from pyspark.sql import functions as F
+
+    labels = _near_copy_groups(measured)
+    return labels.where(F.col("node") != F.col("label")).select(F.col("node").alias("doc"))
+
+
+def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFrame:
+    """``doc, rare``: the rare words of the documents in ``pairs`` (those that may be
+    removed), their own words marked, as :func:`neardup.dedup.identity.run_names` counts
+    them.
+
+    When the documents in pairs hold at most :data:`DRIVER_WORDS` word entries and the
+    groups of near copies are as few, both go to the driver and back to the tasks with the
+    stage that counts the words (:func:`batches.word_groups_stage`: a few rows a word and
+    partition, no row per word entry); the rare words of each document are then found on
+    the driver. Otherwise every word entry is a row, counted by a group-by."""
+    from pyspark.sql import functions as F
+
+    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+    from neardup.fingerprints.word_kernels import CHARACTERS, WORD
+
+    script = int(CHARACTERS)  # under 2**63: a Spark long as it is
+    word = int(WORD) - (1 << 64)  # the same bits as a Spark long
+    wanted_docs = (
+        pairs.select(F.col("left").alias("doc"))
+        .unionByName(pairs.select(F.col("right").alias("doc")))
+        .distinct()
+    )
+    groups = _near_copy_groups(measured).select(F.col("node").alias("doc"), "label")
+    mine = fp.join(wanted_docs, "doc", "left_semi").select("doc", "words")
+    mine = mine.where(F.size("words") > 0).localCheckpoint()
+    if _value(mine.agg(F.sum(F.size("words")))) <= DRIVER_WORDS:
+        labels = groups.limit(DRIVER_WORDS + 1).toArrow()
+        if labels.num_rows <= DRIVER_WORDS:
+            return _rare_words_by_driver(fp, mine.toArrow(), labels)
+
+    def plain(frame: DataFrame) -> DataFrame:  # the word, and whether its document repeats it
+        marked = frame.select("doc", F.explode("words").alias("marked"))
+        w, r = F.col("marked").bitwiseAND(word), F.col("marked").bitwiseAND(1)
+        return marked.select("doc", w.alias("w"), r.alias("r"))
+
+    words, wanted = plain(fp), plain(mine)
+    counts = (
+        words.join(wanted.select("w").distinct(), "w", "left_semi")
+        .join(groups, "doc", "left")
+        .withColumn("group", F.coalesce("label", "doc"))
+        .groupBy("w")
+        .agg(
+            F.count("*").alias("documents"),
+            F.countDistinct("group").alias("groups"),
+            F.max("r").alias("repeated"),
+        )
+    )
+    shared = (F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS)
+    alone = (F.col("documents") == 1) & (F.col("repeated") == 1)
+    rare = counts.where((shared | alone) & (F.col("w") != script))
+    rare = rare.select("w", alone.alias("own"))
+    marked = F.when(F.col("own"), F.col("w").bitwiseOR(1)).otherwise(F.col("w"))
+    return (
+        wanted.join(rare, "w")
+        .groupBy("doc")
+        .agg(F.collect_list(marked).alias("rare"))
+        .localCheckpoint()
+    )
+
+
+DRIVER_WORDS = 1 << 23  # entries (words, shingles) of documents in pairs brought to the driver
+
+
+def _rare_words_by_driver(fp: DataFrame, mine: pa.Table, labels: pa.Table) -> DataFrame:
+    """:func:`_rare_words` with the words of the documents in pairs (``mine``: ``doc,
+    words``) and the groups of near copies (``labels``: ``doc, label``) on the driver."""
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+    from neardup.fingerprints.word_kernels import CHARACTERS, REPEATED, WORD
+    from neardup.util.arrays import unique
+
+    values, offsets = B.flat_lists(mine.column("words"))
+    plain = values & WORD
+    wanted = unique(plain)
+    nodes = labels.column("doc").to_numpy().astype(np.int64)
+    order = np.argsort(nodes, kind="stable")
+    label = labels.column("label").to_numpy().astype(np.int64)[order]
+    stage = B.word_groups_stage(wanted, nodes[order], label, RARE_GROUPS)
+    shared = (F.col("documents") >= LEAST_DOCUMENTS) & (F.col("groups") < RARE_GROUPS)
+    counts = (
+        fp.select("doc", "words")
+        .mapInArrow(stage, B.WORD_GROUP_SCHEMA)
+        .groupBy("w")
+        .agg(F.sum("n").alias("documents"), F.countDistinct("g").alias("groups"))
+        .where(shared | (F.col("documents") == 1))
+        .select("w", shared.alias("shared"))
+        .toArrow()
+    )
+    found = counts.column("w").to_numpy().astype(np.int64).view(np.uint64)
+    order = np.argsort(found)
+    found, is_shared = found[order], counts.column("shared").to_numpy(zero_copy_only=False)[order]
+    at = np.minimum(np.searchsorted(found, plain), max(found.size - 1, 0))
+    hit = B.members(plain, found) & (plain != CHARACTERS)
+    shared_here = is_shared[at] if found.size else np.zeros(plain.size, dtype=bool)
+    own = hit & ~shared_here & (values & REPEATED > 0)  # used by its document alone, repeated
+    is_rare = hit & (shared_here | own)
+    rare = np.where(own, values, plain)[is_rare]  # own words keep their mark
+    kept = np.r_[0, np.cumsum(is_rare)][offsets]
+    table = pa.table({"doc": mine.column("doc"), "rare": B.list_array(rare, kept)})
+    return fp.sparkSession.createDataFrame(table, "doc long, rare array<long>")
+
+
+# ── keepers and outputs ──────────────────────────────────────────────────────────────────────
+
+
+def _decisions(
+    docs: DataFrame,
+    fp: DataFrame,
+    tmpl_sets: DataFrame | None,
+    rare: DataFrame | None,
+    pairs: DataFrame,
+    config: DedupConfig,
+) -> DataFrame:
+    """``doc, keep_of, label, keeper, declined`` for every document in a pair at the
+    threshold, and the pairs the keeper rounds add (``doc`` -1): components found in Spark,
+    each decided whole in one task with its documents' fingerprints and template shingles
+    joined in (the rounds verify documents against their neighbours' keepers there)."""
+    from pyspark.sql import functions as F
+
+    from neardup.engines.spark.graph import component_labels
+
+    comps = component_labels(pairs.select(F.col("left").alias("src"), F.col("right").alias("dst")))
+    comps = comps.select(F.col("node").alias("doc"), F.col("label").alias("comp"))
+    value = (F.col(str(config.keep.field)) if config.keep.kind == "field" else F.lit(None)).alias(
+        "value"
+    )
+    empty = F.array().cast("array<long>")
+    if tmpl_sets is None:
+        tmpl_sets = fp.select("doc", empty.alias("tmpl")).where(F.lit(False))
+    names, no_names = [], []  # the identity check's words and rare words
+    sets = ["doc", "length", "fps"] + (["words"] if rare is not None else [])
+    with_sets = comps.join(fp.select(*sets), "doc").join(tmpl_sets, "doc", "left")
+    if rare is not None:
+        names = ["words", F.coalesce("rare", empty).alias("rare")]
+        no_names = [empty.alias("words"), empty.alias("rare")]
+        with_sets = with_sets.join(rare, "doc", "left")
+    doc_rows = with_sets.join(docs.select(F.col(DOC).alias("doc"), value), "doc").select(
+        "comp",
+        F.lit(0).alias("kind"),
+        F.col("doc").alias("a"),
+        F.lit(-1).cast("long").alias("b"),
+        F.lit(0.0).alias("s_lr"),
+        F.lit(0.0).alias("s_rl"),
+        F.lit(0.0).alias("resemblance"),
+        F.lit(0.0).alias("c_lr"),
+        F.lit(0.0).alias("c_rl"),
+        "length",
+        "value",
+        "fps",
+        F.coalesce("tmpl", empty).alias("tmpl"),
+        *names,
+    )
+    pair_rows = pairs.join(comps.withColumnRenamed("doc", "left"), "left").select(
+        "comp",
+        F.lit(1).alias("kind"),
+        F.col("left").alias("a"),
+        F.col("right").alias("b"),
+        "s_lr",
+        "s_rl",
+        "resemblance",
+        "c_lr",
+        "c_rl",
+        F.lit(0).cast("long").alias("length"),
+        F.lit(None).cast(doc_rows.schema["value"].dataType).alias("value"),
+        empty.alias("fps"),
+        empty.alias("tmpl"),
+        *no_names,
+    )
+    rows = doc_rows.unionByName(pair_rows).repartition(partitions(pairs), "comp")
+    rows = rows.sortWithinPartitions("comp")
+    return rows.mapInArrow(B.decision_stage(config), B.DECISION_SCHEMA)
+
+
+def _removed(docs: DataFrame, decisions: DataFrame, ids: DataFrame) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    moved = decisions.where(F.col("keep_of") != F.col("doc")).select(
+        F.col("doc").alias(DOC), F.col("keep_of")
+    )
+    keeper_ids = ids.select(F.col("doc").alias("keep_of"), F.col("id").alias("_duplicate_of"))
+    return docs.join(moved, DOC).join(keeper_ids, "keep_of").drop("keep_of", DOC)
+
+
+def _pair_output(pairs: DataFrame, ids: DataFrame, config: DedupConfig) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    a = ids.select(F.col("doc").alias("left"), F.col("id").alias("a"))
+    b = ids.select(F.col("doc").alias("right"), F.col("id").alias("b"))
+    contained = (
+        F.when((F.col("score") >= config.threshold) & (F.col("s_lr") > F.col("s_rl")), "a_in_b")
+        .when((F.col("score") >= config.threshold) & (F.col("s_lr") < F.col("s_rl")), "b_in_a")
+        .otherwise(F.lit(None).cast("string"))
+    )
+    return (
+        pairs.join(a, "left")
+        .join(b, "right")
+        .orderBy("left", "right")
+        .select(
+            "a",
+            "b",
+            "score",
+            F.col("s_lr").alias("score_a_in_b"),
+            F.col("s_rl").alias("score_b_in_a"),
+            "resemblance",
+            F.col("c_lr").alias("containment_a_in_b"),
+            F.col("c_rl").alias("containment_b_in_a"),
+            contained.alias("contained"),
+        )
+    )
+
+
+def _cluster_output(decisions: DataFrame, ids: DataFrame) -> DataFrame:
+    """Clusters of two or more, numbered by their first member (as the local engine)."""
+    from pyspark.sql import functions as F
+
+    members = decisions.join(ids, "doc")
+    keeper_ids = ids.select(F.col("doc").alias("keeper"), F.col("id").alias("keep"))
+    grouped = (
+        members.groupBy("label")
+        .agg(
+            F.sort_array(F.collect_list(F.struct("doc", "id"))).alias("m"),
+            F.first("keeper").alias("keeper"),
+        )
+        .where(F.size("m") >= 2)
+        .join(keeper_ids, "keeper")
+        .orderBy("label")
+    )
+    numbered = with_index(grouped, [], "cluster")
+    return numbered.orderBy("label").select("cluster", F.col("m.id").alias("ids"), "keep")

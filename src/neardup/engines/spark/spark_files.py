@@ -1,0 +1,338 @@
+"""``neardup dedup --engine spark``: files in, the Spark engine, files out.
+
+Inputs are JSONL (plain or ``.gz``) or Parquet, on any path Spark's Hadoop layer reads
+(local, HDFS, S3 with the cluster's connector). JSONL lines are parsed by the local reader's
+own function, so ids, bad records and the records written back are the local engine's;
+documents are numbered in input order (input, file name, line) without sorting the corpus.
+Local ``.gz`` inputs are read through to their end first (:func:`check_compressed`), so a
+damaged one stops the run as it stops the local engine.
+
+Outputs in ``out_dir``: ``pairs``, ``clusters``, ``kept``, ``removed`` as Spark directories of
+part files in the chosen format (JSONL records of ``kept`` / ``removed`` are the input lines as
+the local engine writes them, ``removed`` with ``_duplicate_of``), ``review`` (JSON part files,
+weakest first: the records of the local engine's ``review.jsonl``), and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from neardup.dedup.config import DedupConfig
+from neardup.engines.local.copyout import with_duplicate_of
+from neardup.engines.local.pipeline import Inputs, guarantee, input_fields, run_parameters
+from neardup.engines.spark.spark_dedup import spark_dedup, timed, with_index
+from neardup.engines.spark.spark_review import review_frame
+from neardup.engines.spark.spark_session import spark_errors, spark_session
+from neardup.errors import ConfigError, InputError
+from neardup.io.files import read_through
+from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
+from neardup.text.text_config import config_fingerprint
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+PARSED_SCHEMA = "_row long, _id string, _text string, _record string, _bad string"
+_JSONL = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
+
+
+def run_spark_dedup(
+    inputs: Inputs,
+    out_dir: str,
+    config: DedupConfig,
+    fmt: str = "jsonl",
+    master: str | None = None,
+    settings: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Deduplicate the inputs on Spark into ``out_dir``; returns the summary. ``settings``:
+    Spark settings of the session. Errors of Spark are one line naming the log that holds
+    their stack (:mod:`.spark_session`)."""
+    started = time.perf_counter()
+    kind = input_kind(inputs.paths)
+    if kind == "jsonl":
+        check_compressed(inputs.paths)
+    if kind == "jsonl" and fmt != "jsonl":
+        raise ConfigError("--engine spark writes the records of JSONL inputs as JSONL only")
+    with timed("starting Spark"):
+        spark = spark_session(master, settings)
+    with spark_errors("Spark failed"):
+        check_output(spark, out_dir.rstrip("/"))
+        return _run(spark, inputs, out_dir, config, fmt, kind, started)
+
+
+def _run(
+    spark: SparkSession,
+    inputs: Inputs,
+    out_dir: str,
+    config: DedupConfig,
+    fmt: str,
+    kind: str,
+    started: float,
+) -> dict[str, Any]:
+    with timed("reading inputs"):
+        docs, bad = read_inputs(spark, inputs, kind)
+    result = spark_dedup(docs, config, id_col="_id", text_col="_text", order="_row")
+    out = out_dir.rstrip("/")
+    writer_options = {"ignoreNullFields": "false"}
+    for name, frame in (("pairs", result.pairs), ("clusters", result.clusters)):
+        with timed(f"writing {name}"):
+            frame.write.mode("overwrite").options(**writer_options).format(
+                "json" if fmt == "jsonl" else "parquet"
+            ).save(f"{out}/{name}")
+    helpers = ["_id", "_text", "_row"]
+    if kind == "jsonl":
+        with timed("writing kept"):
+            result.kept.select("_record").write.mode("overwrite").text(f"{out}/kept")
+        removed = result.removed.select("_record", "_duplicate_of").mapInArrow(
+            _append_duplicate_of, "_record string"
+        )
+        with timed("writing removed"):
+            removed.write.mode("overwrite").text(f"{out}/removed")
+    else:
+        kept, removed = result.kept.drop(*helpers), result.removed.drop(*helpers)
+        for name, frame in (("kept", kept), ("removed", removed)):
+            target = frame.write.mode("overwrite").options(**writer_options)
+            with timed(f"writing {name}"):
+                target.format("json" if fmt == "jsonl" else "parquet").save(f"{out}/{name}")
+    with timed("writing review"):
+        review = review_frame(result.removed, result.kept, result.pairs, config.text)
+        review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
+    with timed("summary"):
+        counts = result.summary()
+    summary = counts | {
+        "bad_records": len(bad),
+        "bad_examples": bad,
+        "guarantee": guarantee(config),
+        "inputs": list(inputs.paths),
+        "engine": "spark",
+        "master": spark.sparkContext.master,
+        "parameters": run_parameters(config, fmt) | input_fields(inputs),  # type: ignore[arg-type]
+        "config_id": config_fingerprint(config.text),
+        "timings_seconds": {"total": round(time.perf_counter() - started, 3)},
+    }
+    _write_summary(spark, out, summary)
+    return summary
+
+
+OUTPUT_NAMES = ("pairs", "clusters", "kept", "removed", "review", "summary.json")
+
+
+def check_output(spark: SparkSession, out: str) -> None:
+    """InputError unless ``out`` (any path Spark writes: local, HDFS, S3) is new, an empty
+    directory or one holding only an earlier run's outputs (which this run replaces):
+    checked before any work, so nothing else is ever overwritten."""
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(out)
+    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    if not fs.exists(path):
+        return
+    if not fs.getFileStatus(path).isDirectory():
+        raise InputError(f"--out {out} exists and is not a directory")
+    names = sorted(str(status.getPath().getName()) for status in fs.listStatus(path))
+    foreign = [n for n in names if n not in OUTPUT_NAMES]
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (", …" if len(foreign) > 3 else "")
+        raise InputError(
+            f"--out {out} exists and holds what is not an output of neardup dedup ({shown}); "
+            "choose a new or empty directory, or one of an earlier run"
+        )
+
+
+def input_kind(paths: tuple[str, ...]) -> str:
+    kinds = set()
+    for path in paths:
+        name = path.rstrip("/").lower()
+        if name.endswith(_JSONL):
+            kinds.add("jsonl")
+        elif name.endswith(".parquet"):
+            kinds.add("parquet")
+        else:
+            raise InputError(
+                f"{path}: the Spark engine reads .jsonl / .ndjson (plain or .gz) and .parquet "
+                "files or directories"
+            )
+    if len(kinds) > 1:
+        raise InputError("the Spark engine reads inputs of one kind at a time (JSONL or Parquet)")
+    return kinds.pop()
+
+
+def check_compressed(paths: tuple[str, ...]) -> None:
+    """DamagedInputError (one line naming the file: "truncated", "corrupt ... byte N") for
+    the first local ``.gz`` / ``.zst`` input cut short or corrupt, as the local engine reads
+    them: Hadoop's codecs take a gzip stream cut short as its end. Each such file is
+    decompressed once, to its end, on the driver (several at a time), before Spark starts.
+    Paths with a scheme other than ``file:`` (HDFS, S3) are left to Hadoop."""
+    files = [f for path in paths for f in _local_files(path)]
+    compressed = [f for f in files if f.name.lower().endswith((".gz", ".zst"))]
+    if not compressed:
+        return
+    with ThreadPoolExecutor(min(len(compressed), os.cpu_count() or 1)) as pool:
+        checks = [pool.submit(read_through, f) for f in compressed]
+        try:
+            for check in checks:  # the first damaged file in input order is named
+                check.result()
+        finally:
+            for check in checks:
+                check.cancel()
+
+
+def _local_files(path: str) -> list[Path]:
+    """The files Spark reads for a local input path (a file, a directory's visible files, or a
+    glob), sorted; none for a path of another file system."""
+    if "://" in path and not path.startswith("file:"):
+        return []
+    local = path.removeprefix("file://") if path.startswith("file://") else path
+    local = local.removeprefix("file:")
+    found = sorted(Path(p) for p in glob.glob(local)) if glob.has_magic(local) else [Path(local)]
+    files = []
+    for item in found:
+        if item.is_dir():
+            files += sorted(
+                f for f in item.iterdir() if f.is_file() and not f.name.startswith(("_", "."))
+            )
+        elif item.is_file():
+            files.append(item)
+    return files
+
+
+def read_inputs(spark: SparkSession, inputs: Inputs, kind: str) -> tuple[DataFrame, list[str]]:
+    """Documents (``_row`` in input order, ``_id``, ``_text``, the record) and bad records
+    (raised unless ``skip_bad``; up to 20 examples returned)."""
+    from pyspark.sql import functions as F
+
+    frames = []
+    for index, path in enumerate(inputs.paths):
+        frame = spark.read.text(path) if kind == "jsonl" else spark.read.parquet(path)
+        frames.append(
+            frame.withColumn("_input", F.lit(index)).withColumn("_file", F.input_file_name())
+        )
+    raw = frames[0]
+    for frame in frames[1:]:
+        raw = raw.unionByName(frame, allowMissingColumns=True)
+    numbered = with_index(raw, ["_input", "_file"], "_row", position="_pos")
+    if kind == "jsonl":
+        parse = _jsonl_stage(inputs)
+        parsed = numbered.select("value", "_input", "_pos", "_row").mapInArrow(parse, PARSED_SCHEMA)
+    else:
+        parsed = _parquet_columns(numbered, inputs)
+    parsed = parsed.localCheckpoint()
+    bad_rows = parsed.where(F.col("_bad").isNotNull())
+    first = bad_rows.agg(F.min("_row")).first()[0]
+    bad: list[str] = []
+    if first is not None:
+        if not inputs.skip_bad:
+            raise InputError(bad_rows.where(F.col("_row") == first).first()["_bad"])
+        bad = [r["_bad"] for r in bad_rows.orderBy("_row").limit(20).collect()]
+    return parsed.where(F.col("_bad").isNull()).drop("_bad"), bad
+
+
+def _jsonl_stage(inputs: Inputs) -> Any:
+    """Lines → ``_row, _id, _text, _record, _bad`` by the local reader's own line parser."""
+    paths = list(inputs.paths)
+    opts = _Options(inputs.id_field, inputs.text_field, DEFAULT_MAX_TEXT_BYTES, len(paths) > 1)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            out: dict[str, list[Any]] = {k: [] for k in ("_row", "_id", "_text", "_record", "_bad")}
+            lines = batch.column("value").to_pylist()
+            sources = batch.column("_input").to_pylist()
+            positions = np.asarray(batch.column("_pos").to_numpy(zero_copy_only=False))
+            rows = np.asarray(batch.column("_row").to_numpy(zero_copy_only=False))
+            for line, source, pos, row in zip(lines, sources, positions, rows, strict=True):
+                if not line or line.isspace():
+                    continue
+                item = _jsonl_item(line.encode("utf-8"), paths[source], int(pos) + 1, opts)
+                out["_row"].append(int(row))
+                if isinstance(item, BadRecord):
+                    out["_id"].append(None)
+                    out["_text"].append(None)
+                    out["_record"].append(None)
+                    out["_bad"].append(str(item))
+                else:
+                    out["_id"].append(item.id)
+                    out["_text"].append(item.text)
+                    stored = line.rstrip()  # the line as stored: copied, not serialized again
+                    out["_record"].append(stored.removeprefix("\ufeff") if pos == 0 else stored)
+                    out["_bad"].append(None)
+            yield pa.RecordBatch.from_pydict(out, schema=_PARSED)
+
+    return run
+
+
+_PARSED = pa.schema(
+    [
+        ("_row", pa.int64()),
+        ("_id", pa.string()),
+        ("_text", pa.string()),
+        ("_record", pa.string()),
+        ("_bad", pa.string()),
+    ]
+)
+
+
+def _append_duplicate_of(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Removed JSONL records with ``_duplicate_of`` spliced in as the local engine does
+    (:func:`neardup.engines.local.copyout.with_duplicate_of`)."""
+    for batch in batches:
+        records = batch.column("_record").to_pylist()
+        keepers = batch.column("_duplicate_of").to_pylist()
+        lines = [
+            with_duplicate_of(r.encode("utf-8"), k).decode("utf-8")
+            for r, k in zip(records, keepers, strict=True)
+        ]
+        yield pa.RecordBatch.from_pydict({"_record": lines})
+
+
+def _parquet_columns(numbered: DataFrame, inputs: Inputs) -> DataFrame:
+    """Parquet rows with ``_id`` (the id field as a string, else the row number) and
+    ``_text``; rows without a text are bad records."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    text_type = (
+        numbered.schema[inputs.text_field].dataType
+        if inputs.text_field in numbered.columns
+        else None
+    )
+    if not isinstance(text_type, StringType):
+        raise InputError(f"{inputs.paths[0]}: no string column {inputs.text_field!r}")
+    line = (F.col("_pos") + 1).cast("string")
+    if len(inputs.paths) > 1:
+        names = F.array(*[F.lit(p) for p in inputs.paths])
+        line = F.concat(F.element_at(names, F.col("_input") + 1), F.lit(":"), line)
+    raw_id = (
+        F.col(inputs.id_field).cast("string")
+        if inputs.id_field in numbered.columns
+        else F.lit(None)
+    )
+    bad = F.when(
+        F.col(inputs.text_field).isNull(),
+        F.concat(F.lit("row "), line, F.lit(f": no text in field {inputs.text_field!r}")),
+    )
+    return (
+        numbered.withColumn("_id", F.when(raw_id.isNull() | (raw_id == ""), line).otherwise(raw_id))
+        .withColumn("_text", F.col(inputs.text_field))
+        .withColumn("_bad", bad)
+        .drop("_input", "_file", "_pos")
+    )
+
+
+def _write_summary(spark: SparkSession, out: str, summary: dict[str, Any]) -> None:
+    """summary.json beside the outputs (a file on local paths; else one part file)."""
+    text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+    if "://" not in out or out.startswith("file:"):
+        path = Path(out.removeprefix("file://"))
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "summary.json").write_text(text, encoding="utf-8")
+    else:
+        frame = spark.createDataFrame([(text,)], "value string").coalesce(1)
+        frame.write.mode("overwrite").text(f"{out}/summary.json")

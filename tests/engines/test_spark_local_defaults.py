@@ -1,0 +1,50 @@
+"""The settings a local master gets unless the user chose them (no Spark started)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neardup.engines.spark.spark_session import LOCAL_JAVA_OPTIONS, local_defaults
+
+GIB = 1 << 30
+MEMORY, OPTIONS = "spark.driver.memory", "spark.driver.extraJavaOptions"
+
+
+@pytest.mark.parametrize(
+    ("physical", "expected"),
+    [(24 * GIB, "6144m"), (2 * GIB, "1024m"), (512 * GIB, "32768m"), (None, None)],
+)
+def test_a_local_master_gets_a_quarter_of_the_machine_within_bounds(physical, expected):
+    for master in ("local[2]", "local[*]", "local", None):
+        chosen = local_defaults(master, {}, {}, physical)
+        assert chosen.get(MEMORY) == expected
+        assert chosen[OPTIONS] == LOCAL_JAVA_OPTIONS
+
+
+@pytest.mark.parametrize("master", ["spark://host:7077", "yarn", "k8s://host:443"])
+def test_other_masters_keep_spark_s_defaults(master):
+    assert local_defaults(master, {}, {}, 24 * GIB) == {}
+
+
+def test_the_user_s_choice_stands(tmp_path: Path):
+    def memory(settings: dict[str, str], env: dict[str, str]) -> str | None:
+        return local_defaults("local[2]", settings, env, 24 * GIB).get(MEMORY)
+
+    assert memory({MEMORY: "2g"}, {}) is None
+    assert memory({}, {"SPARK_DRIVER_MEMORY": "2g"}) is None
+    assert memory({}, {"PYSPARK_SUBMIT_ARGS": "--driver-memory 2g pyspark-shell"}) is None
+    conf = tmp_path / "spark-defaults.conf"
+    conf.write_text("spark.executor.memory 3g\n", encoding="utf-8")
+    conf_dir = {"SPARK_CONF_DIR": str(tmp_path)}
+    assert memory({}, conf_dir) == "6144m"
+    conf.write_text("spark.executor.memory 3g\nspark.driver.memory   2g\n", encoding="utf-8")
+    assert memory({}, conf_dir) is None
+    home = {"SPARK_HOME": str(tmp_path.parent)}
+    (tmp_path.parent / "conf").mkdir()
+    (tmp_path.parent / "conf" / "spark-defaults.conf").write_text("spark.driver.memory=2g\n")
+    assert memory({}, home) is None
+    assert OPTIONS not in local_defaults("local[2]", {OPTIONS: "-Xss4m"}, {}, 24 * GIB)
+    submit = {"PYSPARK_SUBMIT_ARGS": "--driver-java-options -Xss4m pyspark-shell"}
+    assert OPTIONS not in local_defaults("local[2]", {}, submit, 24 * GIB)

@@ -1,0 +1,28 @@
+from neardup.fingerprints.passages import shared_passages
+from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig
+
+CONFIG = TextConfig(CanonConfig(stopwords=False), ShingleConfig(size=3))
+
+
+def test_quoted_passage_is_found_in_both_texts():
+    quote = "the quick brown fox jumps over the lazy dog"
+    essay = f"As the saying goes, {quote}, and then it runs away into the forest."
+    a, b = shared_passages(quote, essay, CONFIG)
+    assert a.passages() == [quote]
+    assert b.passages() == [quote]
+    assert b.text[b.spans[0][0] : b.spans[0][1]] == quote
+
+
+def test_two_separate_passages_stay_separate_and_ranges_count_characters():
+    a_text = "ёжик в тумане шёл домой. совсем другое предложение здесь. лошадь стояла в поле"
+    b_text = "ёжик в тумане шёл домой и потом лошадь стояла в поле"
+    a, _ = shared_passages(a_text, b_text, CONFIG)
+    assert a.passages() == ["ёжик в тумане шёл домой", "лошадь стояла в поле"]
+    for start, end in a.spans:  # character offsets, not byte offsets, in Cyrillic text
+        assert a.text[start:end] in b_text
+
+
+def test_nothing_shared():
+    a, b = shared_passages("one two three four", "five six seven eight", CONFIG)
+    assert a.spans == ()
+    assert b.passages() == []

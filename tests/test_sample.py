@@ -1,8 +1,0 @@
-from neardup.sample import sample_documents
-
-
-def test_sample_has_three_languages_and_unique_ids():
-    docs = sample_documents()
-    assert {d["lang"] for d in docs} == {"en", "ru", "zh"}
-    assert len({d["id"] for d in docs}) == len(docs)
-    assert all(d["text"].strip() for d in docs)
