@@ -203,6 +203,14 @@ def test_extra_numbers_of_a_pair_record_are_reported(finished, tmp_path):
     assert np.isclose(swapped["as_scored"]["score_b_in_a"], first["score_a_in_b"])
 
 
+def run_on(tmp_path, rows: list[dict], config: DedupConfig, name: str = "out"):
+    """A finished run of ``rows`` (``id``, ``text``) with ``config``, read back."""
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / name, config)
+    return open_run(tmp_path / name)
+
+
 def test_a_runs_settings_are_read_back_whole(tmp_path):
     from neardup.dedup.cluster import KeepPolicy
     from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig
@@ -215,10 +223,7 @@ def test_a_runs_settings_are_read_back_whole(tmp_path):
         template_df=5,
         max_bucket=300,
     )
-    path = tmp_path / "in.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in corpus()[:12]), encoding="utf-8")
-    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", config)
-    assert open_run(tmp_path / "out").config == config
+    assert run_on(tmp_path, corpus()[:12], config).config == config
 
 
 def test_a_hub_keeping_what_it_holds_is_named(tmp_path):
@@ -227,16 +232,12 @@ def test_a_hub_keeping_what_it_holds_is_named(tmp_path):
     poems = [" ".join(rng.choice(words, 40)) for _ in range(3)]
     rows = [{"id": f"poem{i}", "text": p} for i, p in enumerate(poems)]
     rows.append({"id": "anthology", "text": " ".join(poems)})
-    path = tmp_path / "in.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", DedupConfig())
-    e = explain(open_run(tmp_path / "out"), "poem0", "anthology")
+    e = explain(run_on(tmp_path, rows, DedupConfig()), "poem0", "anthology")
     assert e.decision == "both_kept"
     assert "hub" in e.rule
     assert "3 distinct groups" in e.rule
     no_identity = DedupConfig(identity=False)
-    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "again", no_identity)
-    assert open_run(tmp_path / "again").config == no_identity
+    assert run_on(tmp_path, rows, no_identity, "again").config == no_identity
 
 
 def test_a_keeper_that_does_not_name_a_document_is_named_with_its_lacking_words(tmp_path):
@@ -247,18 +248,16 @@ def test_a_keeper_that_does_not_name_a_document_is_named_with_its_lacking_words(
     names = lambda i: " ".join(letters(100 * i + j) for j in range(45))  # noqa: E731
     files = {f"f{i}": f"{names(i)} {licence}" for i in range(4)}
     rows = [{"id": pkg, "text": t} for name, t in files.items() for pkg in (name, f"lib{name}")]
-    path = tmp_path / "in.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     config = DedupConfig(template_df=0)
-    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", config)
-    e = explain(open_run(tmp_path / "out"), "f0", "f1")
+    run = run_on(tmp_path, rows, config)
+    e = explain(run, "f0", "f1")
     assert e.decision == "both_kept"
     assert e.scored.score_a_in_b >= config.removal_guard  # held as written: the scores allow it
     assert "does not name A" in e.rule
     lacking = e.as_dict()["rare_words_lacking"]["a_not_in_b"]
     assert lacking == sorted(names(0).split())  # every name of A, none of the licence
     assert e.as_dict()["rare_words"]["a"] == 45
-    copies = explain(open_run(tmp_path / "out"), "libf0", "f0")
+    copies = explain(run, "libf0", "f0")
     assert copies.decision == "a_removed_into_b"
 
 
@@ -272,15 +271,10 @@ def test_the_rule_says_whether_the_fuller_text_or_the_keep_policy_decided(tmp_pa
         {"id": "copy", "text": " ".join(full[:97]) + " w1 w2"},  # holds a little more of copy2
         {"id": "copy2", "text": " ".join(full[:97])},  # but within the margin: --keep first
     ]
-    path = tmp_path / "in.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows[:2]), encoding="utf-8")
-    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", DedupConfig())
-    e = explain(open_run(tmp_path / "out"), "partial", "full")
+    e = explain(run_on(tmp_path, rows[:2], DedupConfig()), "partial", "full")
     assert e.decision == "a_removed_into_b"
     assert "the fuller text" in e.rule
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows[2:]), encoding="utf-8")
-    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "again", DedupConfig())
-    e = explain(open_run(tmp_path / "again"), "copy", "copy2")
+    e = explain(run_on(tmp_path, rows[2:], DedupConfig(), "again"), "copy", "copy2")
     assert e.decision == "b_removed_into_a"
     assert "keep policy (first)" in e.rule
 
@@ -294,12 +288,23 @@ def test_a_document_with_words_of_its_own_is_named_by_no_other(tmp_path):
     rows = [{"id": f"f{i}", "text": f"{names(i)} {' '.join(body)} {names(i)}"} for i in range(2)]
     # word lists of the licence's words in other orders: its words are common, not rare
     rows += [{"id": f"list{i}", "text": " ".join(rng.permutation(body))} for i in range(3)]
-    path = tmp_path / "in.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     config = DedupConfig(template_df=0)
-    run_dedup(Inputs((str(path),), id_field="id"), tmp_path / "out", config)
-    e = explain(open_run(tmp_path / "out"), "f0", "f1")
+    e = explain(run_on(tmp_path, rows, config), "f0", "f1")
     assert e.decision == "both_kept"
     assert e.scored.score_a_in_b >= config.removal_guard
     assert e.as_dict()["own_words"] == {"a": 20, "b": 20}
     assert "20 of them A's own" in e.rule
+
+
+def test_a_keeper_that_translates_a_document_is_named_with_what_it_adds(tmp_path):
+    from tests.dedup.test_translation import ENGLISH, JAPANESE, SPANISH
+
+    notes = "この文書は Debian の翻訳チームが管理しています。最新の版は Web サイトにあります。"
+    rows = [{"id": "en", "text": ENGLISH}, {"id": "ja", "text": f"{JAPANESE}\n{notes * 3}"}]
+    e = explain(run_on(tmp_path, rows, DedupConfig()), "en", "ja")
+    assert e.decision == "both_kept"
+    assert e.scored.score_a_in_b >= DedupConfig().removal_guard  # the scores allow it
+    assert "B translates A: it adds text in a script of characters" in e.rule
+    rows = [{"id": "en", "text": ENGLISH}, {"id": "es", "text": SPANISH}]
+    e = explain(run_on(tmp_path, rows, DedupConfig(), "again"), "en", "es")
+    assert e.decision == "b_removed_into_a"  # a partial translation goes into its original
