@@ -33,6 +33,7 @@ from neardup.engines.spark.batches import (
     scatter_stage,
     word_groups_stage,
 )
+from neardup.fingerprints.word_kernels import REPEATED, WORD
 
 
 @settings(deadline=None)
@@ -227,8 +228,10 @@ def test_word_groups_from_partitions_give_each_word_s_documents_and_groups(seed,
     words = [
         np.unique(rng.integers(0, 12, int(rng.integers(0, 6)))).astype(np.uint64) for _ in range(n)
     ]
-    words = [(w * np.uint64(0x9E3779B97F4A7C15)) for w in words]  # high bits set too
+    words = [(w * np.uint64(0x9E3779B97F4A7C15)) & WORD for w in words]  # high bits set too
     words = [np.sort(w) for w in words]
+    # as word sets hold them: some marked as repeated in their document (the mark is no word)
+    marked = [w | (rng.random(w.size) < 0.5).astype(np.uint64) * REPEATED for w in words]
     nodes = np.unique(rng.integers(0, n, int(rng.integers(0, n + 1))))
     labels = np.array([min(nodes[nodes % 3 == d % 3]) for d in nodes], dtype=np.int64)
     all_words = np.unique(np.concatenate(words)) if n else np.empty(0, np.uint64)
@@ -242,7 +245,7 @@ def test_word_groups_from_partitions_give_each_word_s_documents_and_groups(seed,
             {
                 "doc": pa.array(np.arange(start, end), pa.int64()),
                 "words": list_array(
-                    np.concatenate(words[start:end] or [np.empty(0, np.uint64)]),
+                    np.concatenate(marked[start:end] or [np.empty(0, np.uint64)]),
                     np.r_[0, np.cumsum([w.size for w in words[start:end]])],
                 ),
             }
