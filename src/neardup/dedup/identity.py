@@ -111,9 +111,10 @@ def identity_scores(names: Names, pairs: Pairs, guard: float) -> tuple[np.ndarra
     ):
         if need.any():
             refused = nameless(*lacking_names(names, held[need], holder[need]))
-            if names.function_words is not None:
-                refused |= translations(
-                    names.words, names.word_offsets, held[need], holder[need], names.function_words
+            if names.function_words is not None and not refused.all():
+                rest = np.flatnonzero(need)[~refused]  # only those not refused already
+                refused[~refused] = translations(
+                    names.words, names.word_offsets, held[rest], holder[rest], names.function_words
                 ).translated()
             out[need] = np.where(refused, 0.0, 1.0)
     return id_lr, id_rl
