@@ -41,8 +41,8 @@ from neardup.dedup.config import Pairs
 from neardup.dedup.template_kernels import gather
 from neardup.dedup.templates import NEAR_IDENTICAL
 from neardup.dedup.translation import FunctionWords, translations
-from neardup.fingerprints.hashing import fingerprint
-from neardup.fingerprints.word_kernels import CHARACTERS, LETTERED, LONE_CHARACTERS, WORD
+from neardup.fingerprints.hashing import fingerprint, kernel_hash
+from neardup.fingerprints.word_kernels import UNREPEATED, WORD, word_sets
 from neardup.text.canon import canonicalize_batch
 from neardup.text.text_config import TextConfig
 from neardup.util.arrays import unique
@@ -146,27 +146,18 @@ def named_words(text: str, config: TextConfig) -> dict[int, str]:
     """The words of one text as the identity check sees them (hash, marked
     :data:`~neardup.fingerprints.word_kernels.LETTERED` where it is → canonical word; a
     text of characters has :data:`~neardup.fingerprints.word_kernels.CHARACTERS` too), for
-    showing which rare words a keeper lacks."""
-    tokens = canonicalize_batch([text], config.canon, config.shingle.unit).tokens(0)
-    words = {t for t in tokens if len(t) >= 2 and not any("0" <= c <= "9" for c in t)}
-    seed, lettered = config.shingle.seed, int(LETTERED)
-    named = {
-        fingerprint(w, config.shingle.hash, seed) & int(WORD)
-        | (lettered if any(map(_letter_beyond_ascii, w)) else 0): w
-        for w in words
+    showing which rare words a keeper lacks: the run's own word kernel, spelled out."""
+    batch = canonicalize_batch([text], config.canon, config.shingle.unit)
+    algorithm, seed = config.shingle.hash, config.shingle.seed
+    marked, _ = word_sets(
+        batch.buf,
+        batch.tok_starts,
+        batch.tok_ends,
+        batch.tok_offsets,
+        *kernel_hash(algorithm, seed),
+    )
+    spelled = {fingerprint(t, algorithm, seed) & int(WORD): t for t in batch.tokens(0)}
+    return {
+        h: spelled.get(h & int(WORD), "(text of characters)")
+        for h in (marked & UNREPEATED).tolist()
     }
-    if sum(len(t) == 1 and _written_without_spaces(t) for t in tokens) >= LONE_CHARACTERS:
-        named[int(CHARACTERS)] = "(text of characters)"
-    return named
-
-
-def _written_without_spaces(c: str) -> bool:
-    """Kana, Han, Hangul (see :func:`neardup.fingerprints.word_kernels.is_character`)."""
-    point = ord(c)
-    return 0x3040 <= point <= 0xD7FF or 0xF900 <= point <= 0xFAFF or 0x20000 <= point <= 0x2FFFF
-
-
-def _letter_beyond_ascii(c: str) -> bool:
-    """U+00C0 to U+1FFF but × and ÷ (as :func:`neardup.fingerprints.word_kernels.
-    has_letter_beyond_ascii` tells)."""
-    return "\u00c0" <= c < "\u2000" and c not in "×÷"
