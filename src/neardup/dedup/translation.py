@@ -41,6 +41,7 @@ from neardup.fingerprints.hashing import kernel_hash
 from neardup.fingerprints.word_kernels import WORD, word_sets
 from neardup.text.canon import canonicalize_batch
 from neardup.text.text_config import TextConfig
+from neardup.util.arrays import run_starts
 
 LEAST_OWN = 3.0  # function words (weighted) that tell a document's language
 FOREIGN_WORDS = 3  # a keeper adding this many function words of another language …
@@ -122,7 +123,7 @@ def function_words(config: TextConfig) -> FunctionWords:
     bits = np.left_shift(np.uint64(1), np.array(of, dtype=np.uint64)[one])
     order = np.argsort(hashes)
     hashes, bits = hashes[order], bits[order]
-    first = np.flatnonzero(np.r_[True, hashes[1:] != hashes[:-1]])[: hashes.size]
+    first = run_starts(hashes)
     masks = np.bitwise_or.reduceat(bits, first) if hashes.size else bits
     keys = hashes[first]
     return FunctionWords(keys, masks, tuple(languages), _k.function_word_table(keys))

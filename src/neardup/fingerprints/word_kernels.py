@@ -18,6 +18,7 @@ from numba import njit, prange
 
 from neardup.fingerprints.hash_kernels import _dispatch_valid
 from neardup.fingerprints.shingle_kernels import unique_per_doc
+from neardup.util.arrays import run_starts
 
 _ZERO, _NINE = np.uint8(0x30), np.uint8(0x39)
 _CONTINUATION = np.uint8(0xC0)  # the top two bits of a UTF-8 continuation byte are 10
@@ -178,7 +179,7 @@ def merge_word_sets(values: np.ndarray) -> np.ndarray:
         return values
     values = np.sort(values)
     word = values & UNREPEATED
-    first = np.flatnonzero(np.r_[True, word[1:] != word[:-1]])
+    first = run_starts(word)
     runs = np.diff(np.r_[first, word.size])
     marked = np.bitwise_or.reduceat(values, first) & REPEATED
     return word[first] | marked | (runs > 1).astype(np.uint64)

@@ -12,7 +12,7 @@ import mmap
 import numpy as np
 
 
-def _starts(ordered: np.ndarray) -> np.ndarray:
+def run_starts(ordered: np.ndarray) -> np.ndarray:
     """Positions where a new value begins in a sorted array."""
     return np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if ordered.size else ordered
 
@@ -20,7 +20,7 @@ def _starts(ordered: np.ndarray) -> np.ndarray:
 def unique(values: np.ndarray) -> np.ndarray:
     """The sorted distinct values of ``values`` (as ``np.unique``)."""
     ordered = np.sort(np.ravel(values))
-    return ordered[_starts(ordered)] if ordered.size else ordered
+    return ordered[run_starts(ordered)] if ordered.size else ordered
 
 
 def unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -32,7 +32,7 @@ def unique_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def sorted_counts(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`unique_counts` of an array already sorted (sorted in place by the caller: no
     copy of a large array)."""
-    starts = _starts(ordered)
+    starts = run_starts(ordered)
     return ordered[starts], np.diff(np.r_[starts, ordered.size]).astype(np.int64)
 
 
