@@ -259,11 +259,12 @@ def _translated(
     offsets = np.array([0, sets[0].size, sets[0].size + sets[1].size], dtype=np.int64)
     found = translations(np.concatenate(sets), offsets, np.array([0, 1]), np.array([1, 0]), known)
     said = []
+    by_words = found.by_words()
     for i, refused in enumerate(found.translated().tolist()):
         own = known.languages[found.own[i]] if found.own[i] >= 0 else ""
         if not refused:
             said.append("")
-        elif found.by_words()[i]:
+        elif by_words[i]:
             other = known.languages[found.other[i]]
             said.append(f"it adds {found.foreign[i]} function words of {other} to a text in {own}")
         elif found.script[i]:
