@@ -81,16 +81,21 @@ def run_names(
     n = offsets.size - 1
     wanted = unique(np.concatenate((pairs.left, pairs.right)))
     mine = gather(words, offsets, wanted)  # the wanted documents' words, one after the other
+    sizes = offsets[wanted + 1] - offsets[wanted]
+    mine_offsets = np.zeros(wanted.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=mine_offsets[1:])
     threads = numba.get_num_threads()
-    kind = _k.rare_entries(words, offsets, group, mine, LEAST_DOCUMENTS, RARE_GROUPS, threads)
+    kind = _k.rare_entries(
+        words, offsets, group, mine, mine_offsets, group[wanted], LEAST_DOCUMENTS, RARE_GROUPS,
+        threads,
+    )  # fmt: skip
     is_rare = kind > 0
     rare = mine[is_rare]
     del mine  # as long as all the wanted documents' words: gone before more is made
     shared = kind[is_rare] == 1
     rare[shared] &= WORD  # own words keep their mark
-    sizes = offsets[wanted + 1] - offsets[wanted]
     some = sizes > 0
-    starts = (np.cumsum(sizes) - sizes)[some]
+    starts = mine_offsets[:-1][some]
     per_doc = np.zeros(n, dtype=np.int64)
     if starts.size:
         per_doc[wanted[some]] = np.add.reduceat(is_rare.view(np.uint8), starts, dtype=np.int64)

@@ -75,63 +75,119 @@ def _key_table(keys: np.ndarray) -> tuple[np.ndarray, np.uint64]:
     return table, shift
 
 
+@njit(cache=True)
+def _distinct_words(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.uint64]:
+    """The distinct words (``hash & WORD``) of ``values``, in the order first met, and their
+    :func:`_key_table`, grown while they are found: one pass through a table that stays
+    about as small as the distinct words, where sorting would move every value."""
+    keys = np.empty(values.size, dtype=np.uint64)
+    bits = 4
+    shift = np.uint64(64 - bits)
+    table = np.zeros(1 << bits, dtype=np.int64)
+    count = 0
+    for e in range(values.size):
+        v = values[e] & WORD
+        slot = _slot_of(table, keys, v, shift)
+        if table[slot] != 0:
+            continue
+        keys[count] = v
+        count += 1
+        table[slot] = count
+        if 2 * count + 1 > table.size:  # half full: twice the slots
+            bits += 1
+            shift = np.uint64(64 - bits)
+            table = np.zeros(1 << bits, dtype=np.int64)
+            for i in range(count):
+                table[_slot_of(table, keys, keys[i], shift)] = i + 1
+    return keys[:count], table, shift
+
+
+@njit(cache=True, inline="always")
+def _add_label(seen: np.ndarray, i: int, label: int) -> None:
+    """Note ``label`` among the (up to three) distinct labels ``seen[i]``."""
+    for g in range(3):
+        if seen[i, g] == label:
+            return
+        if seen[i, g] < 0:
+            seen[i, g] = label
+            return
+
+
+@njit(cache=True, inline="always")
+def _labels_met(seen: np.ndarray, i: int) -> int:
+    """How many distinct labels ``seen[i]`` holds (at most 3)."""
+    count = 0
+    while count < 3 and seen[i, count] >= 0:
+        count += 1
+    return count
+
+
 @njit(cache=True, parallel=True)
 def rare_entries(
     values: np.ndarray,
     offsets: np.ndarray,
     labels: np.ndarray,
     mine: np.ndarray,
+    mine_offsets: np.ndarray,
+    mine_labels: np.ndarray,
     least_documents: int,
     rare_groups: int,
     threads: int,
 ) -> np.ndarray:
-    """Which entries of ``mine`` (word hashes, marked as in ``values``) are rare: 1 where
-    held by at least ``least_documents`` documents (a document's set is
-    ``values[offsets[d]:offsets[d + 1]]``) and by fewer than ``rare_groups`` (at most 3)
-    distinct ``labels``, 2 where held by their own document alone and repeated in it, 0
-    elsewhere. One pass of the documents, cut into ``threads`` parts, through a hash table
-    of the distinct words."""
-    keys = np.unique(mine & WORD)
-    table, shift = _key_table(keys)
+    """Which entries of ``mine`` (word hashes, marked as in ``values``: the sets of some
+    documents, ``mine[mine_offsets[k]:mine_offsets[k + 1]]``, labelled ``mine_labels[k]``)
+    are rare: 1 where held by at least ``least_documents`` documents (a document's set is
+    ``values[offsets[d]:offsets[d + 1]]``, labelled ``labels[d]``) and by fewer than
+    ``rare_groups`` (at most 3) distinct labels, 2 where held by their own document alone and
+    repeated in it, 0 elsewhere.
+
+    A word that ``mine``'s own documents hold under ``rare_groups`` labels already is settled
+    (not rare, not alone). The others are counted in one pass of every document, cut into
+    ``threads`` parts, through a hash table of those words behind a bit filter small enough
+    for the cache: the common words, nearly every entry, stop at the filter."""
+    keys, table, shift = _distinct_words(mine)
     n, m = offsets.size - 1, keys.size
+    met = np.full((m, 3), -1, dtype=np.int64)  # labels among mine's documents
+    for k in range(mine_offsets.size - 1):
+        for e in range(mine_offsets[k], mine_offsets[k + 1]):
+            _add_label(met, table[_slot_of(table, keys, mine[e] & WORD, shift)] - 1, mine_labels[k])
+    open_words = np.zeros(m, dtype=np.bool_)
+    for i in range(m):
+        open_words[i] = _labels_met(met, i) < rare_groups
+    fbits = 10
+    while (1 << fbits) < 16 * open_words.sum():
+        fbits += 1
+    fshift = np.uint64(64 - fbits)
+    wanted = np.zeros(1 << fbits, dtype=np.bool_)
+    for i in range(m):
+        if open_words[i]:
+            wanted[np.int64(keys[i] >> fshift)] = True
     parts = max(1, min(threads, n))
     documents = np.zeros((parts, m), dtype=np.int64)
-    seen = np.full((parts, m, 3), -1, dtype=np.int64)  # up to three distinct labels a part
+    seen = np.full((parts * m, 3), -1, dtype=np.int64)  # up to three distinct labels a part
     for p in prange(parts):
         for d in range(p * n // parts, (p + 1) * n // parts):
-            label = labels[d]
             for j in range(offsets[d], offsets[d + 1]):
-                slot = _slot_of(table, keys, values[j] & WORD, shift)
-                if table[slot] == 0:
+                v = values[j] & WORD
+                if not wanted[np.int64(v >> fshift)]:
                     continue
-                i = table[slot] - 1
+                i = table[_slot_of(table, keys, v, shift)] - 1
+                if i < 0 or not open_words[i]:
+                    continue
                 documents[p, i] += 1
-                for g in range(3):
-                    if seen[p, i, g] == label:
-                        break
-                    if seen[p, i, g] < 0:
-                        seen[p, i, g] = label
-                        break
+                _add_label(seen, p * m + i, labels[d])
     rare = np.zeros(m, dtype=np.bool_)
     alone = np.zeros(m, dtype=np.bool_)
     for i in prange(m):
+        if not open_words[i]:
+            continue
         total = 0
-        distinct = np.full(3, -1, dtype=np.int64)
-        count = 0
+        distinct = np.full((1, 3), -1, dtype=np.int64)
         for p in range(parts):
             total += documents[p, i]
-            for g in range(3):
-                label = seen[p, i, g]
-                if label < 0:
-                    break
-                new = True
-                for h in range(count):
-                    if distinct[h] == label:
-                        new = False
-                if new and count < 3:
-                    distinct[count] = label
-                    count += 1
-        rare[i] = total >= least_documents and count < rare_groups
+            for g in range(_labels_met(seen, p * m + i)):
+                _add_label(distinct, 0, seen[p * m + i, g])
+        rare[i] = total >= least_documents and _labels_met(distinct, 0) < rare_groups
         alone[i] = total == 1
     out = np.zeros(mine.size, dtype=np.uint8)
     for e in prange(mine.size):

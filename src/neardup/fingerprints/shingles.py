@@ -189,7 +189,11 @@ def _fused(
     hashing = kernel_hash(shingle.hash, shingle.seed)
     arrays = prepared.arrays()
     long = {} if unit == "char" else _long_texts(arrays, prepared.split_han, shape, hashing)
-    long_words = {d: _long_words(arrays, d, prepared.split_han, shape, hashing) for d in long}
+    long_words = (
+        {d: _long_words(arrays, d, prepared.split_han, shape, hashing) for d in long}
+        if words
+        else {}
+    )
     if long:  # left empty for the kernel, put back after
         emptied = arrays[1].copy()
         emptied[list(long)] = arrays[2][list(long)]
