@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup.fingerprints.shingle_kernels import unique_per_doc
+from neardup.fingerprints.passage_kernels import lacking_ranges, merged_ranges
 from neardup.fingerprints.shingles import shingle_fingerprints
 from neardup.text.canon import TokenBatch, canonicalize_batch
 from neardup.text.text_config import TextConfig
@@ -50,56 +50,100 @@ def shared_passages(a: str, b: str, config: TextConfig | None = None) -> tuple[P
 @dataclass(frozen=True, slots=True, eq=False)
 class Shingled:
     """A canonical text and every shingle of it in text order: its fingerprint (as a run
-    stores it) and its character range ``[start, end)``; ``distinct``: the sorted set."""
+    stores it) and its character range ``[start, end)``."""
 
     text: str
     fingerprints: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
-    distinct: np.ndarray
 
     def lacking(self, other: Shingled) -> Passages:
         """The passages made of this text's shingles that ``other`` does not hold."""
-        theirs = other.distinct
-        if not theirs.size:
-            return marked(self, np.ones(self.fingerprints.size, dtype=bool))
-        at = np.minimum(np.searchsorted(theirs, self.fingerprints), theirs.size - 1)
-        return marked(self, theirs[at] != self.fingerprints)
+        both = ShingledTexts(
+            [self.text, other.text],
+            np.concatenate((self.fingerprints, other.fingerprints)),
+            np.concatenate((self.starts, other.starts)),
+            np.concatenate((self.ends, other.ends)),
+            np.array([0, self.fingerprints.size, self.fingerprints.size + other.fingerprints.size]),
+        )
+        return both.lacking([(0, 1)])[0]
 
     def held(self, fingerprints: np.ndarray) -> Passages:
         """The passages made of this text's shingles among ``fingerprints``."""
         return marked(self, np.isin(self.fingerprints, fingerprints))
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class ShingledTexts:
+    """Canonical texts (decoded when asked for) and every shingle of each in text order:
+    its fingerprint and its character range in its text, text ``d``'s at
+    ``offsets[d]:offsets[d + 1]``."""
+
+    texts: Sequence[str | bytes]
+    fingerprints: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    offsets: np.ndarray
+
+    def text(self, d: int) -> str:
+        text = self.texts[d]
+        return text.decode() if isinstance(text, bytes) else text
+
+    def __getitem__(self, d: int) -> Shingled:
+        lo, hi = self.offsets[d], self.offsets[d + 1]
+        return Shingled(
+            self.text(d), self.fingerprints[lo:hi], self.starts[lo:hi], self.ends[lo:hi]
+        )
+
+    def lacking(self, pairs: Sequence[tuple[int, int]]) -> list[Passages]:
+        """For each ``(a, b)`` of ``pairs``: the passages made of text ``a``'s shingles that
+        text ``b`` does not hold (one compiled pass over every pair)."""
+        if not pairs:
+            return []
+        held = np.array([a for a, _ in pairs], dtype=np.int64)
+        holder = np.array([b for _, b in pairs], dtype=np.int64)
+        at, count, starts, ends = lacking_ranges(
+            self.fingerprints, self.starts, self.ends, self.offsets, held, holder
+        )
+        return [
+            Passages(
+                self.text(a),
+                tuple(zip(starts[lo:hi].tolist(), ends[lo:hi].tolist(), strict=True)),
+            )
+            for a, lo, hi in zip(
+                held.tolist(), at[:-1].tolist(), (at[:-1] + count).tolist(), strict=True
+            )
+        ]
+
+
 def shingled(texts: Sequence[str], config: TextConfig | None = None) -> list[Shingled]:
     """Each text canonicalized and shingled in one batch, every shingle kept with its place."""
+    batch = shingled_texts(texts, config)
+    return [batch[d] for d in range(len(texts))]
+
+
+def shingled_texts(texts: Sequence[str], config: TextConfig | None = None) -> ShingledTexts:
+    """:func:`shingled` as one batch."""
     config = config or TextConfig()
     with threads_for(sum(map(len, texts))):
         tokens = canonicalize_batch(list(texts), config.canon, config.shingle.unit)
         hashes, starts, ends, offsets = shingle_fingerprints(tokens, config.shingle)
-        sets, set_offsets, _ = unique_per_doc(hashes, offsets)
-    buf = tokens.buf
+    buf, bounds = tokens.buf, tokens.doc_offsets
     char_at = np.concatenate(([0], np.cumsum((buf & 0xC0) != 0x80)))  # byte -> character
-    out = []
-    for d in range(len(texts)):
-        base, end = int(tokens.doc_offsets[d]), int(tokens.doc_offsets[d + 1])
-        lo, hi = offsets[d], offsets[d + 1]
-        first = char_at[base]
-        out.append(
-            Shingled(
-                buf[base:end].tobytes().decode(),
-                hashes[lo:hi],
-                char_at[starts[lo:hi]] - first,
-                char_at[ends[lo:hi]] - first,
-                sets[set_offsets[d] : set_offsets[d + 1]],
-            )
-        )
-    return out
+    first = np.repeat(char_at[bounds[:-1]], np.diff(offsets))  # each shingle's text's start
+    return ShingledTexts(
+        [buf[bounds[d] : bounds[d + 1]].tobytes() for d in range(len(texts))],
+        hashes,
+        char_at[starts] - first,
+        char_at[ends] - first,
+        offsets,
+    )
 
 
 def marked(doc: Shingled, mask: np.ndarray) -> Passages:
     """The passages of ``doc`` covered by its shingles where ``mask``, merged."""
-    return Passages(doc.text, tuple(_merge(doc.starts[mask], doc.ends[mask])))
+    starts, ends = merged_ranges(doc.starts, doc.ends, mask)
+    return Passages(doc.text, tuple(zip(starts.tolist(), ends.tolist(), strict=True)))
 
 
 def _passages(
@@ -109,18 +153,6 @@ def _passages(
     raw = tokens.buf[base : tokens.doc_offsets[d + 1]]
     # byte offset -> character offset within the document's canonical text
     char_at = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
-    merged = _merge(starts[shared] - base, ends[shared] - base)
+    merged = zip(*merged_ranges(starts - base, ends - base, shared), strict=True)
     spans = tuple((int(char_at[s]), int(char_at[e])) for s, e in merged)
     return Passages(raw.tobytes().decode(), spans)
-
-
-def _merge(starts: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
-    """Union of byte ranges, as sorted disjoint ranges."""
-    if starts.size == 0:
-        return []
-    order = np.argsort(starts, kind="stable")
-    s, e = starts[order], np.maximum.accumulate(ends[order])
-    new = np.concatenate(([True], s[1:] > e[:-1]))
-    first = np.flatnonzero(new)
-    last = np.concatenate((first[1:] - 1, [s.size - 1]))
-    return list(zip(s[first].tolist(), e[last].tolist(), strict=True))

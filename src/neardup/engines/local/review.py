@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from neardup.dedup.config import DedupResult, Pairs
-from neardup.fingerprints.passages import Passages, shingled
+from neardup.fingerprints.passages import Passages, shingled_texts
 from neardup.text.text_config import TextConfig
 from neardup.util.arrays import unordered_pair_codes
 
@@ -115,14 +115,21 @@ def missing_passages(
             {d for r, w in zip(chunk, wanted, strict=True) if w for d in (r.doc, r.keeper)}
             & texts.keys()
         )
-        shingles = dict(zip(docs, shingled([texts[d] for d in docs], config), strict=True))
-        for r, w in zip(chunk, wanted, strict=True):
+        number = {d: k for k, d in enumerate(docs)}
+        found = [
+            w and r.doc in number and r.keeper in number for r, w in zip(chunk, wanted, strict=True)
+        ]
+        batch = shingled_texts([texts[d] for d in docs], config)
+        lacking = iter(
+            batch.lacking(
+                [(number[r.doc], number[r.keeper]) for r, f in zip(chunk, found, strict=True) if f]
+            )
+        )
+        for r, f in zip(chunk, found, strict=True):
             if r.lossless:
                 yield Passages(texts.get(r.doc, ""), ())
-            elif w and r.doc in shingles and r.keeper in shingles:
-                yield shingles[r.doc].lacking(shingles[r.keeper])
             else:
-                yield None
+                yield next(lacking) if f else None
 
 
 def short(passage: str, limit: int = PASSAGE_CHARS) -> str:
