@@ -13,7 +13,8 @@ numba's on-disk cache of ``_fingerprint_into`` is keyed on this file's text alon
 the compiled code of every kernel it calls (``_scan``, ``doc_hashes``, ``sort_into``...): a
 change to one of those must come with a change here (this note was last edited with
 ``_scan``'s short path of ASCII words, XXH3's of 17..64 bytes and the word sets of
-``fingerprints.word_kernels`` marking repeated and lettered words and texts of characters), or an
+``fingerprints.word_kernels`` marking repeated and lettered words and texts of characters, a
+token's word mark told in one pass over its bytes), or an
 old cache keeps the old code.
 
 With ``words``, each document's word set (:mod:`neardup.fingerprints.word_kernels`) is made

@@ -25,6 +25,7 @@ _CONTINUATION = np.uint8(0xC0)  # the top two bits of a UTF-8 continuation byte 
 REPEATED = np.uint64(1)  # the mark of a word its document uses more than once
 LETTERED = np.uint64(2)  # the mark of a word with a letter beyond ASCII
 WORD = ~(REPEATED | LETTERED)  # the bits of a word's hash
+_LETTERED = int(LETTERED)
 UNREPEATED = ~REPEATED
 # One more word stands for text in a script written without spaces (Han, kana): the set of a
 # document holding LONE_CHARACTERS or more tokens of one such character (none is a word) has
@@ -34,30 +35,25 @@ LONE_CHARACTERS = 6
 
 
 @njit(cache=True, inline="always")
-def is_word(buf: np.ndarray, lo: int, hi: int) -> bool:
-    """Whether the UTF-8 token ``buf[lo:hi]`` has two or more code points and no digit."""
-    points = 0
+def word_mark(buf: np.ndarray, lo: int, hi: int) -> int:
+    """-1 unless the UTF-8 token ``buf[lo:hi]`` is a word: two or more code points, no
+    ASCII digit. Else :data:`LETTERED` when it has a letter beyond ASCII (a character from
+    U+00C0 to U+1FFF: accented Latin, Greek, Cyrillic, Hebrew, Arabic, Indic...) other than
+    × and ÷ (not punctuation such as a curly apostrophe), 0 when not."""
+    points, mark = 0, 0
     for i in range(lo, hi):
         b = buf[i]
-        if _ZERO <= b <= _NINE:
-            return False
-        if b & _CONTINUATION != 0x80:
+        if b < 0x80:
+            if _ZERO <= b <= _NINE:
+                return -1
             points += 1
-    return points >= 2
-
-
-@njit(cache=True, inline="always")
-def has_letter_beyond_ascii(buf: np.ndarray, lo: int, hi: int) -> bool:
-    """Whether the UTF-8 token ``buf[lo:hi]`` has a letter beyond ASCII: a character from
-    U+00C0 to U+1FFF (accented Latin, Greek, Cyrillic, Hebrew, Arabic, Indic...) other than
-    × and ÷; not punctuation such as a curly apostrophe."""
-    for i in range(lo, hi):
-        b = buf[i]
-        if b == 0xC3 and i + 1 < hi and (buf[i + 1] == 0x97 or buf[i + 1] == 0xB7):
-            continue  # × ÷
-        if (0xC3 <= b < 0xE0) or b == 0xE0 or b == 0xE1:
-            return True
-    return False
+        elif b >= 0xC0:
+            points += 1
+            if 0xC3 <= b <= 0xE1 and not (
+                b == 0xC3 and i + 1 < hi and (buf[i + 1] == 0x97 or buf[i + 1] == 0xB7)
+            ):
+                mark = _LETTERED
+    return mark if points >= 2 else -1
 
 
 @njit(cache=True, inline="always")
@@ -82,7 +78,7 @@ def _word_counts(
     for d in prange(n):
         k, lone = 0, 0
         for t in range(tok_offsets[d], tok_offsets[d + 1]):
-            if is_word(buf, tok_starts[t], tok_ends[t]):
+            if word_mark(buf, tok_starts[t], tok_ends[t]) >= 0:
                 k += 1
             elif is_character(buf, tok_starts[t], tok_ends[t]):
                 lone += 1
@@ -108,10 +104,9 @@ def doc_words(
     k, lone = at, 0
     for t in range(t0, t1):
         lo, hi = tok_starts[t], tok_ends[t]
-        if is_word(buf, lo, hi):
-            out[k] = _dispatch_valid(kind, buf, lo, hi, seed) & WORD
-            if has_letter_beyond_ascii(buf, lo, hi):
-                out[k] |= LETTERED
+        mark = word_mark(buf, lo, hi)
+        if mark >= 0:
+            out[k] = (_dispatch_valid(kind, buf, lo, hi, seed) & WORD) | np.uint64(mark)
             k += 1
         elif is_character(buf, lo, hi):
             lone += 1
