@@ -34,7 +34,6 @@ from pathlib import Path
 from neardup.errors import ConfigError
 from neardup.io.files import InputFile, bad_record_error
 from neardup.io.formats import classify, named
-from neardup.io.jsonlines import jsonl_item
 from neardup.io.records import (
     DEFAULT_MAX_TEXT_BYTES,
     BadRecord,
@@ -59,9 +58,6 @@ __all__ = [
     "read_documents",
     "text_too_large",
 ]
-
-_Options = ReadOptions  # the former private names, until the Spark engine reads through formats
-_jsonl_item = jsonl_item
 
 _COUNT_EXACT_BYTES = 8 * 2**20  # plain files up to this size are counted exactly (~5 ms)
 
