@@ -2,15 +2,17 @@
 is (:func:`classify`, :func:`format_of`), the format of a name (:func:`named`), and which
 the Spark engine reads a path as (:func:`spark_format_of`).
 
-Each format is one module here implementing :class:`~neardup.io.formats.protocol.Format`:
-``jsonl`` (plain, ``.gz``, ``.zst``), ``csvfile``, ``parquet``, ``textdir`` (a directory of
-``.txt`` / ``.html`` files). Another format is one module too, registered with
-:func:`register`; nothing else changes.
+Each format is one module here whose ``FORMAT`` implements
+:class:`~neardup.io.formats.protocol.Format`: ``jsonl`` (plain, ``.gz``, ``.zst``),
+``csvfile``, ``parquet``, ``textdir`` (a directory of ``.txt`` / ``.html`` files). The
+modules are found when the registry is first asked, so a new format is one new module here;
+a format defined elsewhere joins with :func:`register`. Nothing else changes.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,29 +38,26 @@ __all__ = [
     "unregister",
 ]
 
-# The built-in formats, in the order a path is tried (a directory first): module, class.
-_BUILTIN = (
-    ("neardup.io.formats.textdir", "TextDirFormat"),
-    ("neardup.io.formats.jsonl", "JsonlFormat"),
-    ("neardup.io.formats.csvfile", "CsvFormat"),
-    ("neardup.io.formats.parquet", "ParquetFormat"),
-)
 _FORMATS: list[Format] = []
 
 
 def formats() -> list[Format]:
-    """Every registered format, in the order a path is tried (built-in ones first)."""
+    """Every format, in the order a path is tried and the formats are listed (their
+    ``order``): the ``FORMAT`` of each module of this package, and those registered."""
     if not _FORMATS:
-        for module, name in _BUILTIN:
-            _FORMATS.append(getattr(importlib.import_module(module), name)())
+        for info in pkgutil.iter_modules(__path__):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            fmt = getattr(module, "FORMAT", None)
+            if isinstance(fmt, Format):
+                _FORMATS.append(fmt)
+        _FORMATS.sort(key=lambda f: f.order)
     return _FORMATS
 
 
 def register(fmt: Format) -> Format:
-    """Add a format (replacing one of the same name); returns it."""
+    """Add a format (replacing one of the same name), in its ``order``; returns it."""
     known = formats()
-    known[:] = [f for f in known if f.name != fmt.name]
-    known.append(fmt)
+    known[:] = sorted([*(f for f in known if f.name != fmt.name), fmt], key=lambda f: f.order)
     return fmt
 
 

@@ -12,7 +12,6 @@ import numpy as np
 
 from neardup.io.files import LineBlock
 from neardup.io.records import Document
-from neardup.io.writers import dumps
 from neardup.util.extras import pyarrow
 
 if TYPE_CHECKING:
@@ -38,10 +37,6 @@ class Copy:
         if duplicate_of is None:
             return self.doc.record
         return self.doc.record | {DUPLICATE_OF: duplicate_of}
-
-    def json(self, duplicate_of: str | None = None) -> bytes:
-        """The record as a line of JSON, with ``_duplicate_of`` when given."""
-        return dumps(self.fields(duplicate_of))
 
 
 @dataclass(frozen=True, slots=True, eq=False)

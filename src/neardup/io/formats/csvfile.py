@@ -23,12 +23,13 @@ from neardup.io.records import (
     record_document,
 )
 
-__all__ = ["CsvFormat"]
+__all__ = ["FORMAT", "CsvFormat"]
 
 
 class CsvFormat(Format):
     """Comma-separated values with a header row."""
 
+    order: ClassVar[int] = 20
     name: ClassVar[str] = "csv"
     title: ClassVar[str] = "CSV"
     described: ClassVar[str] = ".csv (plain, .gz, .zst)"
@@ -121,3 +122,6 @@ def _csv_item(
     if "\x00" in joined:
         return BadRecord(source, lineno, "a NUL byte in the record (a binary file?)")
     return record_document(dict(zip(header, row, strict=True)), source, lineno, opts)
+
+
+FORMAT = CsvFormat()

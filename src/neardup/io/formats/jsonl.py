@@ -23,12 +23,13 @@ from neardup.io.writers import JsonlSink
 if TYPE_CHECKING:
     from neardup.io.blocks import BatchSource
 
-__all__ = ["JsonlFormat"]
+__all__ = ["FORMAT", "JsonlFormat"]
 
 
 class JsonlFormat(LineFormat):
     """JSON Lines, in and out."""
 
+    order: ClassVar[int] = 10
     name: ClassVar[str] = "jsonl"
     title: ClassVar[str] = "JSONL"
     described: ClassVar[str] = ".jsonl/.ndjson (plain, .gz, .zst)"
@@ -87,3 +88,6 @@ class JsonlFormat(LineFormat):
                         yield orjson.loads(line)
                     except orjson.JSONDecodeError as exc:
                         raise InputError(f"{path}:{number}: not valid JSON ({exc})") from None
+
+
+FORMAT = JsonlFormat()

@@ -18,7 +18,7 @@ from neardup.io.records import BadRecord, Item, ReadOptions, record_document
 from neardup.io.writers import ParquetSink
 from neardup.util.extras import pyarrow
 
-__all__ = ["ParquetFormat"]
+__all__ = ["FORMAT", "ParquetFormat"]
 
 _READ_BATCH = 1024  # rows per batch read: bounded memory even with long texts
 _COPY_BATCH = 8192  # rows per Arrow batch read to copy into Parquet outputs
@@ -27,6 +27,7 @@ _COPY_BATCH = 8192  # rows per Arrow batch read to copy into Parquet outputs
 class ParquetFormat(Format):
     """Apache Parquet, in and out."""
 
+    order: ClassVar[int] = 30
     name: ClassVar[str] = "parquet"
     title: ClassVar[str] = "Parquet"
     described: ClassVar[str] = ".parquet"
@@ -107,3 +108,6 @@ class ParquetFormat(Format):
         pq = pyarrow("reading .parquet files").parquet
         for batch in pq.ParquetFile(path).iter_batches():
             yield from batch.to_pylist()
+
+
+FORMAT = ParquetFormat()

@@ -3,7 +3,8 @@ gives them again for a run's outputs, is read by the Spark engine, and (if it ca
 output) writes records.
 
 A format is one class deriving from :class:`Format` (or :class:`LineFormat`, for one record
-per line), registered with :func:`neardup.io.formats.register`. Every other module asks the
+per line): an instance of it as ``FORMAT`` in a module of :mod:`neardup.io.formats`, or
+registered with :func:`neardup.io.formats.register`. Every other module asks the
 registry which format a path is and calls these methods; none names a format.
 """
 
@@ -41,7 +42,8 @@ class Format(ABC):
     """One kind of input (and maybe output) file. Subclasses set the class attributes and
     implement :meth:`read`; every other method has a default that fits most formats."""
 
-    name: ClassVar[str]  # "jsonl": the registry's key, --format's value, the outputs' suffix
+    order: ClassVar[int] = 100  # where it comes in the order paths are tried and listed
+    name: ClassVar[str]  # the registry's key, --format's value, the outputs' suffix (jsonl)
     title: ClassVar[str]  # "JSONL": the format in messages
     described: ClassVar[str]  # how the message listing the supported inputs names it
     suffixes: ClassVar[tuple[str, ...]] = ()  # the extensions of its files, lower case
@@ -51,7 +53,7 @@ class Format(ABC):
     # The Spark engine: the endings of the paths it reads as this format (none: it refuses
     # the format), how its refusal names them, and Spark's data source reading them:
     # "text" for a LineFormat (a line a record, parsed by parse_line), else a columnar one
-    # whose columns are the record's fields ("parquet"); spark_writer: Spark's data source
+    # whose columns are the record's fields (parquet); spark_writer: Spark's data source
     # writing outputs in this format ("" if it cannot).
     spark_suffixes: ClassVar[tuple[str, ...]] = ()
     spark_described: ClassVar[str] = ""

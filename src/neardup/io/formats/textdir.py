@@ -15,7 +15,7 @@ from neardup.io.formats.protocol import Format
 from neardup.io.records import BadRecord, Document, Item, ReadOptions, Skipped, mib
 from neardup.io.text_input import decode_text
 
-__all__ = ["TextDirFormat"]
+__all__ = ["FORMAT", "TextDirFormat"]
 
 _SUFFIXES = (".txt", ".html", ".htm")
 _HTML_SUFFIXES = (".html", ".htm")
@@ -24,6 +24,7 @@ _HTML_SUFFIXES = (".html", ".htm")
 class TextDirFormat(Format):
     """A directory of text and HTML files, a document each."""
 
+    order: ClassVar[int] = 0
     name: ClassVar[str] = "dir"
     title: ClassVar[str] = "a directory"
     described: ClassVar[str] = "a directory of .txt/.html files"
@@ -91,3 +92,6 @@ def _file_item(path: Path, rel: str, opts: ReadOptions) -> Item:
 
         text = strip_html(text)
     return Document(rel, text, {"id": rel, "path": source}, source, 0)
+
+
+FORMAT = TextDirFormat()
