@@ -149,14 +149,17 @@ def deduplicate_files(
     id_field: str = "id",
     text_field: str = "text",
     skip_bad: bool = False,
-    format: Literal["jsonl", "parquet"] = "jsonl",
+    format: str = "jsonl",
 ) -> dict[str, Any]:
     """Run ``neardup dedup`` on files: every output written to the directory ``out``.
 
     ``paths`` are JSONL (plain, ``.gz``, ``.zst``), CSV, Parquet files or directories of
-    ``.txt`` / ``.html`` files. ``out`` receives ``pairs``, ``clusters``, ``kept``,
-    ``removed``, ``summary.json`` and ``report.html``; it replaces an earlier run's output
-    only once the whole run has finished. Returns the summary (as in ``summary.json``).
+    ``.txt`` / ``.html`` files, or of a format registered with
+    ``neardup.io.formats.register``; ``format`` is the outputs' format (``jsonl``,
+    ``parquet``, or a registered one that can be written). ``out`` receives ``pairs``,
+    ``clusters``, ``kept``, ``removed``, ``summary.json`` and ``report.html``; it replaces
+    an earlier run's output only once the whole run has finished. Returns the summary (as
+    in ``summary.json``).
     """
     from neardup.dedup.config import DedupConfig
     from neardup.engines.local.pipeline import Inputs, run_dedup

@@ -87,17 +87,18 @@ def test_records_of_mixed_inputs_in_first_pass_order(tmp_path):
     assert got == [records[0].encode(), records[2].encode()]
     data = b"\n".join(got)  # the two lines in one block, as a chunk holds them
     lines = Lines(
-        LineBlock(data, np.array([0, len(got[0]) + 1]), np.array([len(got[0]), len(data)]))
+        LineBlock(data, np.array([0, len(got[0]) + 1]), np.array([len(got[0]), len(data)])),
+        jsonl[0].format,
     )
     assert [lines.text(r, "text") for r in range(2)] == [STORY, OTHER]
     stay, gone = lines.split([None, "s"])
     assert stay == [records[0].encode()]
     assert lines.split([None, None]) == ([data], [])  # consecutive lines: one run, not copied
     assert [json.loads(g) for g in gone] == [{"id": "o", "text": OTHER, "_duplicate_of": "s"}]
-    assert [json.loads(c.json())["id"] for c in copies] == ["c", "d", "p.txt"]
+    assert [c.fields()["id"] for c in copies] == ["c", "d", "p.txt"]
     assert copies[0].doc is not None  # CSV: read again
     removed = {"id": "d", "text": STORY, "x": "3", "_duplicate_of": "c"}
-    assert json.loads(copies[1].json("c")) == removed
+    assert copies[1].fields("c") == removed
     assert [c.text("text") for c in copies] == [d.text for d in docs[2:]]
 
 
@@ -107,9 +108,9 @@ def test_parquet_rows_go_to_parquet_outputs_with_their_column_types(tmp_path, mo
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from neardup.engines.local import copyout
+    from neardup.io.formats import parquet
 
-    monkeypatch.setattr(copyout, "_PARQUET_BATCH", 2)  # rows spread over several batches
+    monkeypatch.setattr(parquet, "_COPY_BATCH", 2)  # rows spread over several batches
     table = pa.table(
         {
             "id": ["s", "bad", "o", "c", "x"],

@@ -27,6 +27,7 @@ from neardup.cli.options import (
     text_options,
 )
 from neardup.errors import printable
+from neardup.io.formats import output_names
 from neardup.util import interrupt
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def _say_if_compiling() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["jsonl", "parquet"]),
+    type=click.Choice(output_names()),
     default="jsonl",
     show_default=True,
     help="Format of the output files.",

@@ -5,7 +5,7 @@ worker parses a block with Arrow's JSON reader (C++, without the GIL) straight i
 UTF-8 buffer of texts, which the kernels fingerprint without a Python string being made of
 them. A block Arrow cannot take exactly as the line-by-line reader would (a bad record, a
 blank line, a float or missing id, a ``\\u`` surrogate or NUL escape, ``NaN``, a text over the size
-limit) is read line by line instead (:func:`neardup.io.readers._jsonl_item`), so both ways
+limit) is read line by line instead (:func:`neardup.io.jsonlines.jsonl_item`), so both ways
 give the same documents and the same errors. Duplicate ids and bad records are settled in
 input order on the calling thread (:meth:`JsonlBatches.settle`).
 """
@@ -20,25 +20,25 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from neardup.errors import DamagedInputError, InputError
+from neardup.errors import DamagedInputError
 from neardup.io.files import (
     BOM,
     bad_record_error,
     byte_chunks,
-    classify,
     read_error,
     read_errors,
 )
+from neardup.io.formats import batch_source, classify
 from neardup.io.hugeline import text_in_place
 from neardup.io.jsonl_kernels import holds_non_finite_words, json_non_finite, line_ends
-from neardup.io.readers import (
+from neardup.io.jsonlines import jsonl_item
+from neardup.io.readers import duplicate_record
+from neardup.io.records import (
     DEFAULT_MAX_TEXT_BYTES,
     BadRecord,
     Document,
+    ReadOptions,
     Skipped,
-    _duplicate,
-    _jsonl_item,
-    _Options,
     line_limit,
     overlong,
 )
@@ -126,7 +126,7 @@ class JsonlBatches:
         lines_per_block: int = 2048,
     ) -> None:
         self._inputs = [classify(Path(p)) for p in paths]
-        self._opts = _Options(id_field, text_field, max_text_bytes, len(self._inputs) > 1)
+        self._opts = ReadOptions(id_field, text_field, max_text_bytes, len(self._inputs) > 1)
         self._id_types = ["string", "int64"]  # ids as Arrow reads them; the last that did first
         self._skip_bad = skip_bad
         self._on_bad = on_bad
@@ -203,7 +203,7 @@ class JsonlBatches:
             here = places[position]
             first = self._seen.setdefault(doc_id, here)
             if first != here:
-                bad = _duplicate(self._inputs, source, line, doc_id, first)
+                bad = duplicate_record(self._inputs, source, line, doc_id, first)
                 problems.append((line, position, bad))
         if not problems:
             return None
@@ -220,15 +220,9 @@ class JsonlBatches:
 
 
 def readable_in_blocks(paths: Sequence[str | Path]) -> bool:
-    """Whether every input is a JSONL file (plain or compressed) that Arrow can parse."""
-    try:
-        import pyarrow.json  # noqa: F401
-    except ImportError:
-        return False
-    try:
-        return all(classify(Path(p)).kind == "jsonl" for p in paths)
-    except InputError:
-        return False  # read_documents says what is wrong
+    """Whether the inputs are read in blocks on worker threads (all of one format that reads
+    so: JSONL files, plain or compressed, when Arrow can parse them)."""
+    return batch_source(paths) is not None
 
 
 class _BlockJob:
@@ -261,10 +255,10 @@ class _LongLineJob:
         lineno: int,
         index: int,
         source: str,
-        opts: _Options,
+        opts: ReadOptions,
         id_types: list[str],
     ) -> None:
-        self._args: tuple[bytearray, int, int, str, _Options, list[str]] | None = (
+        self._args: tuple[bytearray, int, int, str, ReadOptions, list[str]] | None = (
             line, lineno, index, source, opts, id_types,
         )  # fmt: skip
 
@@ -290,7 +284,7 @@ def parse_block(
     first_line: int,
     index: int,
     source: str,
-    opts: _Options,
+    opts: ReadOptions,
     id_types: list[str] | None = None,
 ) -> TextBatch:
     """The documents and bad records of a block of ``count`` whole JSONL lines starting at
@@ -305,7 +299,7 @@ def parse_block(
     bad: list[BadRecord] = []
     for k, raw in enumerate(block.split(b"\n")[:count]):
         if raw and not raw.isspace():
-            item = _jsonl_item(raw, source, first_line + k, opts)
+            item = jsonl_item(raw, source, first_line + k, opts)
             (docs if isinstance(item, Document) else bad).append(item)  # type: ignore[arg-type]
     return TextBatch(
         [d.id for d in docs],
@@ -322,7 +316,7 @@ def _parse_arrow(
     count: int,
     index: int,
     source: str,
-    opts: _Options,
+    opts: ReadOptions,
     id_types: list[str],
 ) -> TextBatch | None:
     """The block's documents through Arrow, or None where it might differ from the

@@ -1,6 +1,6 @@
-"""Input files as bytes: what kind of input a path is, its decompressed bytes in chunks,
-the lines in them, and lines picked again as stored (for the outputs' copies of records).
-Parsing the records in them is :mod:`neardup.io.readers`."""
+"""Input files as bytes: their decompressed bytes in chunks, the lines in them, and lines
+picked again as stored (for the outputs' copies of records). Which format a path is and
+parsing its records is :mod:`neardup.io.formats`."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from neardup.errors import DamagedInputError, InputError
 from neardup.io.compressed import ChunkReader, gunzip_chunks, unzstd_chunks
-from neardup.util.extras import IO_BUFFER, pyarrow, zstandard
+from neardup.util.extras import IO_BUFFER, zstandard
 from neardup.util.heap import release_free_memory
 
 __all__ = [
@@ -26,54 +26,35 @@ __all__ = [
     "LineBlock",
     "bad_record_error",
     "byte_chunks",
-    "classify",
-    "input_kind",
     "jsonl_line_blocks",
+    "line_blocks",
     "line_lists",
     "open_binary",
     "read_error",
     "read_errors",
+    "read_through",
     "split_lines",
+    "split_suffix",
 ]
-
-_SUPPORTED = (
-    "a directory of .txt/.html files, .jsonl/.ndjson (plain, .gz, .zst), "
-    ".csv (plain, .gz, .zst), .parquet"
-)
 
 
 @dataclass(frozen=True, slots=True)
 class InputFile:
-    """One input path and how to read it."""
+    """One input path and how to read it: its format's name and compression."""
 
     path: Path
-    kind: Literal["jsonl", "csv", "parquet", "dir"]
+    kind: str = ""
     compression: Literal["gz", "zst"] | None = None
 
 
-def classify(path: Path) -> InputFile:
-    """The kind of input ``path`` is, from its extension; unknown → InputError."""
-    if path.is_dir():
-        return InputFile(path, "dir")
+def split_suffix(path: Path) -> tuple[str, Literal["gz", "zst"] | None]:
+    """The extension of ``path`` (lower case) and its compression: ``("", None)`` for
+    ``a``, ``(".jsonl", "gz")`` for ``a.JSONL.gz``, ``("", "zst")`` for ``a.zst``."""
     suffixes = [s.lower() for s in path.suffixes[-2:]]
     compression: Literal["gz", "zst"] | None = None
     if suffixes and suffixes[-1] in (".gz", ".zst"):
         compression = "gz" if suffixes.pop() == ".gz" else "zst"
-    base = suffixes[-1] if suffixes else ""
-    if base in (".jsonl", ".ndjson"):
-        kind: Literal["jsonl", "csv", "parquet"] = "jsonl"
-    elif base == ".csv":
-        kind = "csv"
-    elif base == ".parquet" and compression is None:
-        kind = "parquet"
-        pyarrow("reading .parquet files")
-    else:
-        raise InputError(
-            f"{path}: not a directory nor a known kind of file (supported: {_SUPPORTED})"
-        )
-    if compression == "zst":
-        zstandard("reading .zst files")
-    return InputFile(path, kind, compression)
+    return (suffixes[-1] if suffixes else ""), compression
 
 
 @contextlib.contextmanager
@@ -102,14 +83,7 @@ def read_errors(inp: InputFile) -> tuple[type[BaseException], ...]:
     errors: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError, zlib.error)
     if inp.compression == "zst":
         errors += (zstandard("reading .zst files").ZstdError,)
-    if inp.kind == "parquet":
-        errors += (pyarrow("reading .parquet files").ArrowException,)
     return errors
-
-
-def input_kind(path: str | Path) -> Literal["jsonl", "csv", "parquet", "dir"]:
-    """What kind of input ``path`` is (from its extension; a directory); unknown → InputError."""
-    return classify(Path(path)).kind
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -143,13 +117,19 @@ class LineBlock:
 
 
 def jsonl_line_blocks(path: str | Path, wanted: np.ndarray) -> Iterator[LineBlock]:
-    """Lines ``wanted`` (1-based, increasing) of a JSONL file as stored, a BOM and trailing
-    whitespace taken off, a block per chunk read: records copied into outputs without being
-    parsed again, and without a Python object per line of the file.
+    """:func:`line_blocks` of the file at ``path`` (compressed as its extension says)."""
+    path = Path(path)
+    return line_blocks(InputFile(path, compression=split_suffix(path)[1]), wanted)
+
+
+def line_blocks(inp: InputFile, wanted: np.ndarray) -> Iterator[LineBlock]:
+    """Lines ``wanted`` (1-based, increasing) of a file of one record per line as stored, a
+    BOM and trailing whitespace taken off, a block per chunk read: records copied into
+    outputs without being parsed again, and without a Python object per line of the file.
 
     Raises InputError when the file cannot be read or no longer has those lines.
     """
-    inp = classify(Path(path))
+    path = inp.path
     wanted = np.asarray(wanted, dtype=np.int64)
     done, first = 0, 1  # wanted lines yielded; the number of the piece's first line
     if not wanted.size:
@@ -281,7 +261,7 @@ def read_through(path: Path) -> None:
     """Decompress a ``.gz`` / ``.zst`` file to its end, keeping nothing: DamagedInputError
     when it is cut short or corrupt (what every reader here would meet)."""
     compression: Literal["gz", "zst"] = "zst" if path.name.lower().endswith(".zst") else "gz"
-    with byte_chunks(InputFile(path, "jsonl", compression)) as chunks:
+    with byte_chunks(InputFile(path, compression=compression)) as chunks:
         for _ in chunks:
             pass
 

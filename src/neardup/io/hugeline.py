@@ -19,7 +19,7 @@ import orjson
 
 from neardup.io.jsonl_kernels import longest_string
 from neardup.io.jsonvalues import json_problem
-from neardup.io.readers import BadRecord, Document, _document, _Options, text_too_large
+from neardup.io.records import BadRecord, Document, ReadOptions, record_document, text_too_large
 
 __all__ = ["text_in_place"]
 
@@ -33,11 +33,11 @@ _CUTTABLE[0x80:0xC0] = False
 
 
 def text_in_place(
-    line: bytearray, lineno: int, source: str, opts: _Options
+    line: bytearray, lineno: int, source: str, opts: ReadOptions
 ) -> tuple[str, int, int] | BadRecord | None:
     """The record of a JSONL ``line`` as ``(id, start, end)``, its text's UTF-8 being then
     ``line[start:end]`` (written there over its escapes), or a BadRecord; ``None`` (the line
-    left as it was) when it must be read as a whole (:func:`neardup.io.readers._jsonl_item`).
+    left as it was) when it must be read as a whole (:func:`neardup.io.jsonlines.jsonl_item`).
     """
     raw = np.frombuffer(line, dtype=np.uint8)
     start, end, escaped = longest_string(raw)
@@ -66,7 +66,7 @@ def text_in_place(
     if size > opts.max_text_bytes:
         return BadRecord(source, lineno, text_too_large(opts.max_text_bytes))
     record[opts.text_field] = ""  # its size checked above: the id's checks alone
-    item = _document(record, source, lineno, opts, valid_utf8=True)
+    item = record_document(record, source, lineno, opts, valid_utf8=True)
     if not isinstance(item, Document):
         return item
     return item.id, start, start + size

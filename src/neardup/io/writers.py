@@ -16,20 +16,37 @@ import secrets
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Protocol
 
 import orjson
 
 from neardup.errors import ConfigError
 from neardup.util.extras import IO_BUFFER, pyarrow, zstandard
 
-__all__ = ["RecordWriter", "dumps"]
+__all__ = ["JsonlSink", "ParquetSink", "RecordWriter", "Sink", "dumps"]
 
 _PARQUET_ROW_GROUP = 10_000  # rows per row group: bounded memory while writing
 
 
+class Sink(Protocol):
+    """What writes an output file of one format (:meth:`neardup.io.formats.Format.sink`):
+    records as dicts, or as lines as stored — lines of JSON objects when the format says it
+    takes them (``takes_json_lines``), else lines of an input of its own format. ``finish``
+    moves the file into place, ``discard`` drops it. A sink that also has
+    ``write_arrow(table)`` takes Arrow tables as they are."""
+
+    def write(self, record: dict[str, Any]) -> None: ...
+
+    def write_lines(self, lines: Sequence[bytes | memoryview]) -> None: ...
+
+    def finish(self) -> None: ...
+
+    def discard(self) -> None: ...
+
+
 class RecordWriter:
-    """Write records (dicts) to ``path`` as JSONL or Parquet; the file appears only on success.
+    """Write records (dicts) to ``path`` as JSONL or Parquet (or any output format of
+    :mod:`neardup.io.formats`); the file appears only on success.
 
     Records go to a temporary file beside ``path``, renamed into place by :meth:`close`; an
     exception inside ``with RecordWriter(...)`` (or :meth:`abort`) deletes it, so a crashed run
@@ -38,8 +55,8 @@ class RecordWriter:
     :func:`neardup.engines.local.outdir.sync_files`). JSONL is compact UTF-8 JSON (orjson; non-ASCII
     as is), compressed when ``path`` ends in ``.gz`` (level 1, for speed) or ``.zst``; values JSON
     cannot hold are written as text (dates ISO 8601, decimals as strings, bytes base64).
-    :meth:`write_json` adds a record that is already one line of JSON (an input line copied
-    through as it is, never parsed and serialized again).
+    :meth:`write_lines` adds records that are already lines of JSON (input lines copied
+    through as they are, never parsed and serialized again).
 
     Parquet is written in row groups of 10,000 records. The columns are the union of all keys
     (a missing key is null); a column's type is the one pyarrow infers, and a column pyarrow
@@ -49,17 +66,19 @@ class RecordWriter:
     and all are rewritten into the unified schema at close.
     """
 
-    def __init__(
-        self, path: str | Path, format: Literal["jsonl", "parquet"] = "jsonl", *, sync: bool = True
-    ) -> None:
-        if format not in ("jsonl", "parquet"):
-            raise ConfigError(f"format must be 'jsonl' or 'parquet', got {format!r}")
+    def __init__(self, path: str | Path, format: str = "jsonl", *, sync: bool = True) -> None:
+        from neardup.io.formats import formats
+
         self.path = Path(path)
         self.format = format
         self.count = 0
-        self._sink: _JsonlSink | _ParquetSink = (
-            _JsonlSink(self.path, sync) if format == "jsonl" else _ParquetSink(self.path, sync)
-        )
+        sink = next((f.sink(self.path, sync) for f in formats() if f.name == format), None)
+        if sink is None:
+            from neardup.io.formats import output_names
+
+            known = " or ".join(repr(n) for n in output_names())
+            raise ConfigError(f"format must be {known}, got {format!r}")
+        self._sink: Sink = sink
         self._open = True
 
     def write(self, record: dict[str, Any]) -> None:
@@ -69,27 +88,23 @@ class RecordWriter:
         self._sink.write(record)
         self.count += 1
 
-    def write_json(self, line: bytes) -> None:
-        """Add one record given as a line of JSON (an object, without the newline)."""
-        if not self._open:
-            raise ValueError(f"{self.path}: writer is closed")
-        self._sink.write_json(line)
-        self.count += 1
-
     def write_lines(self, lines: Sequence[bytes | memoryview], count: int | None = None) -> None:
-        """Add records given as lines of JSON (objects, without their newlines), or as runs
-        of such lines joined by b"\\n" (then ``count``: how many lines they hold in all)."""
+        """Add records given as lines as stored (see :class:`Sink`: of JSON objects, or of
+        the writer's format; without their newlines), or as runs of such lines joined by
+        b"\\n" (then ``count``: how many lines they hold in all)."""
         if not self._open:
             raise ValueError(f"{self.path}: writer is closed")
         self._sink.write_lines(lines)
         self.count += len(lines) if count is None else count
 
     def write_arrow(self, table: Any) -> None:
-        """Add the rows of an Arrow table as they are (Parquet only; JSONL: one by one)."""
+        """Add the rows of an Arrow table as they are (a sink that takes tables: Parquet;
+        others one by one)."""
         if not self._open:
             raise ValueError(f"{self.path}: writer is closed")
-        if isinstance(self._sink, _ParquetSink):
-            self._sink.write_arrow(table)
+        write_arrow = getattr(self._sink, "write_arrow", None)
+        if write_arrow is not None:
+            write_arrow(table)
         else:
             for record in table.to_pylist():
                 self._sink.write(record)
@@ -141,7 +156,9 @@ def _commit(tmp: Path, path: Path, sync: bool = True) -> None:
     os.replace(tmp, path)
 
 
-class _JsonlSink:
+class JsonlSink:
+    """JSON lines, compressed as the name ends (``.gz``, ``.zst``)."""
+
     def __init__(self, path: Path, sync: bool = True) -> None:
         self.path, self.sync = path, sync
         self.tmp = _temp_path(path)
@@ -159,9 +176,6 @@ class _JsonlSink:
 
     def write(self, record: dict[str, Any]) -> None:
         self.fh.write(dumps(record) + b"\n")
-
-    def write_json(self, line: bytes) -> None:
-        self.fh.write(line + b"\n")
 
     def write_lines(self, lines: Sequence[bytes | memoryview]) -> None:
         if lines:  # one line as it is: a huge record is not copied to be written
@@ -206,7 +220,7 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"cannot write a value of type {type(value).__name__} as JSON")
 
 
-class _ParquetSink:
+class ParquetSink:
     """Buffered rows → row groups; a schema change starts a new part (unified at close)."""
 
     def __init__(self, path: Path, sync: bool = True) -> None:
@@ -221,9 +235,6 @@ class _ParquetSink:
         self.rows.append(record)
         if len(self.rows) >= _PARQUET_ROW_GROUP:
             self._flush()
-
-    def write_json(self, line: bytes) -> None:
-        self.write(orjson.loads(line))
 
     def write_lines(self, lines: Sequence[bytes | memoryview]) -> None:
         for run in lines:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -52,12 +52,13 @@ from neardup.engines.local.review import (
 )
 from neardup.errors import InputError
 from neardup.fingerprints.passages import Passages
-from neardup.io.blocks import JsonlBatches, readable_in_blocks
+from neardup.io.blocks import BatchSource
+from neardup.io.formats import batch_source
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
 from neardup.io.writers import RecordWriter
 from neardup.text.text_config import config_fingerprint
 
-Format = Literal["jsonl", "parquet"]
+Format = str  # the name of an output format of neardup.io.formats: "jsonl", "parquet"
 SHOWN_IDS = 20  # ids listed in summary.json for empty documents and bad records
 REPORT_PAIRS = 20
 REPORT_REVIEW = 10  # removals shown side by side in the report
@@ -98,10 +99,10 @@ class Inputs:
         on_skip: Callable[[Skipped], None],
         on_documents: Callable[[int, list[int]], None],
         lines_per_block: int,
-    ) -> JsonlBatches:
-        """The documents as :meth:`read` gives them, as jobs parsing a block of JSONL lines
-        each (JSONL inputs only: see :func:`neardup.io.blocks.readable_in_blocks`)."""
-        return JsonlBatches(
+    ) -> BatchSource | None:
+        """The documents as :meth:`read` gives them, as jobs reading a block each on worker
+        threads, when the inputs' format reads so (JSONL); else None."""
+        return batch_source(
             list(self.paths),
             on_bad=on_bad,
             on_skip=on_skip,
@@ -152,9 +153,12 @@ def _run(
                 field_values.append(doc.record.get(field))
             yield doc.id, doc.text
 
-    documents: Iterable[tuple[str, str]] | JsonlBatches = texts()
-    if field is None and readable_in_blocks(inputs.paths):  # parsed on the worker threads
-        documents = inputs.blocks(bad.append, skipped.append, places.add_lines, config.batch_size)
+    documents: Iterable[tuple[str, str]] | BatchSource = texts()
+    blocks = None
+    if field is None:  # parsed on the worker threads, when the format reads so
+        blocks = inputs.blocks(bad.append, skipped.append, places.add_lines, config.batch_size)
+    if blocks is not None:
+        documents = blocks
     result = deduplicate(
         documents,
         config,
@@ -222,7 +226,7 @@ def _write_outputs(
 ) -> dict[int, str]:
     """Every output file but the summary and report; returns the texts the report needs."""
     ids = result.ids
-    suffix = "jsonl" if fmt == "jsonl" else "parquet"
+    suffix = fmt  # an output format's name is its files' extension
     with RecordWriter(out / f"pairs.{suffix}", fmt, sync=False) as writer:
         for record in _pair_records(result, config.threshold):
             writer.write(record)
@@ -238,7 +242,7 @@ def _write_outputs(
     texts: dict[int, str] = {}
     keep_of = result.keep_of.tolist()
     records = input_records(
-        inputs.paths, places, ids, inputs.id_field, inputs.text_field, arrow=fmt == "parquet"
+        inputs.paths, places, ids, inputs.id_field, inputs.text_field, output=fmt
     )
     with (
         RecordWriter(out / f"kept.{suffix}", fmt, sync=False) as kept,
@@ -246,7 +250,7 @@ def _write_outputs(
     ):
         i = 0
         for record in records:
-            if isinstance(record, Lines | Rows):  # blocks: JSON lines, Arrow rows as stored
+            if isinstance(record, Lines | Rows):  # blocks: lines, Arrow rows as stored
                 span = range(i, i + len(record))
                 texts.update(
                     (d, record.text(d - i, inputs.text_field)) for d in span if d in wanted
@@ -264,9 +268,9 @@ def _write_outputs(
             if i in wanted:
                 texts[i] = record.text(inputs.text_field)
             if keep_of[i] != i:
-                removed.write_json(record.json(ids[keep_of[i]]))
+                removed.write(record.fields(ids[keep_of[i]]))
             else:
-                kept.write_json(record.json())
+                kept.write(record.fields())
             i += 1
     return texts
 

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
 from neardup.dedup.config import DedupConfig, Pairs
 from neardup.dedup.configfile import config_from_dict
 from neardup.errors import ConfigError, InputError
+from neardup.io.formats import named
 
 DUPLICATE_OF = "_duplicate_of"  # the field of a removed record naming its keeper
 # the DedupConfig settings summary.json's parameters record under their own names
@@ -112,7 +112,7 @@ class FinishedRun:
         return {ids[d]: int(held[d]) for d in np.flatnonzero(held >= HUB_GROUPS)}
 
     def _records(self, name: str) -> Iterator[Mapping[str, Any]]:
-        suffix = "jsonl" if self.fmt == "jsonl" else "parquet"
+        suffix = self.fmt  # an output format's name is its files' extension
         file, folder = self.out / f"{name}.{suffix}", self.out / name
         if file.is_file():
             parts = [file]
@@ -194,20 +194,8 @@ def run_config(parameters: Mapping[str, Any], source: str = "summary.json") -> D
 
 
 def _read(path: Path, fmt: str) -> Iterator[Mapping[str, Any]]:
-    """The records of one output file (JSONL, or Parquet batch by batch)."""
-    if fmt != "jsonl":
-        import pyarrow.parquet as pq
-
-        for batch in pq.ParquetFile(path).iter_batches():
-            yield from batch.to_pylist()
-        return
-    with open(path, "rb") as lines:
-        for number, line in enumerate(lines, 1):
-            if line.strip():
-                try:
-                    yield orjson.loads(line)
-                except orjson.JSONDecodeError as exc:
-                    raise InputError(f"{path}:{number}: not valid JSON ({exc})") from None
+    """The records of one output file, read by its format."""
+    return named(fmt).read_output(path)
 
 
 def _id(value: Any) -> str | None:

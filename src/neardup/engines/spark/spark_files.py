@@ -1,8 +1,10 @@
 """``neardup dedup --engine spark``: files in, the Spark engine, files out.
 
-Inputs are JSONL (plain or ``.gz``) or Parquet, on any path Spark's Hadoop layer reads
-(local, HDFS, S3 with the cluster's connector). JSONL lines are parsed by the local reader's
-own function, so ids, bad records and the records written back are the local engine's;
+Inputs are of the formats that say how Spark reads them (:mod:`neardup.io.formats`: JSONL,
+plain or ``.gz``, and Parquet), on any path Spark's Hadoop layer reads (local, HDFS, S3 with
+the cluster's connector). The lines of a format of one record per line are parsed by the
+local reader's own function, so ids, bad records and the records written back are the local
+engine's;
 documents are numbered in input order (input, file name, line) without sorting the corpus.
 Local ``.gz`` inputs are read through to their end first (:func:`check_compressed`), so a
 damaged one stops the run as it stops the local engine.
@@ -28,21 +30,20 @@ import numpy as np
 import pyarrow as pa
 
 from neardup.dedup.config import DedupConfig
-from neardup.engines.local.copyout import with_duplicate_of
 from neardup.engines.local.pipeline import Inputs, guarantee, input_fields, run_parameters
 from neardup.engines.spark.spark_dedup import spark_dedup, timed, with_index
 from neardup.engines.spark.spark_review import review_frame
 from neardup.engines.spark.spark_session import spark_errors, spark_session
 from neardup.errors import ConfigError, InputError
 from neardup.io.files import read_through
-from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
+from neardup.io.formats import Format, LineFormat, named, spark_format_of
+from neardup.io.records import DEFAULT_MAX_TEXT_BYTES, BadRecord, ReadOptions
 from neardup.text.text_config import config_fingerprint
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 PARSED_SCHEMA = "_row long, _id string, _text string, _record string, _bad string"
-_JSONL = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
 
 
 def run_spark_dedup(
@@ -57,16 +58,18 @@ def run_spark_dedup(
     Spark settings of the session. Errors of Spark are one line naming the log that holds
     their stack (:mod:`.spark_session`)."""
     started = time.perf_counter()
-    kind = input_kind(inputs.paths)
-    if kind == "jsonl":
+    source = spark_format_of(inputs.paths)
+    lines = isinstance(source, LineFormat)  # records kept as their lines
+    if lines:
         check_compressed(inputs.paths)
-    if kind == "jsonl" and fmt != "jsonl":
-        raise ConfigError("--engine spark writes the records of JSONL inputs as JSONL only")
+    if lines and fmt != source.name:
+        title = source.title
+        raise ConfigError(f"--engine spark writes the records of {title} inputs as {title} only")
     with timed("starting Spark"):
         spark = spark_session(master, settings)
     with spark_errors("Spark failed"):
         check_output(spark, out_dir.rstrip("/"))
-        return _run(spark, inputs, out_dir, config, fmt, kind, started)
+        return _run(spark, inputs, out_dir, config, fmt, source, started)
 
 
 def _run(
@@ -75,25 +78,26 @@ def _run(
     out_dir: str,
     config: DedupConfig,
     fmt: str,
-    kind: str,
+    source: Format,
     started: float,
 ) -> dict[str, Any]:
     with timed("reading inputs"):
-        docs, bad = read_inputs(spark, inputs, kind)
+        docs, bad = read_inputs(spark, inputs, source)
     result = spark_dedup(docs, config, id_col="_id", text_col="_text", order="_row")
     out = out_dir.rstrip("/")
     writer_options = {"ignoreNullFields": "false"}
+    writer = named(fmt).spark_writer
     for name, frame in (("pairs", result.pairs), ("clusters", result.clusters)):
         with timed(f"writing {name}"):
-            frame.write.mode("overwrite").options(**writer_options).format(
-                "json" if fmt == "jsonl" else "parquet"
-            ).save(f"{out}/{name}")
+            frame.write.mode("overwrite").options(**writer_options).format(writer).save(
+                f"{out}/{name}"
+            )
     helpers = ["_id", "_text", "_row"]
-    if kind == "jsonl":
+    if isinstance(source, LineFormat):
         with timed("writing kept"):
             result.kept.select("_record").write.mode("overwrite").text(f"{out}/kept")
         removed = result.removed.select("_record", "_duplicate_of").mapInArrow(
-            _append_duplicate_of, "_record string"
+            _duplicate_of_appended(source), "_record string"
         )
         with timed("writing removed"):
             removed.write.mode("overwrite").text(f"{out}/removed")
@@ -102,7 +106,7 @@ def _run(
         for name, frame in (("kept", kept), ("removed", removed)):
             target = frame.write.mode("overwrite").options(**writer_options)
             with timed(f"writing {name}"):
-                target.format("json" if fmt == "jsonl" else "parquet").save(f"{out}/{name}")
+                target.format(writer).save(f"{out}/{name}")
     with timed("writing review"):
         review = review_frame(result.removed, result.kept, result.pairs, config.text)
         review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
@@ -147,24 +151,6 @@ def check_output(spark: SparkSession, out: str) -> None:
         )
 
 
-def input_kind(paths: tuple[str, ...]) -> str:
-    kinds = set()
-    for path in paths:
-        name = path.rstrip("/").lower()
-        if name.endswith(_JSONL):
-            kinds.add("jsonl")
-        elif name.endswith(".parquet"):
-            kinds.add("parquet")
-        else:
-            raise InputError(
-                f"{path}: the Spark engine reads .jsonl / .ndjson (plain or .gz) and .parquet "
-                "files or directories"
-            )
-    if len(kinds) > 1:
-        raise InputError("the Spark engine reads inputs of one kind at a time (JSONL or Parquet)")
-    return kinds.pop()
-
-
 def check_compressed(paths: tuple[str, ...]) -> None:
     """DamagedInputError (one line naming the file: "truncated", "corrupt ... byte N") for
     the first local ``.gz`` / ``.zst`` input cut short or corrupt, as the local engine reads
@@ -204,14 +190,16 @@ def _local_files(path: str) -> list[Path]:
     return files
 
 
-def read_inputs(spark: SparkSession, inputs: Inputs, kind: str) -> tuple[DataFrame, list[str]]:
+def read_inputs(spark: SparkSession, inputs: Inputs, source: Format) -> tuple[DataFrame, list[str]]:
     """Documents (``_row`` in input order, ``_id``, ``_text``, the record) and bad records
-    (raised unless ``skip_bad``; up to 20 examples returned)."""
+    (raised unless ``skip_bad``; up to 20 examples returned), read as ``source`` says: the
+    lines of a LineFormat, parsed by the local reader's own function, or the columns of a
+    columnar format."""
     from pyspark.sql import functions as F
 
     frames = []
     for index, path in enumerate(inputs.paths):
-        frame = spark.read.text(path) if kind == "jsonl" else spark.read.parquet(path)
+        frame = spark.read.format(source.spark_source).load(path)
         frames.append(
             frame.withColumn("_input", F.lit(index)).withColumn("_file", F.input_file_name())
         )
@@ -219,11 +207,11 @@ def read_inputs(spark: SparkSession, inputs: Inputs, kind: str) -> tuple[DataFra
     for frame in frames[1:]:
         raw = raw.unionByName(frame, allowMissingColumns=True)
     numbered = with_index(raw, ["_input", "_file"], "_row", position="_pos")
-    if kind == "jsonl":
-        parse = _jsonl_stage(inputs)
+    if isinstance(source, LineFormat):
+        parse = _line_stage(inputs, source)
         parsed = numbered.select("value", "_input", "_pos", "_row").mapInArrow(parse, PARSED_SCHEMA)
     else:
-        parsed = _parquet_columns(numbered, inputs)
+        parsed = _columns(numbered, inputs)
     parsed = parsed.localCheckpoint()
     bad_rows = parsed.where(F.col("_bad").isNotNull())
     first = bad_rows.agg(F.min("_row")).first()[0]
@@ -235,10 +223,11 @@ def read_inputs(spark: SparkSession, inputs: Inputs, kind: str) -> tuple[DataFra
     return parsed.where(F.col("_bad").isNull()).drop("_bad"), bad
 
 
-def _jsonl_stage(inputs: Inputs) -> Any:
+def _line_stage(inputs: Inputs, source: LineFormat) -> Any:
     """Lines → ``_row, _id, _text, _record, _bad`` by the local reader's own line parser."""
     paths = list(inputs.paths)
-    opts = _Options(inputs.id_field, inputs.text_field, DEFAULT_MAX_TEXT_BYTES, len(paths) > 1)
+    opts = ReadOptions(inputs.id_field, inputs.text_field, DEFAULT_MAX_TEXT_BYTES, len(paths) > 1)
+    parse_line = source.parse_line
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
@@ -247,10 +236,10 @@ def _jsonl_stage(inputs: Inputs) -> Any:
             sources = batch.column("_input").to_pylist()
             positions = np.asarray(batch.column("_pos").to_numpy(zero_copy_only=False))
             rows = np.asarray(batch.column("_row").to_numpy(zero_copy_only=False))
-            for line, source, pos, row in zip(lines, sources, positions, rows, strict=True):
+            for line, index, pos, row in zip(lines, sources, positions, rows, strict=True):
                 if not line or line.isspace():
                     continue
-                item = _jsonl_item(line.encode("utf-8"), paths[source], int(pos) + 1, opts)
+                item = parse_line(line.encode("utf-8"), paths[index], int(pos) + 1, opts)
                 out["_row"].append(int(row))
                 if isinstance(item, BadRecord):
                     out["_id"].append(None)
@@ -279,22 +268,27 @@ _PARSED = pa.schema(
 )
 
 
-def _append_duplicate_of(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Removed JSONL records with ``_duplicate_of`` spliced in as the local engine does
-    (:func:`neardup.engines.local.copyout.with_duplicate_of`)."""
-    for batch in batches:
-        records = batch.column("_record").to_pylist()
-        keepers = batch.column("_duplicate_of").to_pylist()
-        lines = [
-            with_duplicate_of(r.encode("utf-8"), k).decode("utf-8")
-            for r, k in zip(records, keepers, strict=True)
-        ]
-        yield pa.RecordBatch.from_pydict({"_record": lines})
+def _duplicate_of_appended(source: LineFormat) -> Any:
+    """Removed records' lines with ``_duplicate_of`` added as the local engine adds it
+    (:meth:`neardup.io.formats.LineFormat.with_duplicate_of`)."""
+    with_duplicate_of = source.with_duplicate_of
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            records = batch.column("_record").to_pylist()
+            keepers = batch.column("_duplicate_of").to_pylist()
+            lines = [
+                with_duplicate_of(r.encode("utf-8"), k).decode("utf-8")
+                for r, k in zip(records, keepers, strict=True)
+            ]
+            yield pa.RecordBatch.from_pydict({"_record": lines})
+
+    return run
 
 
-def _parquet_columns(numbered: DataFrame, inputs: Inputs) -> DataFrame:
-    """Parquet rows with ``_id`` (the id field as a string, else the row number) and
-    ``_text``; rows without a text are bad records."""
+def _columns(numbered: DataFrame, inputs: Inputs) -> DataFrame:
+    """Rows of a columnar format (Parquet) with ``_id`` (the id field as a string, else the
+    row number) and ``_text``; rows without a text are bad records."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
 
