@@ -211,12 +211,9 @@ def function_word_table(keys: np.ndarray) -> tuple[np.ndarray, np.uint64]:
 
 
 @njit(cache=True, inline="always")
-def _languages_of(
-    table: np.ndarray, shift: np.uint64, keys: np.ndarray, masks: np.ndarray, word: np.uint64
-) -> np.uint64:
-    """The languages (bit mask) whose function word ``word`` is; 0: none."""
-    i = table[_slot_of(table, keys, word, shift)]
-    return masks[i - 1] if i else np.uint64(0)
+def _function_word(table: np.ndarray, shift: np.uint64, keys: np.ndarray, word: np.uint64) -> int:
+    """The index of ``word`` among the function words ``keys``; -1: none."""
+    return table[_slot_of(table, keys, word, shift)] - 1
 
 
 @njit(cache=True, parallel=True)
@@ -227,11 +224,13 @@ def translations(
     holder: np.ndarray,
     keys: np.ndarray,
     masks: np.ndarray,
+    languages: tuple[np.ndarray, np.ndarray],
     table: tuple[np.ndarray, np.uint64],
     least_own: float,
 ) -> tuple[np.ndarray, ...]:
     """Per pair ``i``: the language of document ``held[i]`` (the one its function words —
-    ``keys``, with the languages ``masks`` of each — are most of, a word of k languages
+    ``keys``, with the languages of each as a bit mask, ``masks``, and listed,
+    ``languages``: ``(offsets, numbers)`` — are most of, a word of k languages
     counting 1/k to each, in fixed point: ``ONE // k``; the first of equals; -1 when
     under ``least_own``), its words marked :data:`~neardup.fingerprints.word_kernels.LETTERED`, and
     among the words of ``holder[i]`` that ``held[i]`` lacks: how many are function words
@@ -240,6 +239,7 @@ def translations(
     :data:`~neardup.fingerprints.word_kernels.CHARACTERS` is one; and how many words of ``held[i]``
     ``holder[i]`` lacks."""
     slots, shift = table
+    first, listed = languages
     n = held.size
     own = np.full(n, -1, dtype=np.int64)
     own_lettered = np.zeros(n, dtype=np.int64)
@@ -255,14 +255,11 @@ def translations(
         weight = np.zeros(64, dtype=np.int64)
         for j in range(word_offsets[a], word_offsets[a + 1]):
             own_lettered[i] += (words[j] & LETTERED) != 0
-            mask = _languages_of(slots, shift, keys, masks, words[j] & WORD)
-            if mask:
-                k = 0
-                for lang in range(64):
-                    k += (mask >> np.uint64(lang)) & np.uint64(1)
-                for lang in range(64):
-                    if (mask >> np.uint64(lang)) & np.uint64(1):
-                        weight[lang] += ONE // k
+            f = _function_word(slots, shift, keys, words[j] & WORD)
+            if f >= 0:
+                share = ONE // (first[f + 1] - first[f])
+                for lang in listed[first[f] : first[f + 1]]:
+                    weight[lang] += share
         lang_a = np.argmax(weight)
         if weight[lang_a] < least_own * ONE:
             continue
@@ -280,13 +277,14 @@ def translations(
             added[i] += 1
             lettered[i] += (words[q] & LETTERED) != 0
             script[i] |= word == CHARACTERS
-            mask = _languages_of(slots, shift, keys, masks, word)
-            if mask & mine:
+            f = _function_word(slots, shift, keys, word)
+            if f < 0:
+                continue
+            if masks[f] & mine:
                 same[i] += 1
-            elif mask:
-                for lang in range(64):
-                    if (mask >> np.uint64(lang)) & np.uint64(1):
-                        counts[lang] += 1
+            else:
+                for lang in listed[first[f] : first[f + 1]]:
+                    counts[lang] += 1
         other[i] = np.argmax(counts)
         foreign[i] = counts[other[i]]
         lacking[i] += p_end - word_offsets[a]

@@ -61,6 +61,7 @@ class FunctionWords:
     masks: np.ndarray
     languages: tuple[str, ...]
     table: tuple[np.ndarray, np.uint64]
+    listed: tuple[np.ndarray, np.ndarray]  # each word's languages: (offsets, numbers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +127,16 @@ def function_words(config: TextConfig) -> FunctionWords:
     first = run_starts(hashes)
     masks = np.bitwise_or.reduceat(bits, first) if hashes.size else bits
     keys = hashes[first]
-    return FunctionWords(keys, masks, tuple(languages), _k.function_word_table(keys))
+    table = _k.function_word_table(keys)
+    return FunctionWords(keys, masks, tuple(languages), table, _listed(masks))
+
+
+def _listed(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The languages of each bit mask, listed: ``numbers[offsets[i]:offsets[i + 1]]``."""
+    bits = (masks[:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1) != 0
+    offsets = np.zeros(masks.size + 1, dtype=np.int64)
+    np.cumsum(bits.sum(axis=1), out=offsets[1:])
+    return offsets, np.nonzero(bits)[1].astype(np.int64)
 
 
 def translations(
@@ -145,6 +155,7 @@ def translations(
         np.ascontiguousarray(holder, dtype=np.int64),
         known.hashes,
         known.masks,
+        known.listed,
         known.table,
         LEAST_OWN,
     )
