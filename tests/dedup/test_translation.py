@@ -138,3 +138,16 @@ def test_a_copy_with_more_text_in_its_own_language_is_still_a_keeper():
     digest = ENGLISH + "\nThe digest also carries these notes for the readers of the list."
     result = deduplicate([("en", ENGLISH), ("digest", digest)], DedupConfig())
     assert result.removed.tolist() == [True, False]
+
+
+def test_function_words_are_made_only_for_a_run_with_pairs():
+    from neardup.dedup import deduplicate
+    from neardup.dedup.translation import function_words
+
+    story = "the ferry left the harbour an hour late because a storm closed the channel"
+    other = "bees collect nectar from clover and lime trees in early summer every year"
+    function_words.cache_clear()
+    assert not len(deduplicate([("a", story), ("b", other)]).pairs)
+    assert function_words.cache_info().misses == 0  # nothing to tell apart
+    assert len(deduplicate([("a", story), ("b", story + " again")]).pairs)
+    assert function_words.cache_info().misses == 1

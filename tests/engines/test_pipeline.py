@@ -178,3 +178,28 @@ def test_every_output_reaches_the_disk_before_the_run_replaces_out(tmp_path, flu
     staged = [p for p in flushed if ".out.neardup-staging-" in p]
     assert staged == flushed  # nothing flushed after the swap, nothing outside the stage
     assert {p.rsplit("/", 1)[1] for p in staged} >= outputs  # every output, report included
+
+
+_PASSAGE_KERNELS = """
+import sys
+from neardup.engines.local.pipeline import Inputs, run_dedup
+from neardup.dedup import DedupConfig
+from neardup.fingerprints import shingle_kernels
+run_dedup(Inputs([sys.argv[1]]), sys.argv[2], DedupConfig())
+print(len(shingle_kernels.shingle_offsets.overloads))
+"""
+
+
+@pytest.mark.parametrize(("records", "loaded"), [(RECORDS[:2], "0"), (RECORDS, "1")])
+def test_the_report_loads_the_passage_kernels_only_when_it_shows_passages(
+    tmp_path, records, loaded
+):
+    # a fresh process: whether the kernels that mark shared passages were loaded at all
+    inp = write_jsonl(tmp_path / "in.jsonl", records)
+    out = subprocess.run(
+        [sys.executable, "-c", _PASSAGE_KERNELS, str(inp), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.split()[-1] == loaded

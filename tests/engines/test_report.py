@@ -237,3 +237,28 @@ def test_charts_escape_labels_and_handle_no_data():
     assert svg_bar_chart([], [], title="t", x_label="x", y_label="y").endswith("</svg>")
     assert svg_line_chart([], [], title="t", x_label="x", y_label="y").endswith("</svg>")
     assert "<polyline" in svg_line_chart([0.5], [2], title="t", x_label="x", y_label="y")
+
+
+def test_passages_are_worked_out_once_per_pair_and_the_page_is_the_same_whatever_is_kept(
+    result, monkeypatch
+):
+    from neardup.engines.local import dedup_report
+    from neardup.engines.local.review import missing_passages, removals
+
+    texts = dict(enumerate(t for _, t in DOCS))
+    rows = removals(result)[:5]
+    review = list(zip(rows, missing_passages(rows, texts, RAW), strict=True))
+    pairs: list[tuple[str, str]] = []
+    real = dedup_report.shared_passages
+
+    def counted(a: str, b: str, config: TextConfig):
+        pairs.append((a, b))
+        return real(a, b, config)
+
+    monkeypatch.setattr(dedup_report, "shared_passages", counted)
+    kept = render_report(result, texts, CONFIG, summary=SUMMARY, review=review)
+    # every removal reviewed is one of the top pairs, whose passages were worked out already
+    assert review
+    assert len(pairs) == len(top_pairs(result.pairs, 20)) == len(result.pairs)
+    monkeypatch.setattr(dedup_report, "VIEW_BYTES", 0)  # nothing kept but the last
+    assert render_report(result, texts, CONFIG, summary=SUMMARY, review=review) == kept

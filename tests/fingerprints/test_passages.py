@@ -1,3 +1,6 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from neardup.fingerprints.passages import shared_passages
 from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig
 
@@ -26,3 +29,18 @@ def test_nothing_shared():
     a, b = shared_passages("one two three four", "five six seven eight", CONFIG)
     assert a.spans == ()
     assert b.passages() == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), max_size=60),
+    st.lists(st.integers(0, 40), max_size=60),
+)
+def test_members_is_np_isin(values, others):
+    import numpy as np
+
+    from neardup.fingerprints.passages import members
+
+    v = np.array(values, dtype=np.uint64) * np.uint64(2**58)  # large values, repeats
+    o = np.unique(np.array(others, dtype=np.uint64) * np.uint64(2**58))
+    assert np.array_equal(members(v, o), np.isin(v, o))

@@ -210,6 +210,23 @@ def test_utf8_spans_are_the_texts_of_an_arrow_column(kind):
         assert got == texts
 
 
+def test_texts_reach_the_kernels_as_one_array_type(tmp_path):
+    """Texts parsed by Arrow, read in place from a long line, or joined from strings are all
+    read-only arrays: numba then loads one compiled specialization of each kernel, not one
+    per way the texts arrived."""
+    from neardup.io.blocks import BLOCK_BYTES_MAX
+    from neardup.text.canon import split_texts
+
+    path = tmp_path / "in.jsonl"
+    records = [{"id": "a", "text": "small one"}, {"id": "big", "text": "w " * BLOCK_BYTES_MAX}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    _, _, _, batches = _via_blocks([str(path)], lines_per_block=10)
+    arrays = [b.utf8[0] for b in batches if b.utf8 is not None]
+    assert len(arrays) == 2  # the small block by Arrow, the long line in place
+    arrays.append(split_texts(["from", "strings"])[0])
+    assert [a.flags.writeable for a in arrays] == [False, False, False]
+
+
 _PIECES = [b"NaN", b"Infinity", b"Infinit", b"aN", b"Na", b"I", b'"', b"\\", b"\n", b":", b"x",
            b"\xe4\xb8\xad", b" "]  # fmt: skip
 

@@ -454,3 +454,15 @@ def test_quotes_switch_keeps_quoted_lines_when_off():
     assert canonicalize(text, CanonConfig(stopwords=False)) == "my own words here"
     kept = canonicalize(text, CanonConfig(stopwords=False, quotes=False))
     assert kept == "my own words here someone else wrote this"
+
+
+_WHITESPACE = " \n\t\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u2028\u2029\u3000"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from([*_WHITESPACE, "a", "é", "\u200b", "<"]), max_size=30))
+def test_whitespace_collapses_as_the_two_patterns_did(text):
+    from neardup.text.clean import _collapse_whitespace
+
+    runs = re.sub(r"[^\S\n]+", " ", text)  # runs without a newline: a space
+    assert _collapse_whitespace(text) == re.sub(r"\s*\n\s*", "\n", runs).strip()

@@ -365,7 +365,8 @@ def _names(scored: Scored, pairs: Pairs, config: DedupConfig) -> Names:
     c = scored.pairs
     near = near_copies(c.containment_lr, c.containment_rl)
     group = connected_components(len(scored.ids), c.left[near], c.right[near])
-    return run_names(*scored.words, group, pairs, function_words(config.text))
+    known = function_words(config.text) if len(pairs) else None  # none to tell apart
+    return run_names(*scored.words, group, pairs, known)
 
 
 def _prefix(config: DedupConfig) -> tuple[float, int, float, float]:

@@ -35,6 +35,7 @@ Span = tuple[int, int]
 RESYNC_TOKENS = 3  # tokens that must agree where the alignment picks up after a difference
 RESYNC_TRIES = 50  # later places of a token tried before it is left unmatched
 SENTINEL = "7305196248"  # between words canonicalized together (digits: no stop word, no stem)
+_CHUNK = 1 << 16  # tokens turned into ids at a time (no list as long as a long text's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,28 +60,43 @@ def raw_tokens(text: str, punctuation: bool = True) -> tuple[np.ndarray, np.ndar
 
 
 def _expected(
-    text: str, starts: np.ndarray, ends: np.ndarray, config: TextConfig
-) -> tuple[list[str], list[Span]]:
+    text: str, starts: np.ndarray, ends: np.ndarray, config: TextConfig, ids: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Canonical tokens of each raw token canonicalized alone, each with its original range
-    (the exact piece when the token's canonical form is as long as its raw text)."""
-    words = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
-    distinct = list(dict.fromkeys(words))
-    forms = dict(zip(distinct, _canonical_forms(distinct, config), strict=True))
-    tokens: list[str] = []
-    ranges: list[Span] = []
-    for word, s, e in zip(words, starts.tolist(), ends.tolist(), strict=True):
-        parts = forms[word]
-        if len(parts) == 1:  # most words: the exact piece is the whole raw token
-            tokens.append(parts[0])
-            ranges.append((s, e))
-            continue
-        exact = sum(map(len, parts)) == e - s
-        at = s
-        for part in parts:
-            tokens.append(part)
-            ranges.append((at, at + len(part)) if exact else (s, e))
-            at += len(part)
-    return tokens, ranges
+    (the exact piece when the token's canonical form is as long as its raw text): the
+    tokens as ids (``ids``: token -> id, grown here), their ranges' starts and ends.
+
+    Each distinct raw token is canonicalized once and its forms laid out as arrays; every
+    occurrence takes its word's forms by index, so no Python object is made per token."""
+    words: dict[str, int] = {}  # distinct raw token -> its index, in order of appearance
+    word = np.empty(starts.size, dtype=np.int64)
+    for lo in range(0, starts.size, _CHUNK):
+        hi = lo + _CHUNK
+        piece = zip(starts[lo:hi].tolist(), ends[lo:hi].tolist(), strict=True)
+        word[lo:hi] = [words.setdefault(text[s:e], len(words)) for s, e in piece]
+    forms = _canonical_forms(list(words), config)
+    counts = np.array([len(parts) for parts in forms], dtype=np.int64)
+    flat = [part for parts in forms for part in parts]
+    part_ids = np.array([ids.setdefault(part, len(ids)) for part in flat], dtype=np.int64)
+    part_len = np.array([len(part) for part in flat], dtype=np.int64)
+    first_part = np.cumsum(counts) - counts  # each word's first part among the flat parts
+    some = counts > 0  # not a stop word
+    # characters of its word's parts before each part
+    lead = np.cumsum(part_len) - part_len
+    lead -= np.repeat(lead[first_part[some]], counts[some])
+    exact = np.zeros(counts.size, dtype=bool)  # the parts are as long as the raw token
+    word_len = np.array([len(w) for w in words], dtype=np.int64)
+    if flat:
+        exact[some] = np.add.reduceat(part_len, first_part[some]) == word_len[some]
+    per = counts[word]  # parts of each occurrence
+    occurrence = np.repeat(np.arange(word.size), per)
+    within = np.arange(occurrence.size) - np.repeat(np.cumsum(per) - per, per)
+    part = first_part[word[occurrence]] + within
+    s, e = starts[occurrence], ends[occurrence]
+    split = (per[occurrence] > 1) & exact[word[occurrence]]  # each part its own piece
+    range_starts = np.where(split, s + lead[part], s)
+    range_ends = np.where(split, s + lead[part] + part_len[part], e)
+    return part_ids[part], range_starts, range_ends
 
 
 def _canonical_forms(words: list[str], config: TextConfig) -> list[list[str]]:
@@ -105,33 +121,43 @@ def _canonical_forms(words: list[str], config: TextConfig) -> list[list[str]]:
     return [batch.tokens(d) for d in range(len(words))]
 
 
-def _canonical_tokens(batch: TokenBatch) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Document 0's tokens and their character ranges in its canonical text (from the
-    buffer's byte offsets: tokens are joined by a space, or by nothing between Han
-    characters and in unspaced texts)."""
+def _canonical_tokens(
+    batch: TokenBatch, ids: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Document 0's tokens as ids (``ids``; -1: a token no raw token gives) and their
+    character ranges in its canonical text (from the buffer's byte offsets: tokens are
+    joined by a space, or by nothing between Han characters and in unspaced texts)."""
     base = int(batch.doc_offsets[0])
     raw = batch.buf[base : batch.doc_offsets[1]]
     char_at = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80))).astype(np.int64)
-    t0, t1 = batch.tok_offsets[0], batch.tok_offsets[1]
-    starts = char_at[batch.tok_starts[t0:t1] - base]
-    ends = char_at[batch.tok_ends[t0:t1] - base]
-    return batch.tokens(0), starts, ends
+    t0, t1 = int(batch.tok_offsets[0]), int(batch.tok_offsets[1])
+    byte_starts, byte_ends = batch.tok_starts[t0:t1] - base, batch.tok_ends[t0:t1] - base
+    data = raw.tobytes()
+    found = np.empty(t1 - t0, dtype=np.int64)
+    for lo in range(0, t1 - t0, _CHUNK):
+        hi = lo + _CHUNK
+        piece = zip(byte_starts[lo:hi].tolist(), byte_ends[lo:hi].tolist(), strict=True)
+        found[lo:hi] = [ids.get(data[s:e].decode(), -1) for s, e in piece]
+    return found, char_at[byte_starts], char_at[byte_ends]
 
 
 def align(text: str, config: TextConfig | None = None) -> _Tokens:
     """``text``'s canonical tokens with the original ranges they came from."""
     config = config or TextConfig()
+    ids: dict[str, int] = {}
     with threads_for(len(text)):  # a page's text: one thread, no parallel start-up
         batch = canonicalize_batch([text], config.canon, config.shingle.unit)
-        actual, starts, ends = _canonical_tokens(batch)
         raw_s, raw_e = raw_tokens(text, config.canon.punctuation)
-        expected, ranges = _expected(text, raw_s, raw_e, config)
-    where = match_tokens(expected, actual)
-    orig = np.full((len(actual), 2), -1, dtype=np.int64)
-    if ranges:
-        found = where >= 0
-        orig[found] = np.array(ranges, dtype=np.int64)[where[found]]
-    return _Tokens(starts, ends, orig[:, 0], orig[:, 1])
+        expected, range_starts, range_ends = _expected(text, raw_s, raw_e, config, ids)
+    actual, starts, ends = _canonical_tokens(batch, ids)
+    del batch
+    where = _match_ids(expected, actual)
+    found = where >= 0
+    orig_starts = np.full(actual.size, -1, dtype=np.int64)
+    orig_ends = np.full(actual.size, -1, dtype=np.int64)
+    orig_starts[found] = range_starts[where[found]]
+    orig_ends[found] = range_ends[where[found]]
+    return _Tokens(starts, ends, orig_starts, orig_ends)
 
 
 def match_tokens(expected: Sequence[str], actual: Sequence[str]) -> np.ndarray:
@@ -146,6 +172,12 @@ def match_tokens(expected: Sequence[str], actual: Sequence[str]) -> np.ndarray:
     ids: dict[str, int] = {}
     e = np.array([ids.setdefault(t, len(ids)) for t in expected], dtype=np.int64)
     a = np.array([ids.get(t, -1) for t in actual], dtype=np.int64)
+    return _match_ids(e, a)
+
+
+def _match_ids(e: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """:func:`match_tokens` of tokens given as ids (equal tokens, equal ids; -1: an actual
+    token that is no expected one)."""
     out = np.full(a.size, -1, dtype=np.int64)
     if e.size == a.size and np.array_equal(e, a):
         return np.arange(a.size, dtype=np.int64)

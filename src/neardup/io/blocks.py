@@ -274,7 +274,7 @@ class _LongLineJob:
         if isinstance(found, BadRecord):
             return TextBatch([], input=index, bad=[found])
         doc_id, start, end = found
-        utf8 = (np.frombuffer(line, dtype=np.uint8), np.array([start]), np.array([end]))
+        utf8 = (_read_only(np.frombuffer(line, dtype=np.uint8)), np.array([start]), np.array([end]))
         return TextBatch([doc_id], utf8=utf8, input=index, lines=[lineno])
 
 
@@ -394,7 +394,15 @@ def utf8_spans(texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         offsets, dtype=width, count=len(texts) + 1, offset=width.itemsize * texts.offset
     ).astype(np.int64)
     text = np.frombuffer(data, dtype=np.uint8) if data is not None else np.empty(0, np.uint8)
-    return text, bounds[:-1], bounds[1:]
+    return _read_only(text), bounds[:-1], bounds[1:]
+
+
+def _read_only(text: np.ndarray) -> np.ndarray:
+    """``text`` marked read-only, as the texts joined from strings are
+    (:func:`~neardup.text.canon.split_texts`): the kernels then see one array type, and
+    numba loads one compiled specialization of each, not one per kind of input."""
+    text.flags.writeable = False
+    return text
 
 
 def _line_blocks(

@@ -79,8 +79,6 @@ _BLOCKS = (
     "hr, legend, li, main, nav, ol, option, p, pre, section, summary, table, tbody, td, "
     "textarea, tfoot, th, thead, title, tr, ul"
 )
-_SPACES = re.compile(r"[^\S\n]+")
-_NEWLINES = re.compile(r"\s*\n\s*")
 
 
 _QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*(?:\n|\Z)", re.MULTILINE)
@@ -247,9 +245,14 @@ def _block_text(node: Any) -> str:
     for block in node.css(_BLOCKS):
         block.insert_before("\n")
         block.insert_after("\n")
-    text = node.text(deep=True, separator="")
-    text = _SPACES.sub(" ", text)
-    return _NEWLINES.sub("\n", text).strip()
+    return _collapse_whitespace(node.text(deep=True, separator=""))
+
+
+def _collapse_whitespace(text: str) -> str:
+    """``text`` with each line's whitespace runs as one space and no blank lines, stripped:
+    what replacing the whitespace runs without a newline by a space, then those with one by
+    a newline gives, by splits and joins (no pattern tried at every character)."""
+    return "\n".join(filter(None, (" ".join(line.split()) for line in text.split("\n"))))
 
 
 # --------------------------------------------------------------------------------------------
@@ -324,5 +327,4 @@ def strip_wiki(text: str) -> str:
                 code.replace(node, by, recursive=True)
     plain = code.strip_code(normalize=True, collapse=True, keep_template_params=False)
     plain = _MAGIC_WORD.sub(" ", plain)
-    plain = _SPACES.sub(" ", plain)
-    return _NEWLINES.sub("\n", plain).strip()
+    return _collapse_whitespace(plain)

@@ -11,7 +11,9 @@ table of the same numbers. All text from the corpus or the summary goes through
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from html import escape
 from itertools import pairwise
 from typing import Any
@@ -21,12 +23,13 @@ import numpy as np
 from neardup.dedup import DedupConfig, DedupResult, Pairs
 from neardup.engines.local.labels import human_label
 from neardup.engines.local.review import Removal
-from neardup.fingerprints.highlight import original_spans
+from neardup.fingerprints.highlight import align, map_spans
 from neardup.fingerprints.passages import Passages, shared_passages
 from neardup.text.text_config import TextConfig
 
 STEP = 0.05  # threshold and histogram grid
 TEXT_LIMIT = 2000  # characters of text shown per document
+VIEW_BYTES = 1 << 29  # passages and alignments the report keeps for its other sections
 _EPS = 1e-9  # scores are ratios: 0.55 may be stored as 0.5499999999999999
 _W, _H = 560, 260  # chart size
 _ML, _MR, _MT, _MB = 56, 16, 22, 48  # chart margins
@@ -381,15 +384,65 @@ def highlight(
     return "".join(pieces)
 
 
+class _Views:
+    """What the report works out of its documents' whole texts — the passages a pair shares,
+    a text's tokens aligned with it as written — kept for its other sections: the top pairs
+    and the removals to review often show the same documents, and each of these is passes
+    over whole texts (a long text's cost many times over). The least recently used are
+    dropped past ``max_bytes`` held (the canonical texts' characters and the alignments'
+    arrays)."""
+
+    def __init__(self, texts: Mapping[int, str], config: TextConfig, max_bytes: int) -> None:
+        self.texts = texts
+        self.config = config
+        self.max_bytes = max_bytes
+        self._held: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
+        self._bytes = 0
+
+    def shared(self, a: int, b: int) -> tuple[Passages, Passages]:
+        """:func:`shared_passages` of documents ``a`` and ``b``."""
+        if ("shared", a, b) not in self._held and ("shared", b, a) in self._held:
+            pb, pa = self.shared(b, a)
+            return pa, pb
+        made = partial(shared_passages, self.texts[a], self.texts[b], self.config)
+        return self._get(("shared", a, b), made)  # type: ignore[no-any-return]
+
+    def original_spans(self, d: int, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+        """:func:`~neardup.fingerprints.highlight.original_spans` of document ``d``."""
+        tokens = self._get(("align", d), partial(align, self.texts[d], self.config))
+        return map_spans(tokens, spans)
+
+    def _get(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+        if (found := self._held.get(key)) is not None:
+            self._held.move_to_end(key)
+            return found[0]
+        value = make()
+        size = _held_bytes(value)
+        self._held[key] = (value, size)
+        self._bytes += size
+        while self._bytes > self.max_bytes and len(self._held) > 1:
+            _, (_, dropped) = self._held.popitem(last=False)
+            self._bytes -= dropped
+        return value
+
+
+def _held_bytes(value: Any) -> int:
+    """About the bytes an entry of :class:`_Views` holds: a pair's canonical texts and
+    spans, or a text's alignment arrays."""
+    if isinstance(value, tuple):
+        return sum(len(p.text) + 16 * len(p.spans) for p in value)
+    return sum(getattr(value, f).nbytes for f in ("starts", "ends", "orig_starts", "orig_ends"))
+
+
 def _document(
-    doc_id: str, index: int, text: str | None, passages: Passages | None, config: TextConfig
+    doc_id: str, index: int, text: str | None, passages: Passages | None, views: _Views
 ) -> str:
     """One side of a pair: its text as written, the shared passages (found in the canonical
     text, :mod:`neardup.fingerprints.highlight`) marked."""
     head = f"<h4>{escape(doc_id)} <span class='note'>(document {index:,})</span></h4>"
     if text is None or passages is None:
         return f"<div class='doc'>{head}<p class='empty'>text not available</p></div>"
-    spans = original_spans(text, passages.spans, config)
+    spans = views.original_spans(index, passages.spans)
     shared = sum(e - s for s, e in passages.spans) / max(len(passages.text), 1)
     note = f"{len(text):,} characters, {shared:.0%} of its words shared"
     first, last = text_window(text, spans, TEXT_LIMIT)
@@ -402,9 +455,14 @@ def _document(
 
 
 def pairs_section(
-    result: DedupResult, texts: Mapping[int, str], config: DedupConfig, top: int
+    result: DedupResult,
+    texts: Mapping[int, str],
+    config: DedupConfig,
+    top: int,
+    views: _Views | None = None,
 ) -> str:
     """The top pairs side by side, as written, their shared passages marked."""
+    views = views or _Views(texts, config.text, VIEW_BYTES)
     rows = top_pairs(result.pairs, top)
     head = f"<h2>Top {len(rows):,} of {len(result.pairs):,} verified pairs</h2>"
     if not rows.size:
@@ -415,7 +473,7 @@ def pairs_section(
         a, b = int(p.left[k]), int(p.right[k])
         ta, tb = texts.get(a), texts.get(b)
         both = ta is not None and tb is not None
-        pa, pb = shared_passages(ta, tb, config.text) if both else (None, None)
+        pa, pb = views.shared(a, b) if both else (None, None)
         values = (p.score, p.resemblance, p.containment_lr, p.containment_rl)
         measures = html_table(
             ["Score", "Resemblance", "Containment of a in b", "Containment of b in a"],
@@ -424,8 +482,8 @@ def pairs_section(
         parts.append(
             f"<section class='pair' id='pair-{rank}'><h3>#{rank} · a = {escape(result.ids[a])}"
             f" ↔ b = {escape(result.ids[b])}</h3>{measures}<div class='side'>"
-            f"{_document(result.ids[a], a, ta, pa, config.text)}"
-            f"{_document(result.ids[b], b, tb, pb, config.text)}</div></section>"
+            f"{_document(result.ids[a], a, ta, pa, views)}"
+            f"{_document(result.ids[b], b, tb, pb, views)}</div></section>"
         )
     return "".join(parts)
 
@@ -448,9 +506,11 @@ def review_section(
     texts: Mapping[int, str],
     review: Sequence[tuple[Removal, Passages | None]],
     config: DedupConfig,
+    views: _Views | None = None,
 ) -> str:
     """The weakest removals (``review.jsonl``'s first lines) side by side: the removed text
     with the passages its keeper lacks marked, the keeper with what it shares marked."""
+    views = views or _Views(texts, config.text, VIEW_BYTES)
     total = int(np.count_nonzero(result.removed))
     head = f"<h2>Removals to review: the weakest {len(review):,} of {total:,}</h2>"
     if not review:
@@ -467,10 +527,8 @@ def review_section(
         shares: list[tuple[int, int]] = []
         if removed is not None and kept is not None:
             if missing is not None:
-                lacks = original_spans(removed, missing.spans, config.text)
-            shares = original_spans(
-                kept, shared_passages(removed, kept, config.text)[1].spans, config.text
-            )
+                lacks = views.original_spans(row.doc, missing.spans)
+            shares = views.original_spans(row.keeper, views.shared(row.doc, row.keeper)[1].spans)
         measures = html_table(
             ["Containment as written", "Score (as scored)", "Passages the keeper lacks"],
             [(row.containment, row.score, len(missing.spans) if missing is not None else None)],
@@ -505,7 +563,7 @@ def load_kernels(config: TextConfig) -> None:
     on another thread while the outputs are written, by marking a short pair."""
     text = "the kernels load here"
     passages, _ = shared_passages(text, text, config)
-    original_spans(text, passages.spans, config)
+    map_spans(align(text, config), passages.spans)
 
 
 def render_report(
@@ -519,12 +577,13 @@ def render_report(
 ) -> str:
     """The whole ``report.html`` page. ``texts`` needs only the documents of the top pairs
     and of the ``review`` (the first removals to review, with their missing passages)."""
+    views = _Views(texts, config.text, VIEW_BYTES)
     body = (
         "<h1>neardup dedup report</h1>"
         + summary_section(result, config, summary)
         + charts_section(result, config)
-        + pairs_section(result, texts, config, top)
-        + review_section(result, texts, review, config)
+        + pairs_section(result, texts, config, top, views)
+        + review_section(result, texts, review, config, views)
     )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'

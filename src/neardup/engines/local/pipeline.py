@@ -173,9 +173,9 @@ def _run(
     review = removals(result)
     report_docs = _report_documents(result) | texts_needed(review, REPORT_REVIEW, MAX_REVIEWED)
     # the outputs are written on this thread while the other core loads the report's
-    # kernels, and reach the disk there while the report is made
+    # kernels (when it shows any text), and reach the disk there while the report is made
     with ThreadPoolExecutor(1, thread_name_prefix="neardup-beside") as beside:
-        loaded = beside.submit(_load_report, config)
+        loaded = beside.submit(_load_report, config) if report_docs else None
         shown = _write_outputs(result, clusters, inputs, places, out, fmt, config, report_docs)
         reviewed = _write_review(result, review, shown, config, out)
         synced = beside.submit(sync_files, out)
@@ -185,7 +185,8 @@ def _run(
         summary |= _skipped_summary(skipped)
         (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
         stage("writing the report")
-        loaded.result()
+        if loaded is not None:
+            loaded.result()
         _write_report(result, shown, reviewed, config, summary, out)
         synced.result()
     return summary
