@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.dedup.candidates import DEFAULT_HITS, bucket_pairs
+from neardup.dedup.flow import PrefixRule
 from neardup.dedup.prefix import (
     entry_counts,
     entry_prefix_flags,
@@ -137,7 +138,7 @@ def test_count_and_mark_tables_merged_from_partitions_are_the_local_ones(seed, p
     if least > 0.0:
         hit, _ = hit_flags(offsets, keys, count, least, DEFAULT_HITS, 50, 0.6, 10)
         flags = np.where(count <= 50, hit, flags)
-    stage = mark_stage(local, bits, (0.6, 10, 0.5, least, 50), chunk // 8)
+    stage = mark_stage(local, bits, PrefixRule(0.6, 10, 0.5, least, 50), chunk // 8)
     marks = np.zeros((1 << bits) // 8, np.uint8)
     for c, data in _merged(stage, partitions, bitset=True).items():
         marks[c * chunk // 8 : (c + 1) * chunk // 8] = np.frombuffer(data, np.uint8)
@@ -201,7 +202,7 @@ def test_exact_counts_from_partitions_of_keys_are_the_true_counts(seed, parts, s
     batch = pa.RecordBatch.from_pydict(
         {"doc": np.arange(len(docs)), "keys": list_array(keys, offsets), "shared": shared}
     )
-    rule = (0.6, 10, 0.5, 0.5, 50)
+    rule = PrefixRule(0.6, 10, 0.5, 0.5, 50)
     (out,) = exact_pairing_stage(rule, 10)(iter([batch]))
     distinct, held = np.unique(keys, return_counts=True)
     true = held[np.searchsorted(distinct, keys)]

@@ -569,3 +569,8 @@ def _estimate_lines(path: Path) -> int:
     if size <= len(head) or not lines:
         return lines
     return round(lines * size / len(head))
+
+
+# The JSONL line parser under public names, for an engine that reads the lines itself (Spark).
+JsonlOptions = _Options
+parse_jsonl_line = _jsonl_item

@@ -22,33 +22,25 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
-from neardup.dedup.cluster import preference_rank
 from neardup.dedup.config import DedupConfig, Pairs
-from neardup.dedup.identity import Names
-from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
-from neardup.dedup.prefix import (
+from neardup.dedup.flow import (
     MAX_COUNT,
+    PrefixRule,
+    bucket_pairs,
+    content_scores,
+    decide_documents,
+    document_prefixes,
     entry_counts,
-    entry_prefix_flags,
-    hit_flags,
+    fingerprint_texts,
+    identity_names,
     key_counts,
     listed_counts,
     mark_prefixes,
     mark_table,
     marked_entries,
-)
-from neardup.dedup.scoring import needs_content_score, pair_measures, plain_scores, score_pairs
-from neardup.dedup.templates import (
-    content_counts,
-    directional_scores,
-    near_copies,
+    measure_pairs,
     reaches_template,
 )
-from neardup.dedup.translation import function_words
-from neardup.errors import weak_notes
-from neardup.fingerprints.intersect_kernels import shared_counts
-from neardup.fingerprints.shingles import fingerprint_utf8, fingerprints_and_words
 from neardup.fingerprints.word_kernels import WORD
 from neardup.io.blocks import utf8_spans
 from neardup.text.script_kernels import char_counts
@@ -164,22 +156,19 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
         method = config.build_method()
         for batch in batches:
             texts = utf8_spans(batch.column("text"))  # the column's bytes: no Python strings
-            if config.identity:
-                prints, words = fingerprints_and_words(*texts, config.text)
-            else:
-                prints = fingerprint_utf8(*texts, config.text)
+            # weak-signature notes: the local engine reports them; each executor would repeat
+            done = fingerprint_texts(texts, config, method if with_keys else None, config.identity)
+            prints = done.prints
             columns = {
                 "doc": batch.column("doc"),
                 "length": char_counts(*texts),
                 "size": np.diff(prints.offsets).astype(np.int64),
                 "fps": list_array(prints.values, prints.offsets),
             }
-            if with_keys:
-                with weak_notes():  # the local engine reports them; each executor would repeat
-                    keys = method.batch_keys(prints)
-                columns["keys"] = _distinct_keys(keys.docs, keys.keys, batch.num_rows)
-            if config.identity:
-                columns["words"] = list_array(*words)
+            if done.keys is not None:
+                columns["keys"] = _distinct_keys(done.keys.docs, done.keys.keys, batch.num_rows)
+            if done.words is not None:
+                columns["words"] = list_array(*done.words)
             yield _batch(columns)
 
     return run
@@ -252,30 +241,6 @@ def merge_stage(bitset: bool) -> Stage:
     return run
 
 
-PrefixRule = tuple[float, int, float, float, int]
-"""``score, frequent, fallback, least, low``: the prefix filter of
-:func:`neardup.dedup.candidates.candidate_pairs` (``frequent``: the capped limit) and, when
-``least`` > 0, the counted hits of the keys counted ≤ ``low``."""
-
-
-def _prefixes(
-    keys: np.ndarray, offsets: np.ndarray, count: np.ndarray, rule: PrefixRule
-) -> tuple[np.ndarray, np.ndarray]:
-    """The prefix flags of the documents' keys (``keys[offsets[d]:offsets[d+1]]``, each
-    counted ``count`` ≤ ``MAX_COUNT``) and the documents' needs, as
-    :func:`neardup.dedup.candidates.candidate_pairs` finds them: with ``least`` > 0, keys
-    counted ≤ ``low`` are flagged in the hit prefix (:func:`neardup.dedup.prefix.hit_flags`);
-    else every need is 1."""
-    score, frequent, fallback, least, low = rule
-    flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
-    if least > 0.0:
-        hit, need = hit_flags(offsets, keys, count, least, DEFAULT_HITS, low, score, frequent)
-        np.copyto(flags, hit, where=count <= low)
-    else:
-        need = np.ones(offsets.size - 1, dtype=np.int64)
-    return flags, need
-
-
 def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> Stage:
     """``keys`` → ``chunk, data``: the partition's mark table (one bit a slot, little bit
     order, as :func:`neardup.dedup.prefix.pairing_entries`) of its documents' prefix
@@ -286,7 +251,7 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
         marks = mark_table(bits)
         for batch in batches:
             keys, offsets = flat_lists(batch.column("keys"))
-            flags, _ = _prefixes(keys, offsets, entry_counts(keys, counts, bits), rule)
+            flags, _ = document_prefixes(offsets, keys, entry_counts(keys, counts, bits), rule)
             mark_prefixes(keys, flags, bits, marks)
         yield _chunks(marks, chunk)
 
@@ -302,16 +267,17 @@ def pairing_stage(
     """``doc, keys`` → ``doc, need, key, count, in_prefix, hot``: each document's entries
     that can make a pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than
     once, mark set in the bit table ``marks`` of every document's prefix entries) as lists,
-    with the document's need of counted hits (:func:`_prefixes`); and, the keys being the
-    fingerprints, those the count tables count at ``template`` or more (``hot``: the others
-    are held by fewer documents, never template shingles; empty for ``template`` 0). A row
-    per document: Spark stores far fewer rows, and explodes them where it groups entries."""
+    with the document's need of counted hits (:func:`neardup.dedup.flow.document_prefixes`);
+    and, the keys being the fingerprints, those the count tables count at ``template`` or
+    more (``hot``: the others are held by fewer documents, never template shingles; empty for
+    ``template`` 0). A row per document: Spark stores far fewer rows, and explodes them where
+    it groups entries."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             keys, offsets = flat_lists(batch.column("keys"))
             count = entry_counts(keys, counts, bits)
-            flags, need = _prefixes(keys, offsets, count, rule)
+            flags, need = document_prefixes(offsets, keys, count, rule)
             keep = marked_entries(keys, count, bits, marks)
             yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
@@ -440,7 +406,7 @@ def exact_pairing_stage(rule: PrefixRule, template: int) -> Stage:
                 _values(counts)[bounds[0] : bounds[-1]],
             )
             capped = np.minimum(count, MAX_COUNT).astype(np.uint8)
-            flags, need = _prefixes(keys, offsets, capped, rule)
+            flags, need = document_prefixes(offsets, keys, capped, rule)
             keep = count > 1
             yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
@@ -579,24 +545,21 @@ def measure_stage(config: DedupConfig) -> SetsStage:
 
     def of_sets(sets: dict[str, tuple[np.ndarray, np.ndarray]]) -> PairsOf:
         values, offsets = sets["fps"]
-        sizes = np.diff(offsets)
 
         def of_pairs(chunk: pa.Table, left: np.ndarray, right: np.ndarray) -> pa.RecordBatch:
-            shared = shared_counts(values, offsets, left, right)
-            resemblance, c_lr, c_rl = pair_measures(shared, sizes[left], sizes[right])
-            s_lr, s_rl = plain_scores(config.measure, resemblance, c_lr, c_rl)
+            m = measure_pairs(values, offsets, left, right, config)
             return _batch(
                 {
                     "left": _ints(chunk, "left"),
                     "right": _ints(chunk, "right"),
-                    "shared": shared,
-                    "resemblance": resemblance,
-                    "c_lr": c_lr,
-                    "c_rl": c_rl,
-                    "s_lr": s_lr,
-                    "s_rl": s_rl,
-                    "rescore": needs_content_score(config, c_lr, c_rl),
-                    "near_copy": near_copies(c_lr, c_rl),
+                    "shared": m.shared,
+                    "resemblance": m.resemblance,
+                    "c_lr": m.c_lr,
+                    "c_rl": m.c_rl,
+                    "s_lr": m.s_lr,
+                    "s_rl": m.s_rl,
+                    "rescore": m.rescore,
+                    "near_copy": m.near_copy,
                 }
             )
 
@@ -633,15 +596,11 @@ def content_stage(config: DedupConfig) -> SetsStage:
 
     def of_sets(sets: dict[str, tuple[np.ndarray, np.ndarray]]) -> PairsOf:
         values, offsets = sets["fps"]
-        sizes = np.diff(offsets)
 
         def of_pairs(chunk: pa.Table, left: np.ndarray, right: np.ndarray) -> pa.RecordBatch:
             template = unique(_gather(*sets["tmpl"], unique(np.concatenate((left, right)))))
             shared = _ints(chunk, "shared")
-            content = content_counts(values, offsets, left, right, shared, template)
-            s_lr, s_rl = directional_scores(
-                shared, sizes[left], sizes[right], content, config.measure
-            )
+            s_lr, s_rl = content_scores(values, offsets, left, right, shared, template, config)
             return _batch(
                 {
                     "left": _ints(chunk, "left"),
@@ -686,30 +645,32 @@ def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
         column = table.column("value").to_numpy(zero_copy_only=False)
         values = np.asarray(column)[is_doc][order]
     m = docs.size
-    rank = preference_rank(config.keep, m, docs, lengths, values)
     left = np.searchsorted(docs, a[~is_doc])
     right = np.searchsorted(docs, b[~is_doc])
     s_lr, s_rl = _floats(table, "s_lr")[~is_doc], _floats(table, "s_rl")[~is_doc]
     measures = (_floats(table, f)[~is_doc] for f in ("resemblance", "c_lr", "c_rl"))
     pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, *measures)
     rows = np.flatnonzero(is_doc)[order]
-    values, offsets = flat_lists(table.column("fps").take(rows))
+    sets = flat_lists(table.column("fps").take(rows))
     template = unique(flat_lists(table.column("tmpl").take(rows))[0])
-
-    def verify(vl: np.ndarray, vr: np.ndarray) -> Pairs:
-        return score_pairs(Candidates(vl, vr, 0), values, offsets, None, None, config, template)[0]
-
     names = None
     if config.identity:
         words, word_offsets = flat_lists(table.column("words").take(rows))
         rare, rare_offsets = flat_lists(table.column("rare").take(rows))
         rare = sorted_sets(rare, rare_offsets)
-        names = Names(words, word_offsets, rare, rare_offsets, function_words(config.text))
-    found, keep_of = keeper_rounds(m, pairs, rank, config, verify, names)
-    labels, keepers = cluster_labels(m, found, keep_of, rank, config.chain)
+        names = identity_names(words, word_offsets, rare, rare_offsets, config)
+    decided = decide_documents(
+        m, pairs, lengths, config, docs, values, sets=sets, template=template, names=names
+    )
+    found, keep_of, labels, keepers = (
+        decided.pairs,
+        decided.keep_of,
+        decided.labels,
+        decided.keepers,
+    )
     declined = np.zeros(m, dtype=np.int64)
     if m:
-        declined[0] = declined_pairs(found, keep_of, config.removal_guard)
+        declined[0] = decided.declined
     new = found.take(np.arange(found.left.size) >= left.size)
     k = new.left.size
     gone, none = np.full(m, -1, np.int64), np.full(m, np.nan)

@@ -68,8 +68,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup.dedup.config import DedupConfig
-from neardup.dedup.core import _prefix
-from neardup.dedup.prefix import MAX_COUNT, table_bits, tables_serve
+from neardup.dedup.flow import MAX_COUNT, PrefixRule, prefix_rule, table_bits, tables_serve
 from neardup.engines.spark import batches as B
 from neardup.errors import ConfigError, InputError
 from neardup.util.extras import pyspark
@@ -111,22 +110,29 @@ class SparkDedup:
     stats: dict[str, DataFrame | int]
 
     def summary(self) -> dict[str, Any]:
-        """Counts of the run (a few Spark actions)."""
+        """Counts of the run (a few Spark actions over the run's computed tables, not over
+        its outputs: a removed document is one whose keeper is another, a cluster a label
+        held by two or more documents in pairs)."""
         from pyspark.sql import functions as F
 
-        sizes = self.clusters.select(F.size("ids").alias("n"))
-        largest = sizes.agg(F.max("n")).first()[0]
+        docs = self.stats["documents"]
+        assert not isinstance(docs, int)
+        documents, empty = docs.agg(F.count("*"), F.sum((F.col("size") == 0).cast("long"))).first()
+        decisions = self.decisions
+        removed = decisions.where(F.col("keep_of") != F.col("doc")).agg(F.count("*"))
+        sizes = decisions.groupBy("label").agg(F.count("*").alias("n")).where(F.col("n") >= 2)
+        clusters, largest = sizes.agg(F.count("*"), F.max("n")).first()
         out: dict[str, Any] = {
-            "documents": _value(self.stats["documents"]),
-            "removed": self.removed.count(),
-            "clusters": sizes.count(),
+            "documents": int(documents),
+            "removed": _value(removed),
+            "clusters": int(clusters),
             "largest_cluster": int(largest or 0),
             "candidate_pairs": _value(self.stats["candidates"]),
-            "verified_pairs": self.pairs.count(),
+            "verified_pairs": _value(self.stats["verified"]),
             "capped_buckets": _value(self.stats["capped"]),
             "template_shingles": _value(self.stats["templates"]),
             "declined_pairs": _value(self.stats["declined"]),
-            "empty_documents": _value(self.stats["empty"]),
+            "empty_documents": int(empty or 0),
         }
         out["kept"] = out["documents"] - out["removed"]
         return out
@@ -214,12 +220,12 @@ def spark_dedup(
         removed=_removed(docs, decisions, ids),
         decisions=decisions,
         stats={
-            "documents": fp.agg(F.count("*")),
+            "documents": fp.select("size"),
             "candidates": candidates.agg(F.count("*")),
+            "verified": at_threshold.agg(F.count("*")),
             "capped": capped,
             "templates": templates,
             "declined": decisions.agg(F.sum("declined")),
-            "empty": fp.where(F.col("size") == 0).agg(F.count("*")),
         },
     )
 
@@ -379,16 +385,15 @@ def _candidates(
     cap = config.max_bucket
     if cap < 2:
         raise ConfigError(f"max_bucket={cap!r} must be at least 2")
-    score, frequent, fallback, least = _prefix(config)
+    rule = prefix_rule(config)
     # keys counted ≤ low (never saturated, never in a capped bucket) make pairs by counted
     # hits when least > 0 (:mod:`neardup.dedup.candidates`); the others as before
-    low = min(cap, MAX_COUNT - 1) if score > 0.0 and least > 0.0 else 0
+    low = rule.low
     # the part value of each shuffle partition, for the packed shuffles (one tiny job, once)
     labels = functools.cache(lambda: partition_labels(fp, partitions(fp)))
     shingles = fp.select("doc", "fps")
-    if score > 0.0:
+    if rule.score > 0.0:
         template = min(config.template_df, MAX_COUNT)
-        rule = (score, frequent, fallback, least, low)
         per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact, labels)
         # only entries counted above ``low`` become rows (the others pair by counted hits)
         zipped = F.arrays_zip("key", "count", "in_prefix")
@@ -482,7 +487,7 @@ KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships 
 
 def _prefix_entries(
     keys: DataFrame,
-    rule: B.PrefixRule,
+    rule: PrefixRule,
     template: int,
     exact: bool | None,
     labels: Callable[[], np.ndarray],
@@ -512,9 +517,6 @@ def _prefix_entries(
     """
     from pyspark.sql import functions as F
 
-    score, frequent, fallback, least, low = rule
-    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
-    rule = (score, limit, fallback, least, low)
     entries = _value(keys.agg(F.sum(F.size("keys"))))
     if exact is None:
         exact = not tables_serve(entries)
@@ -543,7 +545,7 @@ def _prefix_entries(
 
 
 def _exact_pairing(
-    keys: DataFrame, rule: B.PrefixRule, template: int, labels: np.ndarray
+    keys: DataFrame, rule: PrefixRule, template: int, labels: np.ndarray
 ) -> DataFrame:
     """:func:`batches.exact_pairing_stage` over ``doc, keys``: every key entry shuffled by
     key and counted there (:func:`batches.key_count_stage`: no sort, no group of a hot
@@ -849,7 +851,7 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
     the driver. Otherwise every word entry is a row, counted by a group-by."""
     from pyspark.sql import functions as F
 
-    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+    from neardup.dedup.flow import LEAST_DOCUMENTS, RARE_GROUPS
     from neardup.fingerprints.word_kernels import CHARACTERS, WORD
 
     script = int(CHARACTERS)  # under 2**63: a Spark long as it is
@@ -906,7 +908,7 @@ def _rare_words_by_driver(fp: DataFrame, mine: pa.Table, labels: pa.Table) -> Da
     import pyarrow as pa
     from pyspark.sql import functions as F
 
-    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+    from neardup.dedup.flow import LEAST_DOCUMENTS, RARE_GROUPS
     from neardup.fingerprints.word_kernels import CHARACTERS, REPEATED, WORD
     from neardup.util.arrays import unique
 

@@ -35,7 +35,12 @@ from neardup.engines.spark.spark_review import review_frame
 from neardup.engines.spark.spark_session import spark_errors, spark_session
 from neardup.errors import ConfigError, InputError
 from neardup.io.files import read_through
-from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, _jsonl_item, _Options
+from neardup.io.readers import (
+    DEFAULT_MAX_TEXT_BYTES,
+    BadRecord,
+    JsonlOptions,
+    parse_jsonl_line,
+)
 from neardup.text.text_config import config_fingerprint
 
 if TYPE_CHECKING:
@@ -238,7 +243,7 @@ def read_inputs(spark: SparkSession, inputs: Inputs, kind: str) -> tuple[DataFra
 def _jsonl_stage(inputs: Inputs) -> Any:
     """Lines → ``_row, _id, _text, _record, _bad`` by the local reader's own line parser."""
     paths = list(inputs.paths)
-    opts = _Options(inputs.id_field, inputs.text_field, DEFAULT_MAX_TEXT_BYTES, len(paths) > 1)
+    opts = JsonlOptions(inputs.id_field, inputs.text_field, DEFAULT_MAX_TEXT_BYTES, len(paths) > 1)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
@@ -250,7 +255,7 @@ def _jsonl_stage(inputs: Inputs) -> Any:
             for line, source, pos, row in zip(lines, sources, positions, rows, strict=True):
                 if not line or line.isspace():
                     continue
-                item = _jsonl_item(line.encode("utf-8"), paths[source], int(pos) + 1, opts)
+                item = parse_jsonl_line(line.encode("utf-8"), paths[source], int(pos) + 1, opts)
                 out["_row"].append(int(row))
                 if isinstance(item, BadRecord):
                     out["_id"].append(None)
