@@ -23,6 +23,8 @@ from neardup.dedup.prefix import (
 from neardup.engines.spark.batches import (
     bucket_stage,
     count_table_stage,
+    counted_bucket_stage,
+    counted_pairs_stage,
     exact_pairing_stage,
     flat_lists,
     grouped,
@@ -91,6 +93,71 @@ def test_bucket_stage_gives_each_pair_once_a_chunk_with_its_bucket_count(entries
         for pair, n in zip(pairs, batch["n"].to_pylist(), strict=True):
             summed[pair] = summed.get(pair, 0) + n
     assert summed == expected
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(1, 9), st.integers(2, 6))
+def test_counted_pairs_packed_by_pair_keep_those_that_reach_their_need(seed, parts, size, cap):
+    """Entries scattered with their documents' needs, paired per partition of keys, the
+    pairs scattered again and summed per partition of pairs: exactly the pairs whose
+    buckets in all partitions together reach the smaller of the two needs."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 30))
+    sets = [np.unique(rng.integers(0, 25, int(rng.integers(0, 10)))) for _ in range(n)]
+    offsets = np.r_[0, np.cumsum([x.size for x in sets])].astype(np.int64)
+    keys = np.concatenate(sets).astype(np.uint64)
+    flags = rng.random(keys.size) < 0.6
+    need = rng.integers(1, 4, n)
+    count = np.ones(keys.size, np.int64)  # every entry counted low enough to travel
+    rows = [
+        pa.RecordBatch.from_pydict(
+            {
+                "doc": np.arange(i, min(i + size, n)),
+                "need": need[i : i + size],
+                "key": list_array(
+                    keys[offsets[i] : offsets[min(i + size, n)]],
+                    offsets[i : min(i + size, n) + 1] - offsets[i],
+                ),
+                "count": list_array(
+                    count[offsets[i] : offsets[min(i + size, n)]],
+                    offsets[i : min(i + size, n) + 1] - offsets[i],
+                ),
+                "in_prefix": pa.ListArray.from_arrays(
+                    pa.array((offsets[i : min(i + size, n) + 1] - offsets[i]).astype(np.int32)),
+                    pa.array(flags[offsets[i] : offsets[min(i + size, n)]]),
+                ),
+            }
+        )
+        for i in range(0, n, size)
+    ]
+    labels = np.arange(parts) * 5 + 1
+
+    def routed(batches):  # rows of a packed stage to the partition their part names
+        out: dict[int, list[pa.RecordBatch]] = {int(label): [] for label in labels}
+        for batch in batches:
+            for r in range(batch.num_rows):
+                out[batch.column("part")[r].as_py()].append(batch.slice(r, 1))
+        return out.values()
+
+    scatter = scatter_stage(labels, ("key", "in_prefix"), most=1, repeated=("need",))
+    by_key = routed(scatter(iter(rows)))
+    paired = [
+        b for part in by_key for b in counted_bucket_stage(cap, labels, rows=size)(iter(part))
+    ]
+    found = {
+        (a, b)
+        for part in routed(paired)
+        for batch in counted_pairs_stage()(iter(part))
+        for a, b in zip(batch["left"].to_pylist(), batch["right"].to_pylist(), strict=True)
+    }
+    docs = np.repeat(np.arange(n), np.diff(offsets))
+    order = np.lexsort((docs, keys))
+    left, right, _ = bucket_pairs(keys[order].astype(np.int64), docs[order], cap, flags[order])
+    shared: dict[tuple[int, int], int] = {}
+    for pair in zip(left.tolist(), right.tolist(), strict=True):
+        shared[pair] = shared.get(pair, 0) + 1
+    expected = {p for p, k in shared.items() if k >= min(need[p[0]], need[p[1]])}
+    assert found == expected
 
 
 def _merged(stage, partitions, bitset):

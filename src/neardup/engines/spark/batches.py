@@ -1,10 +1,10 @@
 """The dedup stages as functions of Arrow record batches, for Spark's ``mapInArrow``.
 
-Each factory returns ``f(batches) -> batches`` that calls the local engine's own pure batch
-functions (:mod:`neardup.fingerprints.shingles`, the method's ``sketch`` / ``keys``,
-:mod:`neardup.dedup.candidates`, :mod:`neardup.dedup.templates`, :mod:`neardup.dedup.core`):
-only the conversion between Arrow columns and NumPy arrays lives here, so the two engines
-cannot drift apart. Nothing here imports pyspark, so the stages are tested without it.
+Each factory returns ``f(batches) -> batches`` that calls the stages of a run as the local
+engine calls them (:mod:`neardup.dedup.flow`: fingerprints and keys, document prefixes,
+buckets, pair measures, content scores, decisions): only the conversion between Arrow
+columns and NumPy arrays, and the packing of rows for Spark's shuffles, live here, so the
+two engines cannot drift apart. Nothing here imports pyspark, so the stages are tested without it.
 
 Fingerprints and keys travel as signed ``int64`` (Spark has no unsigned type): the same 64
 bits, viewed as ``uint64`` again before any kernel sees them.
@@ -286,13 +286,24 @@ def pairing_stage(
 
 PACKED_KEYS_SCHEMA = "part long, doc array<long>, key array<long>"
 PACKED_ENTRY_SCHEMA = PACKED_KEYS_SCHEMA + ", in_prefix array<boolean>"
+PACKED_NEED_SCHEMA = PACKED_ENTRY_SCHEMA + ", need array<long>"
+PACKED_PAIRS_SCHEMA = (
+    "part long, left array<long>, right array<long>, n array<long>, need array<long>"
+)
+PAIR_SCHEMA = "left long, right long"
 _PART_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: spreads keys that are small integers
 
 
-def scatter_stage(labels: np.ndarray, columns: tuple[str, ...], most: int | None = None) -> Stage:
+def scatter_stage(
+    labels: np.ndarray,
+    columns: tuple[str, ...],
+    most: int | None = None,
+    repeated: tuple[str, ...] = (),
+) -> Stage:
     """Rows of documents (``doc`` and list columns ``columns``, the first the keys; with
     ``most``, only the entries whose ``count`` list value is ≤ it) → a row per partition
-    of keys (hashed) and batch: ``part`` and the entries' ``doc`` and ``columns`` as lists.
+    of keys (hashed) and batch: ``part`` and the entries' ``doc`` and ``columns`` as lists,
+    and the document columns ``repeated`` (a value a document) as a list of a value an entry.
 
     So Spark shuffles a few large rows by ``part`` instead of a row per key entry (the
     cost of an exploded shuffle is per row); ``labels[p]``: the ``part`` value that Spark's
@@ -303,6 +314,7 @@ def scatter_stage(labels: np.ndarray, columns: tuple[str, ...], most: int | None
             values = [_flat(batch.column(c)) for c in columns]
             offsets = np.asarray(batch.column(columns[0]).offsets, dtype=np.int64)
             docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            values += [np.repeat(_ints(batch, c), np.diff(offsets)) for c in repeated]
             keep = np.ones(docs.size, dtype=bool)
             if most is not None:
                 keep = _flat(batch.column("count")) <= most
@@ -316,7 +328,7 @@ def scatter_stage(labels: np.ndarray, columns: tuple[str, ...], most: int | None
             starts = np.flatnonzero(np.r_[True, part[1:] != part[:-1]])
             bounds = pa.array(np.r_[starts, part.size].astype(np.int32))
             lists = {"doc": pa.ListArray.from_arrays(bounds, pa.array(docs[order]))}
-            for name, v in zip(columns, values, strict=True):
+            for name, v in zip(columns + repeated, values, strict=True):
                 lists[name] = pa.ListArray.from_arrays(bounds, pa.array(v[order]))
             yield _batch({"part": labels[part[starts]].astype(np.int64), **lists})
 
@@ -457,19 +469,85 @@ def bucket_stage(max_bucket: int, rows: int = BUCKET_ROWS) -> Stage:
         keys, docs, flags = _partition_entries(batches, "key", "doc", "in_prefix")
         if not keys.size:
             return
-        flags = flags.astype(bool)
-        order = np.lexsort((docs, keys))
-        keys, docs, flags = keys[order], docs[order], flags[order]
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        ends = np.r_[starts, keys.size]  # the first key starting at or after each cut
-        cuts = ends[np.searchsorted(starts, np.arange(0, keys.size, rows))]
-        bounds = unique(np.r_[cuts, keys.size])
-        for i, j in itertools.pairwise(bounds.tolist()):
-            left, right, _ = bucket_pairs(keys[i:j], docs[i:j], max_bucket, flags[i:j])
-            left, right, n = _summed(left, right)
+        for left, right, n in _chunk_pairs(keys, docs, flags.astype(bool), max_bucket, rows):
             yield _batch({"left": left, "right": right, "n": n})
 
     return run
+
+
+def counted_bucket_stage(max_bucket: int, labels: np.ndarray, rows: int = BUCKET_ROWS) -> Stage:
+    """:func:`bucket_stage` over entries that also carry their document's ``need`` of
+    counted hits (:func:`scatter_stage` with ``repeated=("need",)``) → the pairs of each
+    chunk packed by pair (a row per partition of pairs and chunk, as :func:`scatter_stage`
+    packs entries): ``part`` and the lists ``left, right, n`` and ``need``, the smaller of
+    the two documents' needs. :func:`counted_pairs_stage` sums them where they meet."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        keys, docs, flags, needs = _partition_entries(batches, "key", "doc", "in_prefix", "need")
+        if not keys.size:
+            return
+        known, first = np.unique(docs, return_index=True)
+        need_of = needs[first]
+        for left, right, n in _chunk_pairs(keys, docs, flags.astype(bool), max_bucket, rows):
+            need = np.minimum(
+                need_of[np.searchsorted(known, left)], need_of[np.searchsorted(known, right)]
+            )
+            yield from _packed_pairs(labels, left, right, n, need)
+
+    return run
+
+
+def _packed_pairs(
+    labels: np.ndarray, left: np.ndarray, right: np.ndarray, n: np.ndarray, need: np.ndarray
+) -> Iterator[pa.RecordBatch]:
+    """``part`` (a label of :func:`scatter_stage`, by the pair) and the pairs' columns as
+    lists, a row a part."""
+    if not left.size:
+        return
+    mixed = (left.astype(np.uint64) * _PART_MIX) ^ right.astype(np.uint64)
+    part = (((mixed * _PART_MIX) >> np.uint64(32)) % np.uint64(labels.size)).astype(np.int64)
+    order = np.argsort(part, kind="stable")
+    part = part[order]
+    starts = np.flatnonzero(np.r_[True, part[1:] != part[:-1]])
+    bounds = pa.array(np.r_[starts, part.size].astype(np.int32))
+    columns = {"left": left, "right": right, "n": n, "need": need}
+    lists = {k: pa.ListArray.from_arrays(bounds, pa.array(v[order])) for k, v in columns.items()}
+    yield _batch({"part": labels[part[starts]].astype(np.int64), **lists})
+
+
+def counted_pairs_stage() -> Stage:
+    """Packed pairs of :func:`counted_bucket_stage` (every chunk's pairs hashed to this
+    partition) → ``left, right``: the pairs whose buckets, summed over every chunk, reach
+    their need (the counted hits of :mod:`neardup.dedup.candidates`)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        left, right, n, need = _partition_entries(batches, "left", "right", "n", "need")
+        if not left.size:
+            return
+        order = np.lexsort((right, left))
+        left, right, n, need = left[order], right[order], n[order], need[order]
+        starts = np.flatnonzero(np.r_[True, (left[1:] != left[:-1]) | (right[1:] != right[:-1])])
+        shared = np.add.reduceat(n, starts)
+        keep = starts[shared >= need[starts]]
+        yield _batch({"left": left[keep], "right": right[keep]})
+
+    return run
+
+
+def _chunk_pairs(
+    keys: np.ndarray, docs: np.ndarray, flags: np.ndarray, max_bucket: int, rows: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each chunk of about ``rows`` entries' (whole buckets) distinct pairs, with how many
+    of its buckets pair them (:func:`_summed`): the entries sorted by key and document."""
+    order = np.lexsort((docs, keys))
+    keys, docs, flags = keys[order], docs[order], flags[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    ends = np.r_[starts, keys.size]  # the first key starting at or after each cut
+    cuts = ends[np.searchsorted(starts, np.arange(0, keys.size, rows))]
+    bounds = unique(np.r_[cuts, keys.size])
+    for i, j in itertools.pairwise(bounds.tolist()):
+        left, right, _ = bucket_pairs(keys[i:j], docs[i:j], max_bucket, flags[i:j])
+        yield _summed(left, right)
 
 
 def _summed(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

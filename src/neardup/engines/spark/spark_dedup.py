@@ -7,7 +7,8 @@
     result.removed.write.parquet("s3://bucket/removed")   # the records, + _duplicate_of
     result.kept, result.pairs, result.clusters, result.summary()
 
-The stages are the local engine's (:mod:`neardup.dedup.core`), mapped onto Spark:
+The stages are the local engine's, declared once in :mod:`neardup.dedup.flow` and called per
+partition or group (:mod:`neardup.engines.spark.batches`), mapped onto Spark:
 
 =========================  ========================================================
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
@@ -22,9 +23,11 @@ prefix filter              per document in its row (no shuffle of entries); only
 candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow`` (the
                            entries shuffled packed: a row per partition and batch;
                            sorted in NumPy), each chunk's pairs distinct (with their
-                           bucket counts); keys counted ≤ ``max_bucket``: each pair's
-                           shared keys counted by a group-by, kept at the smaller need
-                           (counted hits of :mod:`neardup.dedup.candidates`);
+                           bucket counts); keys counted ≤ ``max_bucket``: the entries
+                           carry their documents' needs, the buckets' pairs go packed
+                           to their pairs' partitions and are summed there in NumPy,
+                           kept at the smaller need (counted hits of
+                           :mod:`neardup.dedup.candidates`; no row per pair);
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
 exact verification        candidate pairs in groups (the fewest that fit a Python
@@ -106,8 +109,10 @@ class SparkDedup:
     clusters: DataFrame
     kept: DataFrame
     removed: DataFrame
-    decisions: DataFrame  # _doc, keep_of, label, keeper for documents in a pair
+    decisions: DataFrame  # doc, keep_of, label, keeper, declined for documents in a pair
     stats: dict[str, DataFrame | int]
+    documents: DataFrame  # the input rows with their number (``_doc``)
+    verified: DataFrame  # the pairs at the threshold by number: left, right, s_lr, s_rl, c_lr …
 
     def summary(self) -> dict[str, Any]:
         """Counts of the run (a few Spark actions over the run's computed tables, not over
@@ -195,6 +200,7 @@ def spark_dedup(
     with timed("verification and templates"):
         scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         with timed("templates: rescoring on content"):
+            scored = scored.localCheckpoint()  # read again by the rare words' groups
             at_threshold = scored.where(F.col("score") >= F.lit(config.threshold))
             at_threshold = at_threshold.localCheckpoint()
     with timed("components and keepers"):
@@ -227,6 +233,8 @@ def spark_dedup(
             "templates": templates,
             "declined": decisions.agg(F.sum("declined")),
         },
+        documents=docs,
+        verified=at_threshold,
     )
 
 
@@ -460,24 +468,17 @@ def _counted_pairs(per_doc: DataFrame, low: int, cap: int, labels: np.ndarray) -
     """``left, right``: the pairs of documents sharing, among their entries counted ≤
     ``low`` (``per_doc``: ``doc, need`` and the lists ``key, count, in_prefix``), at least
     the smaller of their two needs of keys in either one's hit prefix — the buckets' pairs,
-    one per shared key, counted by a group-by (:mod:`neardup.dedup.candidates`). The
-    entries travel to their keys' partitions packed (:func:`batches.scatter_stage`)."""
-    from pyspark.sql import functions as F
-
-    stage = B.scatter_stage(labels, ("key", "in_prefix"), most=low)
-    shared = (
-        per_doc.mapInArrow(stage, B.PACKED_ENTRY_SCHEMA)
-        .repartition(labels.size, "part")
-        .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
-        .groupBy("left", "right")
-        .agg(F.sum("n").alias("shared"))
-    )
-    need = per_doc.select("doc", "need")  # a row a document
+    one per shared key, counted (:mod:`neardup.dedup.candidates`). The entries travel to
+    their keys' partitions with their documents' needs, and the buckets' pairs to their
+    pairs' partitions, packed (:func:`batches.scatter_stage`): two shuffles of a few large
+    rows, no row per pair."""
+    stage = B.scatter_stage(labels, ("key", "in_prefix"), most=low, repeated=("need",))
     return (
-        shared.join(need.select(F.col("doc").alias("left"), F.col("need").alias("need_l")), "left")
-        .join(need.select(F.col("doc").alias("right"), F.col("need").alias("need_r")), "right")
-        .where(F.col("shared") >= F.least("need_l", "need_r"))
-        .select("left", "right")
+        per_doc.mapInArrow(stage, B.PACKED_NEED_SCHEMA)
+        .repartition(labels.size, "part")
+        .mapInArrow(B.counted_bucket_stage(cap, labels), B.PACKED_PAIRS_SCHEMA)
+        .repartition(labels.size, "part")
+        .mapInArrow(B.counted_pairs_stage(), B.PAIR_SCHEMA)
     )
 
 
