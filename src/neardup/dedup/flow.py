@@ -15,10 +15,14 @@ keepers, clusters  :func:`decide_documents`: lossless keepers by rounds, cluster
                    :func:`connected_components` (of pairs: the groups of near copies)
 =================  ==========================================================================
 
-Every stage is a pure function of arrays over a batch of documents or pairs, so the local
-engine calls it on the whole corpus (:mod:`neardup.dedup.core`) and the Spark engine on the
-documents or pairs of one partition or group (:mod:`neardup.engines.spark.batches`). An
-engine needs no other name of :mod:`neardup.dedup` than these and the run's configuration
+Every stage is a pure function of arrays over a batch of documents or pairs. The Spark
+engine calls each on the documents or pairs of one partition or group
+(:mod:`neardup.engines.spark.batches`); the local engine (:mod:`neardup.dedup.core`) calls
+the fingerprints, the prefix rule and the decisions here on the whole corpus, and runs
+candidates and verification in their fused whole-corpus forms
+(:func:`~neardup.dedup.candidates.prefix_candidates`,
+:func:`~neardup.dedup.scoring.score_pairs`), built of the same kernels. An engine needs no
+other name of :mod:`neardup.dedup` than these and the run's configuration
 (:mod:`neardup.dedup.config`).
 """
 

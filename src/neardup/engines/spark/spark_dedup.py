@@ -483,7 +483,7 @@ def _counted_pairs(per_doc: DataFrame, low: int, cap: int, labels: np.ndarray) -
 
 
 CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
-KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships whole tables)
+KEYS_PER_TABLE = 1 << 26  # keys per task filling count tables (each task ships whole tables)
 
 
 def _prefix_entries(
@@ -540,8 +540,11 @@ def _prefix_entries(
             chunks = few.mapInArrow(stage, B.CHUNK_SCHEMA)
             marks = _table(chunks, (1 << bits) // 8, chunk, bitset=True, tasks=tasks)
         with timed("candidate pairs: pairing entries"):
+            # the tables travel with the stage and are unpickled by each of its tasks:
+            # as many tasks as cores (coalesce: no shuffle), not one a partition
             stage = B.pairing_stage(counts, marks, bits, rule, template)
-            per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
+            spread = keys.coalesce(max(tasks, _cores(keys)))
+            per_doc = spread.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
     return per_doc, per_doc.select("doc", F.col("hot").alias("fps")), exact
 
 
@@ -573,11 +576,11 @@ def _exact_pairing(
 
 def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool, tasks: int) -> np.ndarray:
     """A table of ``size`` bytes from the chunks (``chunk, data``) of ``tasks`` partitions:
-    summed (saturating) or or-ed. Up to :data:`DRIVER_MERGE_BYTES` of them in all are
-    brought to the driver as Arrow and merged there; more are merged by Spark chunk by
-    chunk first (a shuffle), and the merged table collected."""
+    summed (saturating) or or-ed. One task's table, or up to :data:`DRIVER_MERGE_BYTES` of
+    them in all, are brought to the driver as Arrow (and merged there); more are merged by
+    Spark chunk by chunk first (a shuffle), and the merged table collected."""
     table = np.zeros(size, dtype=np.uint8)
-    if tasks * size > DRIVER_MERGE_BYTES:
+    if tasks > 1 and tasks * size > DRIVER_MERGE_BYTES:
         chunks = (
             chunks.repartition("chunk")
             .sortWithinPartitions("chunk")
