@@ -214,7 +214,7 @@ def test_keys_made_beside_the_fingerprints_equal_the_sketch_stage_keys(method, t
     parts, spill = _KeyParts(), _Spill(tmp_path, keep_counts=built.weighs_counts)
     for base in range(0, len(docs), 8):
         job = partial(pairs_batch, docs[base : base + 8])
-        _, _, prints, keys, notes, _ = _read_and_fingerprint(job, config.text, built)
+        _, _, prints, keys, notes, _ = _read_and_fingerprint(job, config, built)
         parts.add(keys, base, notes)
         spill.add(prints)
     _, (docs_after, keys_after), notes_after = _sketch_all(built, spill, config)

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.dedup.candidates import DEFAULT_HITS, bucket_pairs
+from neardup.dedup.flow import PrefixRule
 from neardup.dedup.prefix import (
     entry_counts,
     entry_prefix_flags,
@@ -22,6 +23,8 @@ from neardup.dedup.prefix import (
 from neardup.engines.spark.batches import (
     bucket_stage,
     count_table_stage,
+    counted_bucket_stage,
+    counted_pairs_stage,
     exact_pairing_stage,
     flat_lists,
     grouped,
@@ -92,6 +95,71 @@ def test_bucket_stage_gives_each_pair_once_a_chunk_with_its_bucket_count(entries
     assert summed == expected
 
 
+@settings(deadline=None, max_examples=40)
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(1, 9), st.integers(2, 6))
+def test_counted_pairs_packed_by_pair_keep_those_that_reach_their_need(seed, parts, size, cap):
+    """Entries scattered with their documents' needs, paired per partition of keys, the
+    pairs scattered again and summed per partition of pairs: exactly the pairs whose
+    buckets in all partitions together reach the smaller of the two needs."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 30))
+    sets = [np.unique(rng.integers(0, 25, int(rng.integers(0, 10)))) for _ in range(n)]
+    offsets = np.r_[0, np.cumsum([x.size for x in sets])].astype(np.int64)
+    keys = np.concatenate(sets).astype(np.uint64)
+    flags = rng.random(keys.size) < 0.6
+    need = rng.integers(1, 4, n)
+    count = np.ones(keys.size, np.int64)  # every entry counted low enough to travel
+    rows = [
+        pa.RecordBatch.from_pydict(
+            {
+                "doc": np.arange(i, min(i + size, n)),
+                "need": need[i : i + size],
+                "key": list_array(
+                    keys[offsets[i] : offsets[min(i + size, n)]],
+                    offsets[i : min(i + size, n) + 1] - offsets[i],
+                ),
+                "count": list_array(
+                    count[offsets[i] : offsets[min(i + size, n)]],
+                    offsets[i : min(i + size, n) + 1] - offsets[i],
+                ),
+                "in_prefix": pa.ListArray.from_arrays(
+                    pa.array((offsets[i : min(i + size, n) + 1] - offsets[i]).astype(np.int32)),
+                    pa.array(flags[offsets[i] : offsets[min(i + size, n)]]),
+                ),
+            }
+        )
+        for i in range(0, n, size)
+    ]
+    labels = np.arange(parts) * 5 + 1
+
+    def routed(batches):  # rows of a packed stage to the partition their part names
+        out: dict[int, list[pa.RecordBatch]] = {int(label): [] for label in labels}
+        for batch in batches:
+            for r in range(batch.num_rows):
+                out[batch.column("part")[r].as_py()].append(batch.slice(r, 1))
+        return out.values()
+
+    scatter = scatter_stage(labels, ("key", "in_prefix"), most=1, repeated=("need",))
+    by_key = routed(scatter(iter(rows)))
+    paired = [
+        b for part in by_key for b in counted_bucket_stage(cap, labels, rows=size)(iter(part))
+    ]
+    found = {
+        (a, b)
+        for part in routed(paired)
+        for batch in counted_pairs_stage()(iter(part))
+        for a, b in zip(batch["left"].to_pylist(), batch["right"].to_pylist(), strict=True)
+    }
+    docs = np.repeat(np.arange(n), np.diff(offsets))
+    order = np.lexsort((docs, keys))
+    left, right, _ = bucket_pairs(keys[order].astype(np.int64), docs[order], cap, flags[order])
+    shared: dict[tuple[int, int], int] = {}
+    for pair in zip(left.tolist(), right.tolist(), strict=True):
+        shared[pair] = shared.get(pair, 0) + 1
+    expected = {p for p, k in shared.items() if k >= min(need[p[0]], need[p[1]])}
+    assert found == expected
+
+
 def _merged(stage, partitions, bitset):
     """A stage's chunks over each partition (lists of batches), merged as Spark would."""
     rows = [r for part in partitions for b in stage(iter(part)) for r in b.to_pylist()]
@@ -137,7 +205,7 @@ def test_count_and_mark_tables_merged_from_partitions_are_the_local_ones(seed, p
     if least > 0.0:
         hit, _ = hit_flags(offsets, keys, count, least, DEFAULT_HITS, 50, 0.6, 10)
         flags = np.where(count <= 50, hit, flags)
-    stage = mark_stage(local, bits, (0.6, 10, 0.5, least, 50), chunk // 8)
+    stage = mark_stage(local, bits, PrefixRule(0.6, 10, 0.5, least, 50), chunk // 8)
     marks = np.zeros((1 << bits) // 8, np.uint8)
     for c, data in _merged(stage, partitions, bitset=True).items():
         marks[c * chunk // 8 : (c + 1) * chunk // 8] = np.frombuffer(data, np.uint8)
@@ -201,7 +269,7 @@ def test_exact_counts_from_partitions_of_keys_are_the_true_counts(seed, parts, s
     batch = pa.RecordBatch.from_pydict(
         {"doc": np.arange(len(docs)), "keys": list_array(keys, offsets), "shared": shared}
     )
-    rule = (0.6, 10, 0.5, 0.5, 50)
+    rule = PrefixRule(0.6, 10, 0.5, 0.5, 50)
     (out,) = exact_pairing_stage(rule, 10)(iter([batch]))
     distinct, held = np.unique(keys, return_counts=True)
     true = held[np.searchsorted(distinct, keys)]

@@ -22,24 +22,17 @@ import numba
 import numpy as np
 
 from neardup.dedup.candidates import Candidates, candidate_pairs, prefix_candidates
-from neardup.dedup.cluster import connected_components, preference_rank
+from neardup.dedup.cluster import connected_components
 from neardup.dedup.config import DedupConfig, DedupResult, Pairs
+from neardup.dedup.flow import PrefixRule, decide_documents, fingerprint_texts, prefix_rule
 from neardup.dedup.identity import Names, run_names
-from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
 from neardup.dedup.scoring import keepable, score_pairs
-from neardup.dedup.templates import NEAR_COPY, near_copies
+from neardup.dedup.templates import near_copies
 from neardup.dedup.translation import function_words
 from neardup.errors import weak_notes
-from neardup.fingerprints.shingles import (
-    FingerprintBatch,
-    fingerprint_batch,
-    fingerprint_utf8,
-    fingerprints_and_words,
-)
+from neardup.fingerprints.shingles import FingerprintBatch
 from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
 from neardup.methods.base import Keys, Method, Signatures
-from neardup.text.canon import split_texts
-from neardup.text.text_config import TextConfig
 from neardup.util.arrays import kept_segments, release_mapped_pages, unique
 from neardup.util.heap import release_free_memory
 from neardup.util.workers import ordered_map
@@ -227,7 +220,7 @@ def score_candidates(
         batches = ordered_map(  # batches read and fingerprinted on every core, in order
             partial(
                 _read_and_fingerprint,
-                config=config.text,
+                config=config,
                 method=method if early is not None else None,
                 words=word_spill is not None,
             ),
@@ -266,10 +259,11 @@ def score_candidates(
 
         clock = time.perf_counter()
         stage("finding candidate pairs")
+        rule = prefix_rule(config)
         if keys is None:  # the full index: keys = fingerprints, laid out by document
-            candidates = prefix_candidates(offsets, values, config.max_bucket, *_prefix(config))
+            candidates = prefix_candidates(offsets, values, config.max_bucket, *_prefix(rule))
         else:
-            candidates = candidate_pairs(*keys, config.max_bucket, *_prefix(config))
+            candidates = candidate_pairs(*keys, config.max_bucket, *_prefix(rule))
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
@@ -318,27 +312,26 @@ def decide(
     clock = time.perf_counter()
     pairs = scored.pairs.take(scored.pairs.score >= config.threshold)
     n = len(scored.ids)
-    rank = preference_rank(config.keep, n, np.arange(n), scored.lengths, field_values)
-    guard = config.removal_guard
     scored.release_pages()  # what verification read
     names = _names(scored, pairs, config) if config.identity and scored.words is not None else None
     verify = None if scored.verify is None else partial(_verify_apart, scored)
-    pairs, keep_of = keeper_rounds(n, pairs, rank, config, verify, names)
+    decided = decide_documents(
+        n, pairs, scored.lengths, config, field_values=field_values, names=names, verify=verify
+    )
     scored.release_pages()
-    labels, keepers = cluster_labels(n, pairs, keep_of, rank, config.chain)
     timings = scored.timings | {"clusters": time.perf_counter() - clock}
     return DedupResult(
         ids=scored.ids,
         lengths=scored.lengths,
         sizes=scored.sizes,
-        pairs=pairs,
-        labels=labels,
-        keepers=keepers,
-        keep_of=keep_of,
+        pairs=decided.pairs,
+        labels=decided.labels,
+        keepers=decided.keepers,
+        keep_of=decided.keep_of,
         candidates=scored.candidate_count,
         capped_buckets=scored.capped_buckets,
         template_shingles=scored.template_shingles,
-        declined=declined_pairs(pairs, keep_of, guard),
+        declined=decided.declined,
         weak=scored.weak,
         timings=timings,
         template=scored.template,
@@ -369,21 +362,9 @@ def _names(scored: Scored, pairs: Pairs, config: DedupConfig) -> Names:
     return run_names(*scored.words, group, pairs, known)
 
 
-def _prefix(config: DedupConfig) -> tuple[float, int, float, float]:
-    """The prefix filter of the full index (keys = shingles): ``(score, frequent,
-    fallback, positional)`` of :func:`candidate_pairs`, so that no pair that can still be
-    kept is lost; other methods' keys are not shingles (0: no filter).
-
-    Kept pairs hold ≥ ``least_keepable`` of one side as written (a score on content is
-    never above the plain one); with templates, the pairs that group near copies for the
-    template count (``NEAR_COPY`` both ways) must be found too.
-    """
-    if config.method != "full" or not config.verify:
-        return 0.0, 0, 0.0, 0.0
-    least = config.least_keepable
-    if config.template_df:
-        least = min(least, NEAR_COPY)
-    return least, 0, least, least
+def _prefix(rule: PrefixRule) -> tuple[float, int, float, float]:
+    """``(score, frequent, fallback, least)`` of :func:`candidate_pairs` for ``rule``."""
+    return rule.score, rule.frequent, rule.fallback, rule.least
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:
@@ -394,7 +375,7 @@ def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[
 
 def _read_and_fingerprint(
     job: Callable[[], TextBatch],
-    config: TextConfig,
+    config: DedupConfig,
     method: Method | None = None,
     words: bool = False,
 ) -> tuple[TextBatch, np.ndarray, FingerprintBatch, Keys | None, list[str], Sets | None]:
@@ -402,19 +383,8 @@ def _read_and_fingerprint(
     fingerprints, with ``method`` its keys and weak-signature notes, with ``words`` each
     text's word hashes (the identity check)."""
     batch = job()
-    word_sets = None
-    if words:
-        utf8 = batch.utf8 if batch.utf8 is not None else split_texts(batch.texts or [])
-        prints, word_sets = fingerprints_and_words(*utf8, config, batch.texts)
-    elif batch.utf8 is not None:
-        prints = fingerprint_utf8(*batch.utf8, config)
-    else:
-        prints = fingerprint_batch(batch.texts or [], config)
-    keys = None
-    with weak_notes() as weak:
-        if method is not None:
-            keys = method.batch_keys(prints)
-    return batch, batch.char_lengths(), prints, keys, weak, word_sets
+    done = fingerprint_texts(batch.utf8, config, method, words, batch.texts)
+    return batch, batch.char_lengths(), done.prints, done.keys, done.weak, done.words
 
 
 def _sets_of(values: np.ndarray, offsets: np.ndarray, keep: np.ndarray) -> Sets:

@@ -1,10 +1,10 @@
 """The dedup stages as functions of Arrow record batches, for Spark's ``mapInArrow``.
 
-Each factory returns ``f(batches) -> batches`` that calls the local engine's own pure batch
-functions (:mod:`neardup.fingerprints.shingles`, the method's ``sketch`` / ``keys``,
-:mod:`neardup.dedup.candidates`, :mod:`neardup.dedup.templates`, :mod:`neardup.dedup.core`):
-only the conversion between Arrow columns and NumPy arrays lives here, so the two engines
-cannot drift apart. Nothing here imports pyspark, so the stages are tested without it.
+Each factory returns ``f(batches) -> batches`` that calls the stages of a run as the local
+engine calls them (:mod:`neardup.dedup.flow`: fingerprints and keys, document prefixes,
+buckets, pair measures, content scores, decisions): only the conversion between Arrow
+columns and NumPy arrays, and the packing of rows for Spark's shuffles, live here, so the
+two engines cannot drift apart. Nothing here imports pyspark, so the stages are tested without it.
 
 Fingerprints and keys travel as signed ``int64`` (Spark has no unsigned type): the same 64
 bits, viewed as ``uint64`` again before any kernel sees them.
@@ -22,33 +22,25 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
-from neardup.dedup.cluster import preference_rank
 from neardup.dedup.config import DedupConfig, Pairs
-from neardup.dedup.identity import Names
-from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
-from neardup.dedup.prefix import (
+from neardup.dedup.flow import (
     MAX_COUNT,
+    PrefixRule,
+    bucket_pairs,
+    content_scores,
+    decide_documents,
+    document_prefixes,
     entry_counts,
-    entry_prefix_flags,
-    hit_flags,
+    fingerprint_texts,
+    identity_names,
     key_counts,
     listed_counts,
     mark_prefixes,
     mark_table,
     marked_entries,
-)
-from neardup.dedup.scoring import needs_content_score, pair_measures, plain_scores, score_pairs
-from neardup.dedup.templates import (
-    content_counts,
-    directional_scores,
-    near_copies,
+    measure_pairs,
     reaches_template,
 )
-from neardup.dedup.translation import function_words
-from neardup.errors import weak_notes
-from neardup.fingerprints.intersect_kernels import shared_counts
-from neardup.fingerprints.shingles import fingerprint_utf8, fingerprints_and_words
 from neardup.fingerprints.word_kernels import WORD
 from neardup.io.blocks import utf8_spans
 from neardup.text.script_kernels import char_counts
@@ -164,22 +156,19 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
         method = config.build_method()
         for batch in batches:
             texts = utf8_spans(batch.column("text"))  # the column's bytes: no Python strings
-            if config.identity:
-                prints, words = fingerprints_and_words(*texts, config.text)
-            else:
-                prints = fingerprint_utf8(*texts, config.text)
+            # weak-signature notes: the local engine reports them; each executor would repeat
+            done = fingerprint_texts(texts, config, method if with_keys else None, config.identity)
+            prints = done.prints
             columns = {
                 "doc": batch.column("doc"),
                 "length": char_counts(*texts),
                 "size": np.diff(prints.offsets).astype(np.int64),
                 "fps": list_array(prints.values, prints.offsets),
             }
-            if with_keys:
-                with weak_notes():  # the local engine reports them; each executor would repeat
-                    keys = method.batch_keys(prints)
-                columns["keys"] = _distinct_keys(keys.docs, keys.keys, batch.num_rows)
-            if config.identity:
-                columns["words"] = list_array(*words)
+            if done.keys is not None:
+                columns["keys"] = _distinct_keys(done.keys.docs, done.keys.keys, batch.num_rows)
+            if done.words is not None:
+                columns["words"] = list_array(*done.words)
             yield _batch(columns)
 
     return run
@@ -252,30 +241,6 @@ def merge_stage(bitset: bool) -> Stage:
     return run
 
 
-PrefixRule = tuple[float, int, float, float, int]
-"""``score, frequent, fallback, least, low``: the prefix filter of
-:func:`neardup.dedup.candidates.candidate_pairs` (``frequent``: the capped limit) and, when
-``least`` > 0, the counted hits of the keys counted ≤ ``low``."""
-
-
-def _prefixes(
-    keys: np.ndarray, offsets: np.ndarray, count: np.ndarray, rule: PrefixRule
-) -> tuple[np.ndarray, np.ndarray]:
-    """The prefix flags of the documents' keys (``keys[offsets[d]:offsets[d+1]]``, each
-    counted ``count`` ≤ ``MAX_COUNT``) and the documents' needs, as
-    :func:`neardup.dedup.candidates.candidate_pairs` finds them: with ``least`` > 0, keys
-    counted ≤ ``low`` are flagged in the hit prefix (:func:`neardup.dedup.prefix.hit_flags`);
-    else every need is 1."""
-    score, frequent, fallback, least, low = rule
-    flags = entry_prefix_flags(offsets, keys, count, score, frequent, fallback)
-    if least > 0.0:
-        hit, need = hit_flags(offsets, keys, count, least, DEFAULT_HITS, low, score, frequent)
-        np.copyto(flags, hit, where=count <= low)
-    else:
-        need = np.ones(offsets.size - 1, dtype=np.int64)
-    return flags, need
-
-
 def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> Stage:
     """``keys`` → ``chunk, data``: the partition's mark table (one bit a slot, little bit
     order, as :func:`neardup.dedup.prefix.pairing_entries`) of its documents' prefix
@@ -286,7 +251,7 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
         marks = mark_table(bits)
         for batch in batches:
             keys, offsets = flat_lists(batch.column("keys"))
-            flags, _ = _prefixes(keys, offsets, entry_counts(keys, counts, bits), rule)
+            flags, _ = document_prefixes(offsets, keys, entry_counts(keys, counts, bits), rule)
             mark_prefixes(keys, flags, bits, marks)
         yield _chunks(marks, chunk)
 
@@ -302,16 +267,17 @@ def pairing_stage(
     """``doc, keys`` → ``doc, need, key, count, in_prefix, hot``: each document's entries
     that can make a pair (:func:`neardup.dedup.prefix.pairing_entries`: counted more than
     once, mark set in the bit table ``marks`` of every document's prefix entries) as lists,
-    with the document's need of counted hits (:func:`_prefixes`); and, the keys being the
-    fingerprints, those the count tables count at ``template`` or more (``hot``: the others
-    are held by fewer documents, never template shingles; empty for ``template`` 0). A row
-    per document: Spark stores far fewer rows, and explodes them where it groups entries."""
+    with the document's need of counted hits (:func:`neardup.dedup.flow.document_prefixes`);
+    and, the keys being the fingerprints, those the count tables count at ``template`` or
+    more (``hot``: the others are held by fewer documents, never template shingles; empty for
+    ``template`` 0). A row per document: Spark stores far fewer rows, and explodes them where
+    it groups entries."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             keys, offsets = flat_lists(batch.column("keys"))
             count = entry_counts(keys, counts, bits)
-            flags, need = _prefixes(keys, offsets, count, rule)
+            flags, need = document_prefixes(offsets, keys, count, rule)
             keep = marked_entries(keys, count, bits, marks)
             yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
@@ -320,13 +286,24 @@ def pairing_stage(
 
 PACKED_KEYS_SCHEMA = "part long, doc array<long>, key array<long>"
 PACKED_ENTRY_SCHEMA = PACKED_KEYS_SCHEMA + ", in_prefix array<boolean>"
+PACKED_NEED_SCHEMA = PACKED_ENTRY_SCHEMA + ", need array<long>"
+PACKED_PAIRS_SCHEMA = (
+    "part long, left array<long>, right array<long>, n array<long>, need array<long>"
+)
+PAIR_SCHEMA = "left long, right long"
 _PART_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: spreads keys that are small integers
 
 
-def scatter_stage(labels: np.ndarray, columns: tuple[str, ...], most: int | None = None) -> Stage:
+def scatter_stage(
+    labels: np.ndarray,
+    columns: tuple[str, ...],
+    most: int | None = None,
+    repeated: tuple[str, ...] = (),
+) -> Stage:
     """Rows of documents (``doc`` and list columns ``columns``, the first the keys; with
     ``most``, only the entries whose ``count`` list value is ≤ it) → a row per partition
-    of keys (hashed) and batch: ``part`` and the entries' ``doc`` and ``columns`` as lists.
+    of keys (hashed) and batch: ``part`` and the entries' ``doc`` and ``columns`` as lists,
+    and the document columns ``repeated`` (a value a document) as a list of a value an entry.
 
     So Spark shuffles a few large rows by ``part`` instead of a row per key entry (the
     cost of an exploded shuffle is per row); ``labels[p]``: the ``part`` value that Spark's
@@ -337,6 +314,7 @@ def scatter_stage(labels: np.ndarray, columns: tuple[str, ...], most: int | None
             values = [_flat(batch.column(c)) for c in columns]
             offsets = np.asarray(batch.column(columns[0]).offsets, dtype=np.int64)
             docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            values += [np.repeat(_ints(batch, c), np.diff(offsets)) for c in repeated]
             keep = np.ones(docs.size, dtype=bool)
             if most is not None:
                 keep = _flat(batch.column("count")) <= most
@@ -350,7 +328,7 @@ def scatter_stage(labels: np.ndarray, columns: tuple[str, ...], most: int | None
             starts = np.flatnonzero(np.r_[True, part[1:] != part[:-1]])
             bounds = pa.array(np.r_[starts, part.size].astype(np.int32))
             lists = {"doc": pa.ListArray.from_arrays(bounds, pa.array(docs[order]))}
-            for name, v in zip(columns, values, strict=True):
+            for name, v in zip(columns + repeated, values, strict=True):
                 lists[name] = pa.ListArray.from_arrays(bounds, pa.array(v[order]))
             yield _batch({"part": labels[part[starts]].astype(np.int64), **lists})
 
@@ -440,7 +418,7 @@ def exact_pairing_stage(rule: PrefixRule, template: int) -> Stage:
                 _values(counts)[bounds[0] : bounds[-1]],
             )
             capped = np.minimum(count, MAX_COUNT).astype(np.uint8)
-            flags, need = _prefixes(keys, offsets, capped, rule)
+            flags, need = document_prefixes(offsets, keys, capped, rule)
             keep = count > 1
             yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
@@ -491,19 +469,85 @@ def bucket_stage(max_bucket: int, rows: int = BUCKET_ROWS) -> Stage:
         keys, docs, flags = _partition_entries(batches, "key", "doc", "in_prefix")
         if not keys.size:
             return
-        flags = flags.astype(bool)
-        order = np.lexsort((docs, keys))
-        keys, docs, flags = keys[order], docs[order], flags[order]
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        ends = np.r_[starts, keys.size]  # the first key starting at or after each cut
-        cuts = ends[np.searchsorted(starts, np.arange(0, keys.size, rows))]
-        bounds = unique(np.r_[cuts, keys.size])
-        for i, j in itertools.pairwise(bounds.tolist()):
-            left, right, _ = bucket_pairs(keys[i:j], docs[i:j], max_bucket, flags[i:j])
-            left, right, n = _summed(left, right)
+        for left, right, n in _chunk_pairs(keys, docs, flags.astype(bool), max_bucket, rows):
             yield _batch({"left": left, "right": right, "n": n})
 
     return run
+
+
+def counted_bucket_stage(max_bucket: int, labels: np.ndarray, rows: int = BUCKET_ROWS) -> Stage:
+    """:func:`bucket_stage` over entries that also carry their document's ``need`` of
+    counted hits (:func:`scatter_stage` with ``repeated=("need",)``) → the pairs of each
+    chunk packed by pair (a row per partition of pairs and chunk, as :func:`scatter_stage`
+    packs entries): ``part`` and the lists ``left, right, n`` and ``need``, the smaller of
+    the two documents' needs. :func:`counted_pairs_stage` sums them where they meet."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        keys, docs, flags, needs = _partition_entries(batches, "key", "doc", "in_prefix", "need")
+        if not keys.size:
+            return
+        known, first = np.unique(docs, return_index=True)
+        need_of = needs[first]
+        for left, right, n in _chunk_pairs(keys, docs, flags.astype(bool), max_bucket, rows):
+            need = np.minimum(
+                need_of[np.searchsorted(known, left)], need_of[np.searchsorted(known, right)]
+            )
+            yield from _packed_pairs(labels, left, right, n, need)
+
+    return run
+
+
+def _packed_pairs(
+    labels: np.ndarray, left: np.ndarray, right: np.ndarray, n: np.ndarray, need: np.ndarray
+) -> Iterator[pa.RecordBatch]:
+    """``part`` (a label of :func:`scatter_stage`, by the pair) and the pairs' columns as
+    lists, a row a part."""
+    if not left.size:
+        return
+    mixed = (left.astype(np.uint64) * _PART_MIX) ^ right.astype(np.uint64)
+    part = (((mixed * _PART_MIX) >> np.uint64(32)) % np.uint64(labels.size)).astype(np.int64)
+    order = np.argsort(part, kind="stable")
+    part = part[order]
+    starts = np.flatnonzero(np.r_[True, part[1:] != part[:-1]])
+    bounds = pa.array(np.r_[starts, part.size].astype(np.int32))
+    columns = {"left": left, "right": right, "n": n, "need": need}
+    lists = {k: pa.ListArray.from_arrays(bounds, pa.array(v[order])) for k, v in columns.items()}
+    yield _batch({"part": labels[part[starts]].astype(np.int64), **lists})
+
+
+def counted_pairs_stage() -> Stage:
+    """Packed pairs of :func:`counted_bucket_stage` (every chunk's pairs hashed to this
+    partition) → ``left, right``: the pairs whose buckets, summed over every chunk, reach
+    their need (the counted hits of :mod:`neardup.dedup.candidates`)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        left, right, n, need = _partition_entries(batches, "left", "right", "n", "need")
+        if not left.size:
+            return
+        order = np.lexsort((right, left))
+        left, right, n, need = left[order], right[order], n[order], need[order]
+        starts = np.flatnonzero(np.r_[True, (left[1:] != left[:-1]) | (right[1:] != right[:-1])])
+        shared = np.add.reduceat(n, starts)
+        keep = starts[shared >= need[starts]]
+        yield _batch({"left": left[keep], "right": right[keep]})
+
+    return run
+
+
+def _chunk_pairs(
+    keys: np.ndarray, docs: np.ndarray, flags: np.ndarray, max_bucket: int, rows: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each chunk of about ``rows`` entries' (whole buckets) distinct pairs, with how many
+    of its buckets pair them (:func:`_summed`): the entries sorted by key and document."""
+    order = np.lexsort((docs, keys))
+    keys, docs, flags = keys[order], docs[order], flags[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    ends = np.r_[starts, keys.size]  # the first key starting at or after each cut
+    cuts = ends[np.searchsorted(starts, np.arange(0, keys.size, rows))]
+    bounds = unique(np.r_[cuts, keys.size])
+    for i, j in itertools.pairwise(bounds.tolist()):
+        left, right, _ = bucket_pairs(keys[i:j], docs[i:j], max_bucket, flags[i:j])
+        yield _summed(left, right)
 
 
 def _summed(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -579,24 +623,21 @@ def measure_stage(config: DedupConfig) -> SetsStage:
 
     def of_sets(sets: dict[str, tuple[np.ndarray, np.ndarray]]) -> PairsOf:
         values, offsets = sets["fps"]
-        sizes = np.diff(offsets)
 
         def of_pairs(chunk: pa.Table, left: np.ndarray, right: np.ndarray) -> pa.RecordBatch:
-            shared = shared_counts(values, offsets, left, right)
-            resemblance, c_lr, c_rl = pair_measures(shared, sizes[left], sizes[right])
-            s_lr, s_rl = plain_scores(config.measure, resemblance, c_lr, c_rl)
+            m = measure_pairs(values, offsets, left, right, config)
             return _batch(
                 {
                     "left": _ints(chunk, "left"),
                     "right": _ints(chunk, "right"),
-                    "shared": shared,
-                    "resemblance": resemblance,
-                    "c_lr": c_lr,
-                    "c_rl": c_rl,
-                    "s_lr": s_lr,
-                    "s_rl": s_rl,
-                    "rescore": needs_content_score(config, c_lr, c_rl),
-                    "near_copy": near_copies(c_lr, c_rl),
+                    "shared": m.shared,
+                    "resemblance": m.resemblance,
+                    "c_lr": m.c_lr,
+                    "c_rl": m.c_rl,
+                    "s_lr": m.s_lr,
+                    "s_rl": m.s_rl,
+                    "rescore": m.rescore,
+                    "near_copy": m.near_copy,
                 }
             )
 
@@ -633,15 +674,11 @@ def content_stage(config: DedupConfig) -> SetsStage:
 
     def of_sets(sets: dict[str, tuple[np.ndarray, np.ndarray]]) -> PairsOf:
         values, offsets = sets["fps"]
-        sizes = np.diff(offsets)
 
         def of_pairs(chunk: pa.Table, left: np.ndarray, right: np.ndarray) -> pa.RecordBatch:
             template = unique(_gather(*sets["tmpl"], unique(np.concatenate((left, right)))))
             shared = _ints(chunk, "shared")
-            content = content_counts(values, offsets, left, right, shared, template)
-            s_lr, s_rl = directional_scores(
-                shared, sizes[left], sizes[right], content, config.measure
-            )
+            s_lr, s_rl = content_scores(values, offsets, left, right, shared, template, config)
             return _batch(
                 {
                     "left": _ints(chunk, "left"),
@@ -686,30 +723,32 @@ def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
         column = table.column("value").to_numpy(zero_copy_only=False)
         values = np.asarray(column)[is_doc][order]
     m = docs.size
-    rank = preference_rank(config.keep, m, docs, lengths, values)
     left = np.searchsorted(docs, a[~is_doc])
     right = np.searchsorted(docs, b[~is_doc])
     s_lr, s_rl = _floats(table, "s_lr")[~is_doc], _floats(table, "s_rl")[~is_doc]
     measures = (_floats(table, f)[~is_doc] for f in ("resemblance", "c_lr", "c_rl"))
     pairs = Pairs(left, right, np.maximum(s_lr, s_rl), s_lr, s_rl, *measures)
     rows = np.flatnonzero(is_doc)[order]
-    values, offsets = flat_lists(table.column("fps").take(rows))
+    sets = flat_lists(table.column("fps").take(rows))
     template = unique(flat_lists(table.column("tmpl").take(rows))[0])
-
-    def verify(vl: np.ndarray, vr: np.ndarray) -> Pairs:
-        return score_pairs(Candidates(vl, vr, 0), values, offsets, None, None, config, template)[0]
-
     names = None
     if config.identity:
         words, word_offsets = flat_lists(table.column("words").take(rows))
         rare, rare_offsets = flat_lists(table.column("rare").take(rows))
         rare = sorted_sets(rare, rare_offsets)
-        names = Names(words, word_offsets, rare, rare_offsets, function_words(config.text))
-    found, keep_of = keeper_rounds(m, pairs, rank, config, verify, names)
-    labels, keepers = cluster_labels(m, found, keep_of, rank, config.chain)
+        names = identity_names(words, word_offsets, rare, rare_offsets, config)
+    decided = decide_documents(
+        m, pairs, lengths, config, docs, values, sets=sets, template=template, names=names
+    )
+    found, keep_of, labels, keepers = (
+        decided.pairs,
+        decided.keep_of,
+        decided.labels,
+        decided.keepers,
+    )
     declined = np.zeros(m, dtype=np.int64)
     if m:
-        declined[0] = declined_pairs(found, keep_of, config.removal_guard)
+        declined[0] = decided.declined
     new = found.take(np.arange(found.left.size) >= left.size)
     k = new.left.size
     gone, none = np.full(m, -1, np.int64), np.full(m, np.nan)

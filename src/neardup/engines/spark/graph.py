@@ -65,10 +65,10 @@ def component_labels(edges: DataFrame, src: str = "src", dst: str = "dst") -> Da
 
 def _driver_labels(edges: DataFrame, few: pa.Table) -> DataFrame:
     """``node, label`` of the edges ``few`` (``src, dst``) by
-    :func:`neardup.dedup.cluster.connected_components` on the driver, as a DataFrame."""
+    :func:`neardup.dedup.flow.connected_components` on the driver, as a DataFrame."""
     import pyarrow as pa
 
-    from neardup.dedup.cluster import connected_components
+    from neardup.dedup.flow import connected_components
 
     src = few.column("src").to_numpy().astype(np.int64)
     dst = few.column("dst").to_numpy().astype(np.int64)

@@ -7,7 +7,8 @@
     result.removed.write.parquet("s3://bucket/removed")   # the records, + _duplicate_of
     result.kept, result.pairs, result.clusters, result.summary()
 
-The stages are the local engine's (:mod:`neardup.dedup.core`), mapped onto Spark:
+The stages are the local engine's, declared once in :mod:`neardup.dedup.flow` and called per
+partition or group (:mod:`neardup.engines.spark.batches`), mapped onto Spark:
 
 =========================  ========================================================
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
@@ -22,9 +23,11 @@ prefix filter              per document in its row (no shuffle of entries); only
 candidate pairs            buckets of ≤ ``max_bucket`` documents in ``mapInArrow`` (the
                            entries shuffled packed: a row per partition and batch;
                            sorted in NumPy), each chunk's pairs distinct (with their
-                           bucket counts); keys counted ≤ ``max_bucket``: each pair's
-                           shared keys counted by a group-by, kept at the smaller need
-                           (counted hits of :mod:`neardup.dedup.candidates`);
+                           bucket counts); keys counted ≤ ``max_bucket``: the entries
+                           carry their documents' needs, the buckets' pairs go packed
+                           to their pairs' partitions and are summed there in NumPy,
+                           kept at the smaller need (counted hits of
+                           :mod:`neardup.dedup.candidates`; no row per pair);
                            a capped bucket pairs its first prefix holder with the
                            others by an aggregate and a join (no giant group)
 exact verification        candidate pairs in groups (the fewest that fit a Python
@@ -68,8 +71,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup.dedup.config import DedupConfig
-from neardup.dedup.core import _prefix
-from neardup.dedup.prefix import MAX_COUNT, table_bits, tables_serve
+from neardup.dedup.flow import MAX_COUNT, PrefixRule, prefix_rule, table_bits, tables_serve
 from neardup.engines.spark import batches as B
 from neardup.errors import ConfigError, InputError
 from neardup.util.extras import pyspark
@@ -107,26 +109,35 @@ class SparkDedup:
     clusters: DataFrame
     kept: DataFrame
     removed: DataFrame
-    decisions: DataFrame  # _doc, keep_of, label, keeper for documents in a pair
+    decisions: DataFrame  # doc, keep_of, label, keeper, declined for documents in a pair
     stats: dict[str, DataFrame | int]
+    documents: DataFrame  # the input rows with their number (``_doc``)
+    verified: DataFrame  # the pairs at the threshold by number: left, right, s_lr, s_rl, c_lr …
 
     def summary(self) -> dict[str, Any]:
-        """Counts of the run (a few Spark actions)."""
+        """Counts of the run (a few Spark actions over the run's computed tables, not over
+        its outputs: a removed document is one whose keeper is another, a cluster a label
+        held by two or more documents in pairs)."""
         from pyspark.sql import functions as F
 
-        sizes = self.clusters.select(F.size("ids").alias("n"))
-        largest = sizes.agg(F.max("n")).first()[0]
+        docs = self.stats["documents"]
+        assert not isinstance(docs, int)
+        documents, empty = docs.agg(F.count("*"), F.sum((F.col("size") == 0).cast("long"))).first()
+        decisions = self.decisions
+        removed = decisions.where(F.col("keep_of") != F.col("doc")).agg(F.count("*"))
+        sizes = decisions.groupBy("label").agg(F.count("*").alias("n")).where(F.col("n") >= 2)
+        clusters, largest = sizes.agg(F.count("*"), F.max("n")).first()
         out: dict[str, Any] = {
-            "documents": _value(self.stats["documents"]),
-            "removed": self.removed.count(),
-            "clusters": sizes.count(),
+            "documents": int(documents),
+            "removed": _value(removed),
+            "clusters": int(clusters),
             "largest_cluster": int(largest or 0),
             "candidate_pairs": _value(self.stats["candidates"]),
-            "verified_pairs": self.pairs.count(),
+            "verified_pairs": _value(self.stats["verified"]),
             "capped_buckets": _value(self.stats["capped"]),
             "template_shingles": _value(self.stats["templates"]),
             "declined_pairs": _value(self.stats["declined"]),
-            "empty_documents": _value(self.stats["empty"]),
+            "empty_documents": int(empty or 0),
         }
         out["kept"] = out["documents"] - out["removed"]
         return out
@@ -189,6 +200,7 @@ def spark_dedup(
     with timed("verification and templates"):
         scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         with timed("templates: rescoring on content"):
+            scored = scored.localCheckpoint()  # read again by the rare words' groups
             at_threshold = scored.where(F.col("score") >= F.lit(config.threshold))
             at_threshold = at_threshold.localCheckpoint()
     with timed("components and keepers"):
@@ -214,13 +226,15 @@ def spark_dedup(
         removed=_removed(docs, decisions, ids),
         decisions=decisions,
         stats={
-            "documents": fp.agg(F.count("*")),
+            "documents": fp.select("size"),
             "candidates": candidates.agg(F.count("*")),
+            "verified": at_threshold.agg(F.count("*")),
             "capped": capped,
             "templates": templates,
             "declined": decisions.agg(F.sum("declined")),
-            "empty": fp.where(F.col("size") == 0).agg(F.count("*")),
         },
+        documents=docs,
+        verified=at_threshold,
     )
 
 
@@ -379,16 +393,15 @@ def _candidates(
     cap = config.max_bucket
     if cap < 2:
         raise ConfigError(f"max_bucket={cap!r} must be at least 2")
-    score, frequent, fallback, least = _prefix(config)
+    rule = prefix_rule(config)
     # keys counted ≤ low (never saturated, never in a capped bucket) make pairs by counted
     # hits when least > 0 (:mod:`neardup.dedup.candidates`); the others as before
-    low = min(cap, MAX_COUNT - 1) if score > 0.0 and least > 0.0 else 0
+    low = rule.low
     # the part value of each shuffle partition, for the packed shuffles (one tiny job, once)
     labels = functools.cache(lambda: partition_labels(fp, partitions(fp)))
     shingles = fp.select("doc", "fps")
-    if score > 0.0:
+    if rule.score > 0.0:
         template = min(config.template_df, MAX_COUNT)
-        rule = (score, frequent, fallback, least, low)
         per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact, labels)
         # only entries counted above ``low`` become rows (the others pair by counted hits)
         zipped = F.arrays_zip("key", "count", "in_prefix")
@@ -455,34 +468,27 @@ def _counted_pairs(per_doc: DataFrame, low: int, cap: int, labels: np.ndarray) -
     """``left, right``: the pairs of documents sharing, among their entries counted ≤
     ``low`` (``per_doc``: ``doc, need`` and the lists ``key, count, in_prefix``), at least
     the smaller of their two needs of keys in either one's hit prefix — the buckets' pairs,
-    one per shared key, counted by a group-by (:mod:`neardup.dedup.candidates`). The
-    entries travel to their keys' partitions packed (:func:`batches.scatter_stage`)."""
-    from pyspark.sql import functions as F
-
-    stage = B.scatter_stage(labels, ("key", "in_prefix"), most=low)
-    shared = (
-        per_doc.mapInArrow(stage, B.PACKED_ENTRY_SCHEMA)
-        .repartition(labels.size, "part")
-        .mapInArrow(B.bucket_stage(cap), B.BUCKET_SCHEMA)
-        .groupBy("left", "right")
-        .agg(F.sum("n").alias("shared"))
-    )
-    need = per_doc.select("doc", "need")  # a row a document
+    one per shared key, counted (:mod:`neardup.dedup.candidates`). The entries travel to
+    their keys' partitions with their documents' needs, and the buckets' pairs to their
+    pairs' partitions, packed (:func:`batches.scatter_stage`): two shuffles of a few large
+    rows, no row per pair."""
+    stage = B.scatter_stage(labels, ("key", "in_prefix"), most=low, repeated=("need",))
     return (
-        shared.join(need.select(F.col("doc").alias("left"), F.col("need").alias("need_l")), "left")
-        .join(need.select(F.col("doc").alias("right"), F.col("need").alias("need_r")), "right")
-        .where(F.col("shared") >= F.least("need_l", "need_r"))
-        .select("left", "right")
+        per_doc.mapInArrow(stage, B.PACKED_NEED_SCHEMA)
+        .repartition(labels.size, "part")
+        .mapInArrow(B.counted_bucket_stage(cap, labels), B.PACKED_PAIRS_SCHEMA)
+        .repartition(labels.size, "part")
+        .mapInArrow(B.counted_pairs_stage(), B.PAIR_SCHEMA)
     )
 
 
 CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
-KEYS_PER_TABLE = 1 << 25  # keys per task filling count tables (each task ships whole tables)
+KEYS_PER_TABLE = 1 << 26  # keys per task filling count tables (each task ships whole tables)
 
 
 def _prefix_entries(
     keys: DataFrame,
-    rule: B.PrefixRule,
+    rule: PrefixRule,
     template: int,
     exact: bool | None,
     labels: Callable[[], np.ndarray],
@@ -512,9 +518,6 @@ def _prefix_entries(
     """
     from pyspark.sql import functions as F
 
-    score, frequent, fallback, least, low = rule
-    limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
-    rule = (score, limit, fallback, least, low)
     entries = _value(keys.agg(F.sum(F.size("keys"))))
     if exact is None:
         exact = not tables_serve(entries)
@@ -537,13 +540,16 @@ def _prefix_entries(
             chunks = few.mapInArrow(stage, B.CHUNK_SCHEMA)
             marks = _table(chunks, (1 << bits) // 8, chunk, bitset=True, tasks=tasks)
         with timed("candidate pairs: pairing entries"):
+            # the tables travel with the stage and are unpickled by each of its tasks:
+            # as many tasks as cores (coalesce: no shuffle), not one a partition
             stage = B.pairing_stage(counts, marks, bits, rule, template)
-            per_doc = keys.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
+            spread = keys.coalesce(max(tasks, _cores(keys)))
+            per_doc = spread.mapInArrow(stage, B.PAIRING_SCHEMA).localCheckpoint()
     return per_doc, per_doc.select("doc", F.col("hot").alias("fps")), exact
 
 
 def _exact_pairing(
-    keys: DataFrame, rule: B.PrefixRule, template: int, labels: np.ndarray
+    keys: DataFrame, rule: PrefixRule, template: int, labels: np.ndarray
 ) -> DataFrame:
     """:func:`batches.exact_pairing_stage` over ``doc, keys``: every key entry shuffled by
     key and counted there (:func:`batches.key_count_stage`: no sort, no group of a hot
@@ -570,11 +576,11 @@ def _exact_pairing(
 
 def _table(chunks: DataFrame, size: int, chunk: int, *, bitset: bool, tasks: int) -> np.ndarray:
     """A table of ``size`` bytes from the chunks (``chunk, data``) of ``tasks`` partitions:
-    summed (saturating) or or-ed. Up to :data:`DRIVER_MERGE_BYTES` of them in all are
-    brought to the driver as Arrow and merged there; more are merged by Spark chunk by
-    chunk first (a shuffle), and the merged table collected."""
+    summed (saturating) or or-ed. One task's table, or up to :data:`DRIVER_MERGE_BYTES` of
+    them in all, are brought to the driver as Arrow (and merged there); more are merged by
+    Spark chunk by chunk first (a shuffle), and the merged table collected."""
     table = np.zeros(size, dtype=np.uint8)
-    if tasks * size > DRIVER_MERGE_BYTES:
+    if tasks > 1 and tasks * size > DRIVER_MERGE_BYTES:
         chunks = (
             chunks.repartition("chunk")
             .sortWithinPartitions("chunk")
@@ -849,7 +855,7 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
     the driver. Otherwise every word entry is a row, counted by a group-by."""
     from pyspark.sql import functions as F
 
-    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+    from neardup.dedup.flow import LEAST_DOCUMENTS, RARE_GROUPS
     from neardup.fingerprints.word_kernels import CHARACTERS, WORD
 
     script = int(CHARACTERS)  # under 2**63: a Spark long as it is
@@ -906,7 +912,7 @@ def _rare_words_by_driver(fp: DataFrame, mine: pa.Table, labels: pa.Table) -> Da
     import pyarrow as pa
     from pyspark.sql import functions as F
 
-    from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS
+    from neardup.dedup.flow import LEAST_DOCUMENTS, RARE_GROUPS
     from neardup.fingerprints.word_kernels import CHARACTERS, REPEATED, WORD
     from neardup.util.arrays import unique
 

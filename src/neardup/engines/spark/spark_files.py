@@ -108,7 +108,7 @@ def _run(
             with timed(f"writing {name}"):
                 target.format(writer).save(f"{out}/{name}")
     with timed("writing review"):
-        review = review_frame(result.removed, result.kept, result.pairs, config.text)
+        review = review_frame(result, "_id", "_text", config.text)
         review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
     with timed("summary"):
         counts = result.summary()

@@ -1,8 +1,9 @@
 """The Spark engine's ``review/``: the records of ``review.jsonl``
 (:mod:`neardup.engines.local.review`) from the run's DataFrames, weakest first.
 
-Each removed row is joined with its keeper's text and with the verified pair of the two (either
-way round); each Arrow batch is reviewed by :func:`neardup.engines.local.review.review_records`.
+Each removed document is joined with its keeper's text and with the verified pair of the two
+(either way round), by document number; each Arrow batch is reviewed by
+:func:`neardup.engines.local.review.review_records`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from neardup.engines.local.review import MAX_REVIEWED, review_records
+from neardup.engines.spark.spark_dedup import DOC
 from neardup.text.text_config import TextConfig
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
+
+    from neardup.engines.spark.spark_dedup import SparkDedup
 
 REVIEW_SCHEMA = (
     "id string, keeper string, containment double, score double, missing array<string>, "
@@ -35,41 +39,55 @@ _ARROW = pa.schema(
 )
 
 
-def review_frame(
-    removed: DataFrame, kept: DataFrame, pairs: DataFrame, text: TextConfig
-) -> DataFrame:
+def review_frame(result: SparkDedup, id_col: str, text_col: str, text: TextConfig) -> DataFrame:
     """``id, keeper, containment, score, missing, missing_passages`` of every removal,
     ordered weakest first (containment, score, input order), as ``review.jsonl``.
 
-    Only the keepers of removed rows bring their texts; the reviewed rows (one per removal)
-    are computed here and kept: the ordering samples its input before sorting it, which
-    would otherwise review every removal twice."""
+    Built from the run's decisions and verified pairs by document number: only the removed
+    documents and their keepers bring their texts, and each removal meets the pair of the
+    two (either way round) by number. The reviewed rows (one per removal) are computed
+    here and kept: the ordering samples its input before sorting it, which would otherwise
+    review every removal twice."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    gone = removed.select(
-        F.col("_id").alias("id"),
-        F.col("_text").alias("text"),
-        F.col("_duplicate_of").alias("keeper"),
-        "_row",
+    docs = result.documents.select(
+        F.col(DOC).alias("doc"), F.col(id_col).alias("id"), F.col(text_col).alias("text")
     )
-    keepers = kept.select(F.col("_id").alias("keeper"), F.col("_text").alias("keeper_text")).join(
-        gone.select("keeper").distinct(), "keeper", "left_semi"
-    )
+    moved = result.decisions.where(F.col("keep_of") != F.col("doc")).select("doc", "keep_of")
+    gone = docs.join(moved, "doc")
+    keepers = docs.select(
+        F.col("doc").alias("keep_of"),
+        F.col("id").alias("keeper"),
+        F.col("text").alias("keeper_text"),
+    ).join(moved.select("keep_of").distinct(), "keep_of", "left_semi")
+    pairs = result.verified
     held = pairs.select(
-        F.col("a").alias("id"),
-        F.col("b").alias("keeper"),
-        F.col("containment_a_in_b").alias("containment"),
-        F.col("score_a_in_b").alias("score"),
+        F.col("left").alias("doc"),
+        F.col("right").alias("keep_of"),
+        F.col("c_lr").alias("containment"),
+        F.col("s_lr").alias("score"),
     ).unionByName(
         pairs.select(
-            F.col("b").alias("id"),
-            F.col("a").alias("keeper"),
-            F.col("containment_b_in_a").alias("containment"),
-            F.col("score_b_in_a").alias("score"),
+            F.col("right").alias("doc"),
+            F.col("left").alias("keep_of"),
+            F.col("c_rl").alias("containment"),
+            F.col("s_rl").alias("score"),
         )
     )
-    rows = gone.join(keepers, "keeper").join(held, ["id", "keeper"], "left")
+    rows = (
+        gone.join(keepers, "keep_of")
+        .join(held, ["doc", "keep_of"], "left")
+        .select(
+            "id",
+            "keeper",
+            "text",
+            "keeper_text",
+            "containment",
+            "score",
+            F.col("doc").alias("_row"),
+        )
+    )
     reviewed = rows.mapInArrow(_stage(text), REVIEW_SCHEMA).localCheckpoint()
     order = (F.col("containment").asc_nulls_last(), F.col("score").asc_nulls_last(), "_row")
     # as the local engine: passages for the weakest MAX_REVIEWED removals that lack something
