@@ -176,4 +176,3 @@ def _estimate_lines(path: Path) -> int:
     if size <= len(head) or not lines:
         return lines
     return round(lines * size / len(head))
-
