@@ -151,3 +151,20 @@ def test_function_words_are_made_only_for_a_run_with_pairs():
     assert function_words.cache_info().misses == 0  # nothing to tell apart
     assert len(deduplicate([("a", story), ("b", story + " again")]).pairs)
     assert function_words.cache_info().misses == 1
+
+
+def test_the_function_word_table_read_back_from_disk_is_the_one_built(tmp_path, monkeypatch):
+    monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path))
+    config = DedupConfig().text
+    function_words.cache_clear()
+    built = function_words(config)
+    assert len(list(tmp_path.glob("function-words-*.npz"))) == 1
+    function_words.cache_clear()
+    read = function_words(config)
+    function_words.cache_clear()
+    assert read is not built
+    for field in ("hashes", "masks"):
+        assert np.array_equal(getattr(read, field), getattr(built, field))
+    assert read.languages == built.languages
+    assert all(np.array_equal(a, b) for a, b in zip(read.listed, built.listed, strict=True))
+    assert built.hashes.size > 5000 and "english" in built.languages

@@ -40,8 +40,9 @@ from neardup.dedup import identity_kernels as _k
 from neardup.fingerprints.hashing import kernel_hash
 from neardup.fingerprints.word_kernels import WORD, word_sets
 from neardup.text.canon import canonicalize_batch
-from neardup.text.text_config import TextConfig
+from neardup.text.text_config import TextConfig, config_fingerprint
 from neardup.util.arrays import run_starts
+from neardup.util.tablecache import cached_arrays
 
 LEAST_OWN = 3.0  # function words (weighted) that tell a document's language
 FOREIGN_WORDS = 3  # a keeper adding this many function words of another language …
@@ -102,10 +103,38 @@ class Translations:
 @functools.cache
 def function_words(config: TextConfig) -> FunctionWords:
     """The function words of every language of the ``stopwords`` package, canonicalized and
-    hashed as ``config`` makes words (a list word that is no single word is left out)."""
+    hashed as ``config`` makes words (a list word that is no single word is left out).
+
+    Kept on disk between runs (:mod:`neardup.util.tablecache`): canonicalizing the lists
+    takes longer than the rest of a small run, and with word shingles the Chinese list
+    loads jieba's dictionary."""
     import stopwords
 
     languages = sorted({_SAME_LANGUAGE.get(x, x) for x in stopwords.AVAILABLE_LANGUAGES})
+    made_by = f"stopwords{stopwords.__version__}"
+    if config.canon.segment and config.shingle.unit == "word":  # Chinese cut by jieba
+        made_by += f"-jieba{_version('jieba')}"
+    keys, masks = cached_arrays(
+        f"function-words-{config_fingerprint(config)}-{made_by}",
+        lambda: _hashed_lists(config, languages),
+    )
+    table = _k.function_word_table(keys)
+    return FunctionWords(keys, masks, tuple(languages), table, _listed(masks))
+
+
+def _version(distribution: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+def _hashed_lists(config: TextConfig, languages: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The function words' hashes (sorted, distinct) and the bit mask of their languages."""
+    import stopwords
+
     listed, of = [], []
     for name in stopwords.AVAILABLE_LANGUAGES:
         words = stopwords.get_stopwords(name)
@@ -126,9 +155,7 @@ def function_words(config: TextConfig) -> FunctionWords:
     hashes, bits = hashes[order], bits[order]
     first = run_starts(hashes)
     masks = np.bitwise_or.reduceat(bits, first) if hashes.size else bits
-    keys = hashes[first]
-    table = _k.function_word_table(keys)
-    return FunctionWords(keys, masks, tuple(languages), table, _listed(masks))
+    return hashes[first], masks
 
 
 def _listed(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
