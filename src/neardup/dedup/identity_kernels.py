@@ -250,18 +250,28 @@ def translations(
     lettered = np.zeros(n, dtype=np.int64)
     script = np.zeros(n, dtype=np.bool_)
     lacking = np.zeros(n, dtype=np.int64)
-    for i in prange(n):
-        a, b = held[i], holder[i]
+    docs = np.unique(held)  # each held document's language told once, however many pairs
+    doc_language = np.full(docs.size, -1, dtype=np.int64)
+    doc_lettered = np.zeros(docs.size, dtype=np.int64)
+    for k in prange(docs.size):
+        a = docs[k]
         weight = np.zeros(64, dtype=np.int64)
         for j in range(word_offsets[a], word_offsets[a + 1]):
-            own_lettered[i] += (words[j] & LETTERED) != 0
+            doc_lettered[k] += (words[j] & LETTERED) != 0
             f = _function_word(slots, shift, keys, words[j] & WORD)
             if f >= 0:
                 share = ONE // (first[f + 1] - first[f])
                 for lang in listed[first[f] : first[f + 1]]:
                     weight[lang] += share
         lang_a = np.argmax(weight)
-        if weight[lang_a] < least_own * ONE:
+        if weight[lang_a] >= least_own * ONE:
+            doc_language[k] = lang_a
+    which = np.searchsorted(docs, held)
+    for i in prange(n):
+        a, b = held[i], holder[i]
+        own_lettered[i] = doc_lettered[which[i]]
+        lang_a = doc_language[which[i]]
+        if lang_a < 0:
             continue
         own[i] = lang_a
         mine = np.uint64(1) << np.uint64(lang_a)
