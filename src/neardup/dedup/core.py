@@ -1,10 +1,10 @@
-"""Deduplicate a corpus: fingerprints → signatures → keys → candidates → verified
-pairs → clusters → which document of each cluster to keep.
+"""Deduplicate a corpus on one machine: the stages of :mod:`neardup.dedup.flow`, in their
+order, over the whole corpus — fingerprints → signatures → keys → candidates → verified pairs
+→ clusters → which document of each cluster to keep.
 
-Every stage is a pure function of batches or of flat arrays, so each maps onto Spark: sketch
-and keys per partition, candidates as a group-by on keys, verification per candidate pair,
-clusters as connected components. On one machine the shingle fingerprints are spilled to a
-temporary file (memory-mapped for verification), so memory holds only offsets, keys and pairs.
+The texts are read and fingerprinted in batches on every core; the shingle fingerprints
+(and the identity check's words) are spilled to a temporary file, memory-mapped for the
+later stages, so memory holds only offsets, keys and pairs.
 """
 
 from __future__ import annotations
@@ -21,14 +21,17 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from neardup.dedup.candidates import Candidates, candidate_pairs, prefix_candidates
-from neardup.dedup.cluster import connected_components
 from neardup.dedup.config import DedupConfig, DedupResult, Pairs
-from neardup.dedup.flow import PrefixRule, decide_documents, fingerprint_texts, prefix_rule
-from neardup.dedup.identity import Names, run_names
-from neardup.dedup.scoring import keepable, score_pairs
-from neardup.dedup.templates import near_copies
-from neardup.dedup.translation import function_words
+from neardup.dedup.flow import (
+    Candidates,
+    Names,
+    corpus_candidates,
+    decide_documents,
+    fingerprint_texts,
+    prefix_rule,
+    run_identity_names,
+    verify_corpus,
+)
 from neardup.errors import weak_notes
 from neardup.fingerprints.shingles import FingerprintBatch
 from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
@@ -194,7 +197,8 @@ def score_candidates(
     The fingerprints stay in a temporary directory for :attr:`Scored.verify` until
     :meth:`Scored.close` (or the end of a ``with`` block). ``keep_all=False``: verified
     exactly, only the candidates that can be kept at this config's threshold are scored
-    and kept (:func:`keepable`; a run at one threshold needs no others).
+    and kept (:func:`~neardup.dedup.scoring.keepable`; a run at one threshold needs no
+    others).
     """
     method = config.build_method()
     stage = stage or (lambda _: None)
@@ -259,19 +263,16 @@ def score_candidates(
 
         clock = time.perf_counter()
         stage("finding candidate pairs")
-        rule = prefix_rule(config)
-        if keys is None:  # the full index: keys = fingerprints, laid out by document
-            candidates = prefix_candidates(offsets, values, config.max_bucket, *_prefix(rule))
-        else:
-            candidates = candidate_pairs(*keys, config.max_bucket, *_prefix(rule))
+        # keys None: the full index, whose keys are the fingerprints, laid out by document
+        candidates = corpus_candidates(keys, (values, offsets), config, prefix_rule(config))
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
         stage(f"verifying {len(candidates):,} candidate pairs")
         found = len(candidates)
-        if not keep_all and signatures is None:
-            candidates = keepable(candidates, values, offsets, config)
-        pairs, template = score_pairs(candidates, values, offsets, method, signatures, config)
+        pairs, template = verify_corpus(
+            candidates, (values, offsets), method, signatures, config, keep_all
+        )
         timings["verify"] = time.perf_counter() - clock
     except BaseException:
         workspace.cleanup()
@@ -279,7 +280,7 @@ def score_candidates(
 
     def verify(left: np.ndarray, right: np.ndarray) -> Pairs:
         more = Candidates(left, right, 0)
-        return score_pairs(more, values, offsets, method, signatures, config, template)[0]
+        return verify_corpus(more, (values, offsets), method, signatures, config, True, template)[0]
 
     words = None if word_spill is None else word_spill.finish()
     return Scored(
@@ -355,16 +356,7 @@ def _names(scored: Scored, pairs: Pairs, config: DedupConfig) -> Names:
     """The identity check's words of the run's documents, rare words counted over all and
     their groups of near copies (among the verified pairs, as the template step's)."""
     assert scored.words is not None
-    c = scored.pairs
-    near = near_copies(c.containment_lr, c.containment_rl)
-    group = connected_components(len(scored.ids), c.left[near], c.right[near])
-    known = function_words(config.text) if len(pairs) else None  # none to tell apart
-    return run_names(*scored.words, group, pairs, known)
-
-
-def _prefix(rule: PrefixRule) -> tuple[float, int, float, float]:
-    """``(score, frequent, fallback, least)`` of :func:`candidate_pairs` for ``rule``."""
-    return rule.score, rule.frequent, rule.fallback, rule.least
+    return run_identity_names(scored.words, len(scored.ids), scored.pairs, pairs, config)
 
 
 def _chunks(items: Iterable[tuple[str, str]], size: int) -> Iterator[list[tuple[str, str]]]:

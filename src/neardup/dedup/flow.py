@@ -8,20 +8,24 @@ keys' order        :func:`prefix_rule` (the prefix filter a run needs), the coun
                    document's prefix and hit prefix by them), the mark table of prefix keys
                    (:func:`mark_table`, :func:`mark_prefixes`, :func:`marked_entries`)
 candidates         :func:`bucket_pairs`: the pairs of documents sharing a key, by buckets
+                   (a whole corpus: :func:`corpus_candidates`)
 verification       :func:`measure_pairs`: exact measures and plain scores of pairs
+                   (a whole corpus, templates included: :func:`verify_corpus`)
 templates          :func:`reaches_template` (which shingles are template),
                    :func:`content_scores` (scores with them discounted)
+identity           :func:`identity_names` (a whole run: :func:`run_identity_names`)
 keepers, clusters  :func:`decide_documents`: lossless keepers by rounds, clusters, declined;
                    :func:`connected_components` (of pairs: the groups of near copies)
 =================  ==========================================================================
 
 Every stage is a pure function of arrays over a batch of documents or pairs. The Spark
 engine calls each on the documents or pairs of one partition or group
-(:mod:`neardup.engines.spark.batches`); the local engine (:mod:`neardup.dedup.core`) calls
-the fingerprints, the prefix rule and the decisions here on the whole corpus, and runs
-candidates and verification in their fused whole-corpus forms
-(:func:`~neardup.dedup.candidates.prefix_candidates`,
-:func:`~neardup.dedup.scoring.score_pairs`), built of the same kernels. An engine needs no
+(:mod:`neardup.engines.spark.batches`). The local engine (:mod:`neardup.dedup.core`) calls
+them on the whole corpus as one batch, in the same order, and takes the candidates and the
+verification in their fused whole-corpus forms, built of the same kernels:
+:func:`corpus_candidates` (the count tables, prefixes and buckets in one pass),
+:func:`verify_corpus` (measures, templates and content scores) and
+:func:`run_identity_names` (rare words counted over every document). An engine needs no
 other name of :mod:`neardup.dedup` than these and the run's configuration
 (:mod:`neardup.dedup.config`).
 """
@@ -33,10 +37,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup.dedup.candidates import DEFAULT_HITS, Candidates, bucket_pairs
+from neardup.dedup.candidates import (
+    DEFAULT_HITS,
+    Candidates,
+    bucket_pairs,
+    candidate_pairs,
+    prefix_candidates,
+)
 from neardup.dedup.cluster import connected_components, preference_rank
 from neardup.dedup.config import DedupConfig, Pairs
-from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS, Names
+from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS, Names, run_names
 from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
 from neardup.dedup.prefix import (
     MAX_COUNT,
@@ -51,7 +61,13 @@ from neardup.dedup.prefix import (
     table_bits,
     tables_serve,
 )
-from neardup.dedup.scoring import needs_content_score, pair_measures, plain_scores, score_pairs
+from neardup.dedup.scoring import (
+    keepable,
+    needs_content_score,
+    pair_measures,
+    plain_scores,
+    score_pairs,
+)
 from neardup.dedup.templates import (
     NEAR_COPY,
     content_counts,
@@ -68,7 +84,7 @@ from neardup.fingerprints.shingles import (
     fingerprint_utf8,
     fingerprints_and_words,
 )
-from neardup.methods.base import Keys, Method
+from neardup.methods.base import Keys, Method, Signatures
 from neardup.text.canon import split_texts
 
 __all__ = [
@@ -76,6 +92,7 @@ __all__ = [
     "LEAST_DOCUMENTS",
     "MAX_COUNT",
     "RARE_GROUPS",
+    "Candidates",
     "Decided",
     "Fingerprinted",
     "Measured",
@@ -84,6 +101,7 @@ __all__ = [
     "bucket_pairs",
     "connected_components",
     "content_scores",
+    "corpus_candidates",
     "decide_documents",
     "document_prefixes",
     "entry_counts",
@@ -97,8 +115,10 @@ __all__ = [
     "measure_pairs",
     "prefix_rule",
     "reaches_template",
+    "run_identity_names",
     "table_bits",
     "tables_serve",
+    "verify_corpus",
 ]
 
 Utf8 = tuple[
@@ -206,6 +226,22 @@ def document_prefixes(
     return flags, need
 
 
+def corpus_candidates(
+    keys: tuple[np.ndarray, np.ndarray] | None,
+    sets: Sets,
+    config: DedupConfig,
+    rule: PrefixRule,
+) -> Candidates:
+    """The candidate pairs of a whole corpus in one pass (the local engine): of the method's
+    ``keys`` (``(docs, keys)``), or with None of the fingerprint ``sets`` themselves (the full
+    index), by ``rule``: the count tables, prefixes and :func:`bucket_pairs` fused."""
+    filters = rule.score, rule.frequent, rule.fallback, rule.least
+    if keys is None:
+        values, offsets = sets
+        return prefix_candidates(offsets, values, config.max_bucket, *filters)
+    return candidate_pairs(*keys, config.max_bucket, *filters)
+
+
 # ── verification and templates ───────────────────────────────────────────────────────────────
 
 
@@ -263,6 +299,26 @@ def content_scores(
     sizes = np.diff(offsets)
     content = content_counts(values, offsets, left, right, shared, template)
     return directional_scores(shared, sizes[left], sizes[right], content, config.measure)
+
+
+def verify_corpus(
+    candidates: Candidates,
+    sets: Sets,
+    method: Method | None,
+    signatures: Signatures | None,
+    config: DedupConfig,
+    keep_all: bool = True,
+    template: np.ndarray | None = None,
+) -> tuple[Pairs, np.ndarray]:
+    """``(pairs, template)``: a whole corpus's candidate pairs verified (the local engine) —
+    :func:`measure_pairs`, :func:`reaches_template` and :func:`content_scores` fused — or
+    their signatures' estimates when the run does not verify; ``keep_all=False``: only the
+    candidates that can still be kept at the threshold. ``template``: the shingles already
+    found to be template (scoring more pairs as the run scored its own)."""
+    values, offsets = sets
+    if not keep_all and signatures is None:
+        candidates = keepable(candidates, values, offsets, config)
+    return score_pairs(candidates, values, offsets, method, signatures, config, template)  # type: ignore[arg-type]
 
 
 # ── keepers and clusters ─────────────────────────────────────────────────────────────────────
@@ -324,3 +380,15 @@ def identity_names(
     """The identity check's :class:`Names` of documents whose words and rare words are
     known (the function words of the run's text settings tell translations)."""
     return Names(words, word_offsets, rare, rare_offsets, function_words(config.text))
+
+
+def run_identity_names(
+    words: Sets, n: int, verified: Pairs, pairs: Pairs, config: DedupConfig
+) -> Names:
+    """The identity check's :class:`Names` of a whole run (the local engine): rare words
+    counted over every document's ``words`` by groups of near copies among the ``verified``
+    pairs (as the template step's), for the documents of ``pairs``."""
+    near = near_copies(verified.containment_lr, verified.containment_rl)
+    group = connected_components(n, verified.left[near], verified.right[near])
+    known = function_words(config.text) if len(pairs) else None  # none to tell apart
+    return run_names(*words, group, pairs, known)
