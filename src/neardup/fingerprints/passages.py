@@ -87,7 +87,7 @@ class Shingled:
 
     def held(self, fingerprints: np.ndarray) -> Passages:
         """The passages made of this text's shingles among ``fingerprints``."""
-        return marked(self, np.isin(self.fingerprints, fingerprints))
+        return marked(self, members(self.fingerprints, unique(fingerprints)))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
