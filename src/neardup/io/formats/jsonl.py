@@ -9,12 +9,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 import orjson
 
 from neardup.errors import InputError
-from neardup.io.files import InputFile, line_blocks
-from neardup.io.formats.copies import Copy, Lines, Rows
 from neardup.io.formats.protocol import LineFormat
 from neardup.io.jsonlines import jsonl_item, with_duplicate_of
 from neardup.io.records import Item, ReadOptions
@@ -50,23 +47,11 @@ class JsonlFormat(LineFormat):
     def text_of_line(self, line: bytes, text_field: str) -> str:
         return orjson.loads(line)[text_field]
 
-    def copies(
-        self,
-        inp: InputFile,
-        lines: np.ndarray,
-        ids: Sequence[str],
-        opts: ReadOptions,
-        output: str,
-    ) -> Iterator[Copy | Lines | Rows]:
-        """The lines as stored, for every output that takes lines of JSON; others get the
-        records read again."""
+    def keeps_stored(self, output: str) -> bool:
+        """Every output that takes lines of JSON gets the lines as stored."""
         from neardup.io.formats import named
 
-        if not named(output).takes_json_lines:
-            yield from super().copies(inp, lines, ids, opts, output)
-            return
-        for block in line_blocks(inp, lines):
-            yield Lines(block, self)
+        return named(output).takes_json_lines
 
     def batches(self, paths: Sequence[str | Path], **options: Any) -> BatchSource | None:
         try:

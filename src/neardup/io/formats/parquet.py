@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from neardup.errors import DamagedInputError, InputError
 from neardup.io.files import InputFile, read_error, read_errors
-from neardup.io.formats.copies import Copy, Lines, Rows
+from neardup.io.formats.copies import Lines, Rows
 from neardup.io.formats.protocol import Format
 from neardup.io.jsonvalues import json_problem
 from neardup.io.records import BadRecord, Item, ReadOptions, record_document
@@ -76,19 +76,12 @@ class ParquetFormat(Format):
         pq = pyarrow("reading .parquet files").parquet
         return int(pq.ParquetFile(inp.path).metadata.num_rows)
 
-    def copies(
-        self,
-        inp: InputFile,
-        lines: np.ndarray,
-        ids: Sequence[str],
-        opts: ReadOptions,
-        output: str,
-    ) -> Iterator[Copy | Lines | Rows]:
-        """Parquet outputs get the wanted rows of each Arrow batch as they are (column types
-        kept); others the records read again."""
-        if output != self.name:
-            yield from super().copies(inp, lines, ids, opts, output)
-            return
+    def keeps_stored(self, output: str) -> bool:
+        """Parquet outputs get the rows as they are (column types kept)."""
+        return output == self.name
+
+    def stored(self, inp: InputFile, lines: np.ndarray) -> Iterator[Lines | Rows]:
+        """The wanted rows of each Arrow batch."""
         pa = pyarrow("reading .parquet files")
         first = 1
         taken = 0

@@ -101,11 +101,15 @@ class Format(ABC):
         output: str,
     ) -> Iterator[Copy | Lines | Rows]:
         """The records at ``lines`` (increasing; their documents' ``ids``) of ``inp`` again,
-        for outputs in format ``output``: by default read again, one :class:`Copy` each.
+        for outputs in format ``output``: as stored where :meth:`keeps_stored` says the
+        output takes them so (:meth:`stored`), else read again, one :class:`Copy` each.
 
         Matched by line, or by id where the line is 0 (a file of a directory): a record
         skipped in the first pass (a duplicate of an earlier input's id) is skipped again.
         """
+        if self.keeps_stored(output):
+            yield from self.stored(inp, lines)
+            return
         wanted, count = 0, len(lines)
         for item in self.read(inp, opts):
             if not isinstance(item, Document):
@@ -116,6 +120,14 @@ class Format(ABC):
                 wanted += 1
         if wanted < count:
             raise InputError(f"{inp.path}: changed while being read (a record is gone)")
+
+    def keeps_stored(self, output: str) -> bool:
+        """Whether outputs in format ``output`` take this format's records as stored."""
+        return False
+
+    def stored(self, inp: InputFile, lines: np.ndarray) -> Iterator[Lines | Rows]:
+        """The records at ``lines`` of ``inp`` as stored (when :meth:`keeps_stored`)."""
+        raise NotImplementedError
 
     def batches(self, paths: Sequence[str | Path], **options: Any) -> BatchSource | None:
         """The documents of ``paths`` (all of this format) as reading jobs that run on
@@ -170,18 +182,11 @@ class LineFormat(Format):
         except self.read_errors(inp) as exc:
             yield BadRecord(source, lineno + 1 if lineno else 0, read_error(exc))
 
-    def copies(
-        self,
-        inp: InputFile,
-        lines: np.ndarray,
-        ids: Sequence[str],
-        opts: ReadOptions,
-        output: str,
-    ) -> Iterator[Copy | Lines | Rows]:
-        """Outputs of this format get the lines as stored, a block at a time (never parsed
-        again); others the records read again."""
-        if output != self.name:
-            yield from super().copies(inp, lines, ids, opts, output)
-            return
+    def keeps_stored(self, output: str) -> bool:
+        """Outputs of this format get the lines as stored (never parsed again)."""
+        return output == self.name
+
+    def stored(self, inp: InputFile, lines: np.ndarray) -> Iterator[Lines | Rows]:
+        """The lines as stored, a block at a time."""
         for block in line_blocks(inp, lines):
             yield Lines(block, self)
