@@ -63,7 +63,8 @@ def keeper_rounds(
     does not name it (:mod:`neardup.dedup.identity`). Both engines (the Spark engine per
     component)."""
     guard = config.removal_guard
-    scores = removal_scores(n, pairs, guard, names)
+    named = _identity(names, pairs, guard)
+    scores = removal_scores(n, pairs, guard, named)
     keep_of = _keepers(n, pairs, scores, rank, guard)
     checked = np.empty(0, dtype=np.uint64)  # pairs verified in a round (kept or not)
     for _ in range(KEEPER_ROUNDS if verify is not None else 0):
@@ -74,10 +75,23 @@ def keeper_rounds(
             break
         left, right, checked = left[fresh], right[fresh], np.concatenate((checked, code[fresh]))
         more = verify(left, right)
-        pairs = pairs.joined(more.take(more.score >= config.threshold))
-        scores = removal_scores(n, pairs, guard, names)
+        more = more.take(more.score >= config.threshold)
+        pairs = pairs.joined(more)
+        if named is not None:  # the pairs before keep theirs: only the new ones are named
+            new = _identity(names, more, guard)
+            assert new is not None
+            named = (np.concatenate((named[0], new[0])), np.concatenate((named[1], new[1])))
+        scores = removal_scores(n, pairs, guard, named)
         keep_of = _keepers(n, pairs, scores, rank, guard)
     return pairs, keep_of
+
+
+def _identity(
+    names: Names | None, pairs: Pairs, guard: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The identity check's scores of the pairs (:func:`identity_scores`); None without
+    names."""
+    return None if names is None else identity_scores(names, pairs, guard)
 
 
 def _keepers(
@@ -96,15 +110,15 @@ def removal_scores(
     n: int,
     pairs: Pairs,
     guard: float,
-    names: Names | None = None,
+    named: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(left in right, right in left)``: the pairs' scores for removal — their scores,
-    and 0 where the holder does not name the held document (with ``names``) or is a hub
-    and the held document not its copy (:func:`mutual`)."""
+    and 0 where the holder does not name the held document (``named``: the pairs'
+    :func:`~neardup.dedup.identity.identity_scores`) or is a hub and the held document
+    not its copy (:func:`mutual`)."""
     s_lr, s_rl = pairs.score_lr, pairs.score_rl
-    if names is not None:
-        id_lr, id_rl = identity_scores(names, pairs, guard)
-        s_lr, s_rl = np.minimum(s_lr, id_lr), np.minimum(s_rl, id_rl)
+    if named is not None:
+        s_lr, s_rl = np.minimum(s_lr, named[0]), np.minimum(s_rl, named[1])
     alike = mutual(pairs, guard)
     hubs = _groups_held(n, pairs, guard, alike) >= HUB_GROUPS
     s_lr = np.where(hubs[pairs.right] & ~alike, 0.0, s_lr)
