@@ -166,16 +166,25 @@ def deduplicate(
     progress: Callable[[int], None] | None = None,
     workdir: str | Path | None = None,
     stage: Callable[[str], None] | None = None,
+    fingerprinted: Callable[[int], object] | None = None,
 ) -> DedupResult:
     """Near-duplicate pairs and clusters of ``(id, text)`` items, streamed in batches.
 
     ``field_values`` gives, after the texts were read, one value per document for a
     ``field:NAME`` keep policy; ``progress`` is called with each batch's size, ``stage``
-    with the name of each stage as it starts (for a progress display).
+    with the name of each stage as it starts (for a progress display); ``fingerprinted``
+    with the number of documents once every text is fingerprinted (e.g. to start work for
+    later on a core the pairing leaves free).
     """
     config = config or DedupConfig()
     with score_candidates(
-        texts, config, progress=progress, workdir=workdir, stage=stage, keep_all=False
+        texts,
+        config,
+        progress=progress,
+        workdir=workdir,
+        stage=stage,
+        keep_all=False,
+        fingerprinted=fingerprinted,
     ) as scored:
         if stage is not None:
             stage("clustering")
@@ -191,8 +200,11 @@ def score_candidates(
     workdir: str | Path | None = None,
     stage: Callable[[str], None] | None = None,
     keep_all: bool = True,
+    fingerprinted: Callable[[int], object] | None = None,
 ) -> Scored:
     """Fingerprints, signatures, keys, candidate pairs and their scores (no threshold yet).
+    ``fingerprinted`` is called with the number of documents once every text is
+    fingerprinted.
 
     The fingerprints stay in a temporary directory for :attr:`Scored.verify` until
     :meth:`Scored.close` (or the end of a ``with`` block). ``keep_all=False``: verified
@@ -247,6 +259,8 @@ def score_candidates(
                 if progress is not None and batch.ids:
                     progress(len(batch.ids))
         timings["fingerprints"] = time.perf_counter() - clock
+        if fingerprinted is not None:
+            fingerprinted(len(ids))
 
         clock = time.perf_counter()
         stage("sketching")

@@ -31,11 +31,12 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 from neardup.dedup import DedupConfig, DedupResult, deduplicate
@@ -50,6 +51,9 @@ from neardup.engines.local.review import (
     review_record,
     texts_needed,
 )
+from neardup.engines.local.review import (
+    load_kernels as load_review_kernels,
+)
 from neardup.errors import InputError
 from neardup.fingerprints.passages import Passages
 from neardup.io.blocks import BatchSource
@@ -62,6 +66,8 @@ Format = str  # the name of an output format of neardup.io.formats: "jsonl", "pa
 SHOWN_IDS = 20  # ids listed in summary.json for empty documents and bad records
 REPORT_PAIRS = 20
 REPORT_REVIEW = 10  # removals shown side by side in the report
+# a run of this many documents pairs them long enough to load later kernels beside it
+PRELOAD_DOCUMENTS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,23 +165,31 @@ def _run(
         blocks = inputs.blocks(bad.append, skipped.append, places.add_lines, config.batch_size)
     if blocks is not None:
         documents = blocks
-    result = deduplicate(
-        documents,
-        config,
-        progress=progress,
-        field_values=lambda: _field_values(field_values, field),
-        workdir=out,  # the spill too stays in the staging directory: gone with it
-        stage=stage,
-    )
-    stage("writing the outputs")
-    clock = time.perf_counter()
-    clusters = cluster_table(result.labels, result.keepers)
-    review = removals(result)
-    report_docs = _report_documents(result) | texts_needed(review, REPORT_REVIEW, MAX_REVIEWED)
-    # the outputs are written on this thread while the other core loads the report's
-    # kernels (when it shows any text), and reach the disk there while the report is made
+    # the other core loads the kernels of the review and the report while a large run
+    # pairs its documents; the outputs are written on this thread and reach the disk there
     with ThreadPoolExecutor(1, thread_name_prefix="neardup-beside") as beside:
-        loaded = beside.submit(_load_report, config) if report_docs else None
+        loaded: list[Future[None]] = []
+
+        def preload(documents: int) -> None:
+            if documents >= PRELOAD_DOCUMENTS:
+                loaded.append(beside.submit(_load_kernels, config))
+
+        result = deduplicate(
+            documents,
+            config,
+            progress=progress,
+            field_values=lambda: _field_values(field_values, field),
+            workdir=out,  # the spill too stays in the staging directory: gone with it
+            stage=stage,
+            fingerprinted=preload,
+        )
+        stage("writing the outputs")
+        clock = time.perf_counter()
+        clusters = cluster_table(result.labels, result.keepers)
+        review = removals(result)
+        report_docs = _report_documents(result) | texts_needed(review, REPORT_REVIEW, MAX_REVIEWED)
+        if report_docs and not loaded:  # loaded beside the writing, when the report shows text
+            loaded.append(beside.submit(_load_report, config))
         shown = _write_outputs(result, clusters, inputs, places, out, fmt, config, report_docs)
         reviewed = _write_review(result, review, shown, config, out)
         synced = beside.submit(sync_files, out)
@@ -185,8 +199,8 @@ def _run(
         summary |= _skipped_summary(skipped)
         (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
         stage("writing the report")
-        if loaded is not None:
-            loaded.result()
+        for future in loaded:
+            future.result()
         _write_report(result, shown, reviewed, config, summary, out)
         synced.result()
     return summary
@@ -288,7 +302,7 @@ def _write_review(
     clock = time.perf_counter()
     shown = []
     with RecordWriter(out / "review.jsonl", "jsonl", sync=False) as writer:
-        found = missing_passages(rows, texts, config.text, MAX_REVIEWED)
+        found = missing_passages(rows, texts, config.text, MAX_REVIEWED, numba.get_num_threads())
         for row, missing in zip(rows, found, strict=True):
             writer.write(review_record(row, result.ids, missing))
             if len(shown) < REPORT_REVIEW:
@@ -422,6 +436,12 @@ def _load_report(config: DedupConfig) -> None:
     from neardup.engines.local.dedup_report import load_kernels
 
     load_kernels(config.text)
+
+
+def _load_kernels(config: DedupConfig) -> None:
+    """Load the compiled kernels of the review and the report (from numba's cache)."""
+    load_review_kernels(config.text)
+    _load_report(config)
 
 
 def _write_report(

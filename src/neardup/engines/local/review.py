@@ -29,6 +29,7 @@ from neardup.dedup.config import DedupResult, Pairs
 from neardup.fingerprints.passages import Passages, shingled_texts
 from neardup.text.text_config import TextConfig
 from neardup.util.arrays import unordered_pair_codes
+from neardup.util.workers import ordered_map
 
 MAX_PASSAGES = 10  # missing passages written per removal
 PASSAGE_CHARS = 160  # characters of a missing passage written (longer ones are cut: "…")
@@ -100,36 +101,52 @@ def missing_passages(
     texts: Mapping[int, str],
     config: TextConfig,
     reviewed: int | None = None,
+    workers: int = 1,
 ) -> Iterator[Passages | None]:
     """For each removal, the passages of the removed text that its keeper lacks (empty when
     lossless; None when a text is not at hand, or after the first ``reviewed`` removals that
-    lack something)."""
+    lack something). ``CHUNK`` removals at a time, on ``workers`` threads."""
     lossy = 0
+    chunks = []
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start : start + CHUNK]
         wanted = []
         for r in chunk:
             lossy += not r.lossless
             wanted.append(not r.lossless and (reviewed is None or lossy <= reviewed))
-        docs = sorted(
-            {d for r, w in zip(chunk, wanted, strict=True) if w for d in (r.doc, r.keeper)}
-            & texts.keys()
+        chunks.append((chunk, wanted))
+    for found in ordered_map(lambda c: _chunk_passages(*c, texts, config), chunks, workers):
+        yield from found
+
+
+def _chunk_passages(
+    chunk: Sequence[Removal], wanted: Sequence[bool], texts: Mapping[int, str], config: TextConfig
+) -> list[Passages | None]:
+    """:func:`missing_passages` of one chunk, ``wanted``: the removals to find them for."""
+    docs = sorted(
+        {d for r, w in zip(chunk, wanted, strict=True) if w for d in (r.doc, r.keeper)}
+        & texts.keys()
+    )
+    number = {d: k for k, d in enumerate(docs)}
+    found = [
+        w and r.doc in number and r.keeper in number for r, w in zip(chunk, wanted, strict=True)
+    ]
+    lacking = iter(
+        shingled_texts([texts[d] for d in docs], config).lacking(
+            [(number[r.doc], number[r.keeper]) for r, f in zip(chunk, found, strict=True) if f]
         )
-        number = {d: k for k, d in enumerate(docs)}
-        found = [
-            w and r.doc in number and r.keeper in number for r, w in zip(chunk, wanted, strict=True)
-        ]
-        batch = shingled_texts([texts[d] for d in docs], config)
-        lacking = iter(
-            batch.lacking(
-                [(number[r.doc], number[r.keeper]) for r, f in zip(chunk, found, strict=True) if f]
-            )
-        )
-        for r, f in zip(chunk, found, strict=True):
-            if r.lossless:
-                yield Passages(texts.get(r.doc, ""), ())
-            else:
-                yield next(lacking) if f else None
+    )
+    return [
+        Passages(texts.get(r.doc, ""), ()) if r.lossless else next(lacking) if f else None
+        for r, f in zip(chunk, found, strict=True)
+    ]
+
+
+def load_kernels(config: TextConfig) -> None:
+    """Load the review's compiled kernels (from numba's cache) by reviewing a short pair,
+    e.g. on a core left free while the run still pairs its documents."""
+    texts = {0: "the kernels load here", 1: "the kernels load"}
+    list(missing_passages([Removal(0, 1, 0.5, 0.5)], texts, config))
 
 
 def short(passage: str, limit: int = PASSAGE_CHARS) -> str:
