@@ -43,10 +43,7 @@ def ordered_map(
         return
     ahead = ahead or 2 * workers
     pending: deque[Future[R]] = deque()
-    with ThreadPoolExecutor(
-        workers, thread_name_prefix="neardup-worker", initializer=numba.set_num_threads,
-        initargs=(1,),
-    ) as pool:  # fmt: skip
+    with kernel_pool(workers) as pool:
         try:
             for item in _chain(first, second, it):
                 pending.append(pool.submit(fn, item))
@@ -57,6 +54,14 @@ def ordered_map(
         finally:
             for future in pending:
                 future.cancel()
+
+
+def kernel_pool(workers: int) -> ThreadPoolExecutor:
+    """``workers`` threads, each running its kernels on itself alone (one numba thread)."""
+    return ThreadPoolExecutor(
+        workers, thread_name_prefix="neardup-worker", initializer=numba.set_num_threads,
+        initargs=(1,),
+    )  # fmt: skip
 
 
 def _chain(first: object, second: object, rest: Iterator[T]) -> Iterator[T]:

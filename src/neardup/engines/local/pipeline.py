@@ -45,8 +45,8 @@ from neardup.engines.local.copyout import Lines, Places, Rows, input_records
 from neardup.engines.local.outdir import staged_output, sync_files
 from neardup.engines.local.review import (
     MAX_REVIEWED,
+    PassageFinder,
     Removal,
-    missing_passages,
     removals,
     review_record,
     texts_needed,
@@ -61,6 +61,7 @@ from neardup.io.formats import batch_source
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
 from neardup.io.writers import RecordWriter
 from neardup.text.text_config import config_fingerprint
+from neardup.util.workers import kernel_pool
 
 Format = str  # the name of an output format of neardup.io.formats: "jsonl", "parquet"
 SHOWN_IDS = 20  # ids listed in summary.json for empty documents and bad records
@@ -190,8 +191,14 @@ def _run(
         report_docs = _report_documents(result) | texts_needed(review, REPORT_REVIEW, MAX_REVIEWED)
         if report_docs and not loaded:  # loaded beside the writing, when the report shows text
             loaded.append(beside.submit(_load_report, config))
-        shown = _write_outputs(result, clusters, inputs, places, out, fmt, config, report_docs)
-        reviewed = _write_review(result, review, shown, config, out)
+        shown: dict[int, str] = {}  # the texts the review and the report need
+        # the review's passages are found on every core as the texts they need are read
+        with kernel_pool(numba.get_num_threads()) as pool:
+            finder = PassageFinder(review, shown, config.text, MAX_REVIEWED, pool, report_docs)
+            _write_outputs(
+                result, clusters, inputs, places, out, fmt, config, report_docs, shown, finder
+            )
+            reviewed = _write_review(result, review, finder, out)
         synced = beside.submit(sync_files, out)
         result.timings["outputs"] = time.perf_counter() - clock
         seconds = time.perf_counter() - started
@@ -238,8 +245,11 @@ def _write_outputs(
     fmt: Format,
     config: DedupConfig,
     wanted: set[int],
-) -> dict[int, str]:
-    """Every output file but the summary and report; returns the texts the report needs."""
+    texts: dict[int, str],
+    finder: PassageFinder,
+) -> None:
+    """Every output file but the review, the summary and the report; the ``wanted`` texts
+    into ``texts``, the ``finder`` told as they are read."""
     ids = result.ids
     suffix = fmt  # an output format's name is its files' extension
     with RecordWriter(out / f"pairs.{suffix}", fmt, sync=False) as writer:
@@ -254,7 +264,6 @@ def _write_outputs(
                     "keep": ids[cluster.keep],
                 }
             )
-    texts: dict[int, str] = {}
     keep_of = result.keep_of.tolist()
     records = input_records(
         inputs.paths, places, ids, inputs.id_field, inputs.text_field, output=fmt
@@ -279,6 +288,7 @@ def _write_outputs(
                     kept.write_lines(stay, count=len(record) - len(gone))
                     removed.write_lines(gone)
                 i += len(record)
+                finder.read(i)
                 continue
             if i in wanted:
                 texts[i] = record.text(inputs.text_field)
@@ -287,23 +297,18 @@ def _write_outputs(
             else:
                 kept.write(record.fields())
             i += 1
-    return texts
+            finder.read(i)
 
 
 def _write_review(
-    result: DedupResult,
-    rows: list[Removal],
-    texts: dict[int, str],
-    config: DedupConfig,
-    out: Path,
+    result: DedupResult, rows: list[Removal], finder: PassageFinder, out: Path
 ) -> list[tuple[Removal, Passages | None]]:
     """``review.jsonl``, ``templates.npy`` and ``rare_words.npy``; returns the first
     removals, with their missing passages, for the report."""
     clock = time.perf_counter()
     shown = []
     with RecordWriter(out / "review.jsonl", "jsonl", sync=False) as writer:
-        found = missing_passages(rows, texts, config.text, MAX_REVIEWED, numba.get_num_threads())
-        for row, missing in zip(rows, found, strict=True):
+        for row, missing in zip(rows, finder.found(), strict=True):
             writer.write(review_record(row, result.ids, missing))
             if len(shown) < REPORT_REVIEW:
                 shown.append((row, missing))

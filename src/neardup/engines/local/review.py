@@ -19,7 +19,9 @@ records (:mod:`neardup.engines.spark.spark_review`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import sys
+from collections.abc import Container, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +31,6 @@ from neardup.dedup.config import DedupResult, Pairs
 from neardup.fingerprints.passages import Passages, shingled_texts
 from neardup.text.text_config import TextConfig
 from neardup.util.arrays import unordered_pair_codes
-from neardup.util.workers import ordered_map
 
 MAX_PASSAGES = 10  # missing passages written per removal
 PASSAGE_CHARS = 160  # characters of a missing passage written (longer ones are cut: "…")
@@ -101,22 +102,77 @@ def missing_passages(
     texts: Mapping[int, str],
     config: TextConfig,
     reviewed: int | None = None,
-    workers: int = 1,
 ) -> Iterator[Passages | None]:
     """For each removal, the passages of the removed text that its keeper lacks (empty when
     lossless; None when a text is not at hand, or after the first ``reviewed`` removals that
-    lack something). ``CHUNK`` removals at a time, on ``workers`` threads."""
-    lossy = 0
-    chunks = []
-    for start in range(0, len(rows), CHUNK):
-        chunk = rows[start : start + CHUNK]
-        wanted = []
-        for r in chunk:
-            lossy += not r.lossless
-            wanted.append(not r.lossless and (reviewed is None or lossy <= reviewed))
-        chunks.append((chunk, wanted))
-    for found in ordered_map(lambda c: _chunk_passages(*c, texts, config), chunks, workers):
-        yield from found
+    lack something). ``CHUNK`` removals at a time."""
+    return PassageFinder(rows, texts, config, reviewed).found()
+
+
+class PassageFinder:
+    """:func:`missing_passages` found while the texts are still being read: a chunk of
+    removals goes to the ``pool``'s threads once every text it may use (of the documents
+    ``needed``) is at hand (:meth:`read`); :meth:`found` gives the passages in the
+    removals' order. Without a pool, each chunk is done by :meth:`found` itself."""
+
+    def __init__(
+        self,
+        rows: Sequence[Removal],
+        texts: Mapping[int, str],
+        config: TextConfig,
+        reviewed: int | None = None,
+        pool: Executor | None = None,
+        needed: Container[int] | None = None,
+    ) -> None:
+        self._texts, self._config, self._pool = texts, config, pool
+        self._chunks: list[tuple[Sequence[Removal], list[bool]]] = []
+        lossy = 0
+        for start in range(0, len(rows), CHUNK):
+            chunk = rows[start : start + CHUNK]
+            wanted = []
+            for r in chunk:
+                lossy += not r.lossless
+                wanted.append(not r.lossless and (reviewed is None or lossy <= reviewed))
+            self._chunks.append((chunk, wanted))
+        last_text = [  # the last document whose text a chunk may use
+            max(
+                (d for r in c for d in (r.doc, r.keeper) if needed is None or d in needed),
+                default=-1,
+            )
+            for c, _ in self._chunks
+        ]
+        self._ready = sorted(range(len(self._chunks)), key=last_text.__getitem__)
+        self._last_text = last_text
+        self._started = 0
+        self._futures: dict[int, Future[list[Passages | None]]] = {}
+
+    def read(self, documents: int) -> None:
+        """The texts of the documents before ``documents`` are at hand: start the chunks
+        that need no other."""
+        while (
+            self._pool is not None
+            and self._started < len(self._ready)
+            and self._last_text[self._ready[self._started]] < documents
+        ):
+            k = self._ready[self._started]
+            self._futures[k] = self._pool.submit(self._passages, k)
+            self._started += 1
+
+    def found(self) -> Iterator[Passages | None]:
+        """Each removal's passages, in order (every text is at hand now)."""
+        self.read(sys.maxsize)
+        for k in range(len(self._chunks)):
+            future = self._futures.get(k)
+            yield from self._passages(k) if future is None else future.result()
+
+    def _passages(self, k: int) -> list[Passages | None]:
+        return _chunk_passages(*self._chunks[k], self._texts, self._config)
+
+
+def _last_text(chunk: Sequence[Removal], needed: Container[int] | None) -> int:
+    """The last document whose text the chunk may use (-1: none)."""
+    docs = (d for r in chunk for d in (r.doc, r.keeper))
+    return max((d for d in docs if needed is None or d in needed), default=-1)
 
 
 def _chunk_passages(
