@@ -340,3 +340,20 @@ def _in_place(batch: TextBatch) -> bool:
     return batch.utf8 is not None and isinstance(
         getattr(batch.utf8[0].base, "obj", None), bytearray
     )
+
+
+@given(
+    data=st.lists(st.sampled_from([b"\n", b"a", b"\xc3\xa9", b"{}\n", b"\n\n"])).map(b"".join),
+    start=st.integers(0, 60),
+    wanted=st.integers(1, 40),
+)
+def test_line_ends_finds_the_wanted_lines_as_a_scan_byte_by_byte(data, start, wanted):
+    """The NumPy line count equals a plain scan: lines ended up to ``wanted``, and where."""
+    import numpy as np
+
+    start = min(start, len(data))
+    end, found = start, 0
+    for i in range(start, len(data)):
+        if data[i] == 0x0A and found < wanted:
+            end, found = i + 1, found + 1
+    assert blocks.line_ends(np.frombuffer(data, np.uint8), start, wanted) == (end, found)

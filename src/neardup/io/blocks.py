@@ -30,7 +30,7 @@ from neardup.io.files import (
 )
 from neardup.io.formats import batch_source, classify
 from neardup.io.hugeline import text_in_place
-from neardup.io.jsonl_kernels import holds_non_finite_words, json_non_finite, line_ends
+from neardup.io.jsonl_kernels import holds_non_finite_words, json_non_finite
 from neardup.io.jsonlines import jsonl_item
 from neardup.io.readers import duplicate_record
 from neardup.io.records import (
@@ -47,6 +47,7 @@ from neardup.util.heap import release_free_memory
 from neardup.util.kernels import threads_for
 
 BLOCK_BYTES_MAX = 16 * 2**20  # a block stops growing here even with fewer lines than asked
+NEWLINE = 0x0A  # the byte that ends a JSONL line
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -486,6 +487,20 @@ def _line_blocks(
         yield _joined(done), count
     if over:
         yield None, 1
+
+
+def line_ends(raw: np.ndarray, start: int, wanted: int) -> tuple[int, int]:
+    """``(end, found)``: the lines ended in ``raw[start:]`` up to ``wanted`` (≥ 1) of them,
+    and where the last of those ends (after its line feed; ``start`` if none). NumPy's
+    vector compare and count: a chunk holding fewer lines than wanted (nearly every one)
+    is counted without a loop over its bytes."""
+    newline = raw[start:] == NEWLINE
+    found = int(np.count_nonzero(newline))
+    if found > wanted:
+        return start + int(np.flatnonzero(newline)[wanted - 1]) + 1, wanted
+    if not found:
+        return start, 0
+    return raw.size - int(np.argmax(newline[::-1])), found
 
 
 def _joined(pieces: list[bytes | memoryview]) -> bytes:

@@ -1,5 +1,5 @@
 """Compiled scans of JSONL bytes (without the GIL, so the reading thread and the workers
-parsing blocks run side by side): lines, and what Arrow's JSON reader takes that the
+parsing blocks run side by side): what Arrow's JSON reader takes that the
 line-by-line reader refuses (a fast test for the words first, then the exact scan)."""
 
 from __future__ import annotations
@@ -8,21 +8,6 @@ import numpy as np
 from numba import njit
 
 _NEWLINE = 0x0A
-
-
-@njit(cache=True, nogil=True)
-def line_ends(raw: np.ndarray, start: int, wanted: int) -> tuple[int, int]:
-    """``(end, found)``: the lines ended in ``raw[start:]`` up to ``wanted`` of them, and
-    where the last of those ends (after its line feed; ``start`` if none)."""
-    end = start
-    found = 0
-    for i in range(start, raw.size):
-        if raw[i] == _NEWLINE:
-            found += 1
-            end = i + 1
-            if found == wanted:
-                break
-    return end, found
 
 
 _QUOTE, _BACKSLASH, _N, _I = 0x22, 0x5C, 0x4E, 0x49
