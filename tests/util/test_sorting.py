@@ -35,4 +35,5 @@ def test_a_large_array_is_sorted_in_parts(monkeypatch):
     want = np.sort(array)
     parallel_sort(array, 2)
     assert np.array_equal(array, want)
-    assert len(seen) == 1 and 0.4 < seen[0] / array.size < 0.6  # about half each side
+    assert len(seen) == 1
+    assert 0.4 < seen[0] / array.size < 0.6  # about half each side
