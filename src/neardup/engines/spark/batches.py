@@ -28,6 +28,7 @@ from neardup.dedup.flow import (
     PrefixRule,
     bucket_pairs,
     content_scores,
+    corpus_candidates,
     decide_documents,
     document_prefixes,
     entry_counts,
@@ -282,6 +283,72 @@ def pairing_stage(
             yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
     return run
+
+
+CORPUS_SCHEMA = "kind int, a long, b long, hot array<long>"
+PAIRS_AT_ONCE = 1 << 20  # candidate pairs a batch of :func:`corpus_candidates_stage`
+
+
+def corpus_candidates_stage(config: DedupConfig, rule: PrefixRule, template: int) -> Stage:
+    """``doc, keys`` of every document (one task: the whole corpus's keys, the full index's)
+    → ``kind, a, b, hot``: the local engine's candidate pairs of the corpus
+    (:func:`neardup.dedup.flow.corpus_candidates`: count tables, prefixes and buckets in one
+    pass over the documents in ``doc`` order) as rows of kind 0 (``a < b``), the number of
+    capped buckets (kind 1, ``a``), and each document's keys counted at ``template`` or more
+    (kind 2, ``a`` the document, ``hot``; only documents holding one, none for
+    ``template`` 0)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        docs, values, offsets = _by_doc(batches)
+        found = corpus_candidates(None, (values, offsets), config, rule)
+        empty = pa.array([], pa.int64())
+        for at in range(0, found.left.size, PAIRS_AT_ONCE):
+            left = docs[found.left[at : at + PAIRS_AT_ONCE]]
+            right = docs[found.right[at : at + PAIRS_AT_ONCE]]
+            yield _corpus_batch(0, left, right, list_array(empty, np.zeros(left.size + 1)))
+        one = np.array([found.capped_buckets], dtype=np.int64)
+        yield _corpus_batch(1, one, -one, list_array(empty, np.zeros(2)))
+        if template and found.counts is not None:
+            hot = found.counts >= template
+            held = np.r_[0, np.cumsum(hot)][offsets]
+            holds = np.flatnonzero(np.diff(held))
+            lists = list_array(values[hot], np.r_[held[holds], held[-1]])
+            yield _corpus_batch(2, docs[holds], np.full(holds.size, -1), lists)
+
+    return run
+
+
+def _by_doc(batches: Iterator[pa.RecordBatch]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(docs, keys, offsets)`` of rows ``doc, keys`` in any order, sorted by document:
+    document ``docs[d]``'s keys are ``keys[offsets[d]:offsets[d+1]]`` (as uint64)."""
+    docs, values, sizes = [], [], []
+    for batch in batches:
+        keys, offsets = flat_lists(batch.column("keys"))
+        docs.append(_ints(batch, "doc"))
+        values.append(keys)
+        sizes.append(np.diff(offsets))
+    doc = np.concatenate(docs) if docs else np.empty(0, np.int64)
+    flat = np.concatenate(values) if values else np.empty(0, np.uint64)
+    size = np.concatenate(sizes) if sizes else np.empty(0, np.int64)
+    order = np.argsort(doc, kind="stable")
+    if (order == np.arange(order.size)).all():
+        return doc, flat, np.r_[0, np.cumsum(size)]
+    starts = np.r_[0, np.cumsum(size)][:-1][order]
+    size = size[order]
+    offsets = np.r_[0, np.cumsum(size)]
+    at = np.repeat(starts - offsets[:-1], size) + np.arange(offsets[-1])
+    return doc[order], flat[at], offsets
+
+
+def _corpus_batch(kind: int, a: np.ndarray, b: np.ndarray, hot: pa.ListArray) -> pa.RecordBatch:
+    return _batch(
+        {
+            "kind": pa.array(np.full(a.size, kind, dtype=np.int32)),
+            "a": np.asarray(a, dtype=np.int64),
+            "b": np.asarray(b, dtype=np.int64),
+            "hot": hot,
+        }
+    )
 
 
 PACKED_KEYS_SCHEMA = "part long, doc array<long>, key array<long>"

@@ -402,7 +402,13 @@ def _candidates(
     shingles = fp.select("doc", "fps")
     if rule.score > 0.0:
         template = min(config.template_df, MAX_COUNT)
-        per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact, labels)
+        keys = _keys(fp, config)
+        entries = _value(keys.agg(F.sum(F.size("keys"))))
+        if exact is None:
+            exact = not tables_serve(entries)
+        if not exact and entries <= CORPUS_TASK_KEYS:
+            return _corpus_candidates(keys, config, rule, template)
+        per_doc, hot, exact = _prefix_entries(keys, entries, rule, template, exact, labels)
         # only entries counted above ``low`` become rows (the others pair by counted hits)
         zipped = F.arrays_zip("key", "count", "in_prefix")
         entry = F.explode(F.filter(zipped, lambda e: e["count"] > F.lit(low))).alias("e")
@@ -484,13 +490,40 @@ def _counted_pairs(per_doc: DataFrame, low: int, cap: int, labels: np.ndarray) -
 
 CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
 KEYS_PER_TABLE = 1 << 26  # keys per task filling count tables (each task ships whole tables)
+CORPUS_TASK_KEYS = KEYS_PER_TABLE  # up to this, one task finds the candidates as locally
+
+
+def _corpus_candidates(
+    keys: DataFrame, config: DedupConfig, rule: PrefixRule, template: int
+) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """:func:`_candidates` of a corpus whose keys fit one count-table task (at most
+    :data:`CORPUS_TASK_KEYS` entries): every document's keys in one task, which finds the
+    candidate pairs as the local engine does (:func:`batches.corpus_candidates_stage`: the
+    count tables, prefixes and buckets in one pass, no table or entry through Spark)."""
+    from pyspark.sql import functions as F
+
+    with timed("candidate pairs: one task"):
+        stage = B.corpus_candidates_stage(config, rule, template)
+        found = keys.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
+        pairs = found.where(F.col("kind") == 0).select(
+            F.col("a").alias("left"), F.col("b").alias("right")
+        )
+        pairs = pairs.localCheckpoint()
+    capped = found.where(F.col("kind") == 1).agg(F.sum("a"))
+    shingles = keys.select("doc", F.col("keys").alias("fps"))
+    if template:
+        with timed("candidate pairs: template candidates"):
+            hot = found.where(F.col("kind") == 2).select(F.col("a").alias("doc"), "hot")
+            shingles = hot.select("doc", F.col("hot").alias("fps")).transform(by_doc)
+    return pairs, capped, shingles
 
 
 def _prefix_entries(
     keys: DataFrame,
+    entries: int,
     rule: PrefixRule,
     template: int,
-    exact: bool | None,
+    exact: bool,
     labels: Callable[[], np.ndarray],
 ) -> tuple[DataFrame, DataFrame, bool]:
     """``doc, need, key, count, in_prefix`` (the last three lists: a row a document) of
@@ -510,17 +543,14 @@ def _prefix_entries(
     and one pass over them (``keys``: ``doc, keys``) finds both its entries and its
     template candidates.
 
-    Past what the tables serve (``exact`` None and :func:`neardup.dedup.prefix.
-    tables_serve` false), or with ``exact``, the counts are exact instead
+    ``entries``: how many keys the documents hold in all. With ``exact`` (past what the
+    tables serve: :func:`neardup.dedup.prefix.tables_serve`), the counts are exact instead
     (:func:`_exact_pairing`, its entries packed to the parts ``labels()`` gives); then
     every key held twice or more is an entry (the buckets skip those in no prefix, as the
     mark would). Also returns whether they were.
     """
     from pyspark.sql import functions as F
 
-    entries = _value(keys.agg(F.sum(F.size("keys"))))
-    if exact is None:
-        exact = not tables_serve(entries)
     bits = table_bits(entries)
     # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
     tasks = max(1, -(-entries // KEYS_PER_TABLE))
