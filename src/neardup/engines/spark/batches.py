@@ -41,6 +41,7 @@ from neardup.dedup.flow import (
     marked_entries,
     measure_pairs,
     reaches_template,
+    verify_corpus,
 )
 from neardup.fingerprints.word_kernels import WORD
 from neardup.io.blocks import utf8_spans
@@ -285,37 +286,68 @@ def pairing_stage(
     return run
 
 
-CORPUS_SCHEMA = "kind int, a long, b long, hot array<long>"
-PAIRS_AT_ONCE = 1 << 20  # candidate pairs a batch of :func:`corpus_candidates_stage`
+CORPUS_SCHEMA = (
+    "kind int, left long, right long, resemblance double, c_lr double, c_rl double, "
+    "s_lr double, s_rl double, near_copy boolean, tmpl array<long>"
+)
+PAIRS_AT_ONCE = 1 << 20  # pairs a batch of :func:`corpus_stage`
 
 
-def corpus_candidates_stage(config: DedupConfig, rule: PrefixRule, template: int) -> Stage:
-    """``doc, keys`` of every document (one task: the whole corpus's keys, the full index's)
-    → ``kind, a, b, hot``: the local engine's candidate pairs of the corpus
-    (:func:`neardup.dedup.flow.corpus_candidates`: count tables, prefixes and buckets in one
-    pass over the documents in ``doc`` order) as rows of kind 0 (``a < b``), the number of
-    capped buckets (kind 1, ``a``), and each document's keys counted at ``template`` or more
-    (kind 2, ``a`` the document, ``hot``; only documents holding one, none for
-    ``template`` 0)."""
+def corpus_stage(config: DedupConfig, rule: PrefixRule) -> Stage:
+    """``doc, keys`` of every document (one task: the whole corpus's fingerprint sets, the
+    full index's keys) → ``kind, left, right, …``: the corpus's candidate pairs found and
+    verified as the local engine does (:func:`neardup.dedup.flow.corpus_candidates`: count
+    tables, prefixes and buckets in one pass; :func:`neardup.dedup.flow.verify_corpus`:
+    measures, template shingles and content scores), over the documents in ``doc`` order.
+
+    Kind 0: a verified pair (``left < right``, measures, scores, whether it joins near
+    copies); kind 1: the counts (``left``: candidate pairs, ``right``: capped buckets,
+    ``resemblance``: template shingles); kind 2: the template shingles of each document of
+    a pair rescored on content (``left``, ``tmpl``)."""
+    from neardup.dedup.scoring import needs_content_score
+    from neardup.dedup.templates import near_copies
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         docs, values, offsets = _by_doc(batches)
         found = corpus_candidates(None, (values, offsets), config, rule)
-        empty = pa.array([], pa.int64())
-        for at in range(0, found.left.size, PAIRS_AT_ONCE):
-            left = docs[found.left[at : at + PAIRS_AT_ONCE]]
-            right = docs[found.right[at : at + PAIRS_AT_ONCE]]
-            yield _corpus_batch(0, left, right, list_array(empty, np.zeros(left.size + 1)))
-        one = np.array([found.capped_buckets], dtype=np.int64)
-        yield _corpus_batch(1, one, -one, list_array(empty, np.zeros(2)))
-        if template and found.counts is not None:
-            hot = found.counts >= template
-            held = np.r_[0, np.cumsum(hot)][offsets]
-            holds = np.flatnonzero(np.diff(held))
-            lists = list_array(values[hot], np.r_[held[holds], held[-1]])
-            yield _corpus_batch(2, docs[holds], np.full(holds.size, -1), lists)
+        pairs, template = verify_corpus(found, (values, offsets), None, None, config)
+        template = unique(np.asarray(template, dtype=np.uint64))
+        for at in range(0, len(pairs), PAIRS_AT_ONCE):
+            part = pairs.take(np.arange(at, min(at + PAIRS_AT_ONCE, len(pairs))))
+            c_lr, c_rl = part.containment_lr, part.containment_rl
+            columns = {
+                "left": docs[part.left],
+                "right": docs[part.right],
+                "resemblance": part.resemblance,
+                "c_lr": c_lr,
+                "c_rl": c_rl,
+                "s_lr": part.score_lr,
+                "s_rl": part.score_rl,
+                "near_copy": near_copies(c_lr, c_rl),
+            }
+            yield _corpus_batch(0, columns, part.left.size)
+        counts = {"left": [len(found)], "right": [found.capped_buckets]}
+        yield _corpus_batch(1, counts | {"resemblance": [float(template.size)]}, 1)
+        if config.template_df and len(pairs):
+            rescored = needs_content_score(config, pairs.containment_lr, pairs.containment_rl)
+            mine = unique(np.r_[pairs.left[rescored], pairs.right[rescored]])
+            lists = _sets_of(values, offsets, mine)
+            is_template = members(lists[0], template)
+            kept = np.r_[0, np.cumsum(is_template)][lists[1]]
+            tmpl = list_array(lists[0][is_template], kept)
+            yield _corpus_batch(2, {"left": docs[mine], "tmpl": tmpl}, mine.size)
 
     return run
+
+
+def _sets_of(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sets of ``docs`` (``values[offsets[d]:offsets[d+1]]``) as ``(values, offsets)``."""
+    sizes = offsets[docs + 1] - offsets[docs]
+    bounds = np.r_[0, np.cumsum(sizes)]
+    at = np.repeat(offsets[docs] - bounds[:-1], sizes) + np.arange(bounds[-1])
+    return values[at], bounds
 
 
 def _by_doc(batches: Iterator[pa.RecordBatch]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -340,15 +372,35 @@ def _by_doc(batches: Iterator[pa.RecordBatch]) -> tuple[np.ndarray, np.ndarray, 
     return doc[order], flat[at], offsets
 
 
-def _corpus_batch(kind: int, a: np.ndarray, b: np.ndarray, hot: pa.ListArray) -> pa.RecordBatch:
-    return _batch(
-        {
-            "kind": pa.array(np.full(a.size, kind, dtype=np.int32)),
-            "a": np.asarray(a, dtype=np.int64),
-            "b": np.asarray(b, dtype=np.int64),
-            "hot": hot,
-        }
-    )
+_CORPUS = pa.schema(
+    [
+        ("kind", pa.int32()),
+        ("left", pa.int64()),
+        ("right", pa.int64()),
+        ("resemblance", pa.float64()),
+        ("c_lr", pa.float64()),
+        ("c_rl", pa.float64()),
+        ("s_lr", pa.float64()),
+        ("s_rl", pa.float64()),
+        ("near_copy", pa.bool_()),
+        ("tmpl", pa.list_(pa.int64())),
+    ]
+)
+
+
+def _corpus_batch(kind: int, columns: dict[str, object], rows: int) -> pa.RecordBatch:
+    """A batch of :data:`CORPUS_SCHEMA` of ``rows`` rows of ``kind``; absent columns null."""
+    arrays = []
+    for field in _CORPUS:
+        if field.name == "kind":
+            arrays.append(pa.array(np.full(rows, kind, dtype=np.int32)))
+        elif isinstance(columns.get(field.name), pa.Array):
+            arrays.append(columns[field.name])
+        elif field.name in columns:
+            arrays.append(pa.array(columns[field.name], field.type))
+        else:
+            arrays.append(pa.nulls(rows, field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=_CORPUS)
 
 
 PACKED_KEYS_SCHEMA = "part long, doc array<long>, key array<long>"

@@ -195,10 +195,16 @@ def spark_dedup(
             .mapInArrow(B.fingerprint_stage(config), B.fingerprint_schema(config))
             .transform(by_doc)
         )
-    with timed("candidate pairs"):
-        candidates, capped, shingles = _candidates(fp, config, exact_counts)
+    whole = None if exact_counts else _whole_corpus(fp, config)
+    if whole is not None:
+        scored, templates, tmpl_sets, candidate_count, capped = whole
+    else:
+        with timed("candidate pairs"):
+            candidates, capped, shingles = _candidates(fp, config, exact_counts)
+        candidate_count = candidates.agg(F.count("*"))
     with timed("verification and templates"):
-        scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
+        if whole is None:
+            scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         with timed("templates: rescoring on content"):
             scored = scored.localCheckpoint()  # read again by the rare words' groups
             at_threshold = scored.where(F.col("score") >= F.lit(config.threshold))
@@ -227,7 +233,7 @@ def spark_dedup(
         decisions=decisions,
         stats={
             "documents": fp.select("size"),
-            "candidates": candidates.agg(F.count("*")),
+            "candidates": candidate_count,
             "verified": at_threshold.agg(F.count("*")),
             "capped": capped,
             "templates": templates,
@@ -406,8 +412,6 @@ def _candidates(
         entries = _value(keys.agg(F.sum(F.size("keys"))))
         if exact is None:
             exact = not tables_serve(entries)
-        if not exact and entries <= CORPUS_TASK_KEYS:
-            return _corpus_candidates(keys, config, rule, template)
         per_doc, hot, exact = _prefix_entries(keys, entries, rule, template, exact, labels)
         # only entries counted above ``low`` become rows (the others pair by counted hits)
         zipped = F.arrays_zip("key", "count", "in_prefix")
@@ -462,6 +466,37 @@ def _candidates(
     return pairs, capped, shingles
 
 
+def _whole_corpus(
+    fp: DataFrame, config: DedupConfig
+) -> tuple[DataFrame, int, DataFrame | None, int, int] | None:
+    """With the full index's prefix filter, a corpus whose keys fit one count-table task
+    (at most :data:`CORPUS_TASK_KEYS` entries, which the tables serve) gets its candidate
+    pairs and their verification in one task, as the local engine finds them
+    (:func:`batches.corpus_stage`: no table, entry or set through Spark's shuffles):
+    ``(scored, templates, tmpl_sets, candidates, capped)`` as :func:`_scored` and
+    :func:`_candidates` give them (the counts as numbers). None for other corpora."""
+    from pyspark.sql import functions as F
+
+    rule = prefix_rule(config)
+    if rule.score <= 0.0:
+        return None
+    keys = _keys(fp, config)
+    entries = _value(keys.agg(F.sum(F.size("keys"))))
+    if entries > CORPUS_TASK_KEYS or not tables_serve(entries):
+        return None
+    with timed("candidate pairs and verification: one task"):
+        stage = B.corpus_stage(config, rule)
+        out = keys.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
+        counts = out.where(F.col("kind") == 1).first()
+    columns = ["left", "right", "resemblance", "c_lr", "c_rl", "s_lr", "s_rl", "near_copy"]
+    scored = _with_score(out.where(F.col("kind") == 0).select(*columns))
+    tmpl_sets = None
+    if config.template_df:
+        tmpl_sets = out.where(F.col("kind") == 2).select(F.col("left").alias("doc"), "tmpl")
+    templates = int(counts["resemblance"])
+    return scored, templates, tmpl_sets, int(counts["left"]), int(counts["right"])
+
+
 def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
     """``doc, keys``: each document's distinct index keys (the full index's: ``fps``)."""
     from pyspark.sql import functions as F
@@ -490,32 +525,7 @@ def _counted_pairs(per_doc: DataFrame, low: int, cap: int, labels: np.ndarray) -
 
 CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
 KEYS_PER_TABLE = 1 << 26  # keys per task filling count tables (each task ships whole tables)
-CORPUS_TASK_KEYS = KEYS_PER_TABLE  # up to this, one task finds the candidates as locally
-
-
-def _corpus_candidates(
-    keys: DataFrame, config: DedupConfig, rule: PrefixRule, template: int
-) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """:func:`_candidates` of a corpus whose keys fit one count-table task (at most
-    :data:`CORPUS_TASK_KEYS` entries): every document's keys in one task, which finds the
-    candidate pairs as the local engine does (:func:`batches.corpus_candidates_stage`: the
-    count tables, prefixes and buckets in one pass, no table or entry through Spark)."""
-    from pyspark.sql import functions as F
-
-    with timed("candidate pairs: one task"):
-        stage = B.corpus_candidates_stage(config, rule, template)
-        found = keys.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
-        pairs = found.where(F.col("kind") == 0).select(
-            F.col("a").alias("left"), F.col("b").alias("right")
-        )
-        pairs = pairs.localCheckpoint()
-    capped = found.where(F.col("kind") == 1).agg(F.sum("a"))
-    shingles = keys.select("doc", F.col("keys").alias("fps"))
-    if template:
-        with timed("candidate pairs: template candidates"):
-            hot = found.where(F.col("kind") == 2).select(F.col("a").alias("doc"), "hot")
-            shingles = hot.select("doc", F.col("hot").alias("fps")).transform(by_doc)
-    return pairs, capped, shingles
+CORPUS_TASK_KEYS = KEYS_PER_TABLE  # up to this, one task finds and verifies the candidates
 
 
 def _prefix_entries(
