@@ -12,6 +12,11 @@ partition or group (:mod:`neardup.engines.spark.batches`), mapped onto Spark:
 
 =========================  ========================================================
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
+a corpus of few keys       with the full index's prefix filter, up to 2**26 key entries
+                           (what one task's count tables take): every document's set in
+                           one task, which finds and verifies the candidate pairs as the
+                           local engine does (templates and content scores included);
+                           the rows below are for larger corpora and other methods
 prefix order               the local count-min and mark tables, filled per partition
                            by the local kernel, merged chunk by chunk, shipped with
                            the stages that read them (≤ 256 MiB, the local bound);
