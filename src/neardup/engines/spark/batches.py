@@ -41,6 +41,7 @@ from neardup.dedup.flow import (
     marked_entries,
     measure_pairs,
     reaches_template,
+    run_identity_names,
     verify_corpus,
 )
 from neardup.fingerprints.word_kernels import WORD
@@ -308,7 +309,8 @@ def corpus_stage(config: DedupConfig, rule: PrefixRule) -> Stage:
     from neardup.dedup.templates import near_copies
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        docs, values, offsets = _by_doc(batches)
+        docs, sets = _by_doc(batches, ("keys", "words") if config.identity else ("keys",))
+        values, offsets = sets[0]
         found = corpus_candidates(None, (values, offsets), config, rule)
         pairs, template = verify_corpus(found, (values, offsets), None, None, config)
         template = unique(np.asarray(template, dtype=np.uint64))
@@ -336,6 +338,13 @@ def corpus_stage(config: DedupConfig, rule: PrefixRule) -> Stage:
             kept = np.r_[0, np.cumsum(is_template)][lists[1]]
             tmpl = list_array(lists[0][is_template], kept)
             yield _corpus_batch(2, {"left": docs[mine], "tmpl": tmpl}, mine.size)
+        if config.identity:
+            at = pairs.take(pairs.score >= config.threshold)
+            names = run_identity_names(sets[1], docs.size, pairs, at, config)
+            held = np.flatnonzero(np.diff(names.rare_offsets))
+            bounds = np.r_[names.rare_offsets[held], names.rare_offsets[-1]]
+            rare = list_array(names.rare[bounds[0] :], bounds - bounds[0])
+            yield _corpus_batch(3, {"left": docs[held], "tmpl": rare}, held.size)
 
     return run
 
@@ -350,26 +359,30 @@ def _sets_of(
     return values[at], bounds
 
 
-def _by_doc(batches: Iterator[pa.RecordBatch]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(docs, keys, offsets)`` of rows ``doc, keys`` in any order, sorted by document:
-    document ``docs[d]``'s keys are ``keys[offsets[d]:offsets[d+1]]`` (as uint64)."""
-    docs, values, sizes = [], [], []
+def _by_doc(
+    batches: Iterator[pa.RecordBatch], columns: tuple[str, ...]
+) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """``(docs, sets)`` of rows ``doc`` and list columns ``columns`` in any order, sorted by
+    document: for each column, ``(values as uint64, offsets)``, document ``docs[d]``'s list
+    being ``values[offsets[d]:offsets[d+1]]``."""
+    docs: list[np.ndarray] = []
+    lists: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in columns]
     for batch in batches:
-        keys, offsets = flat_lists(batch.column("keys"))
         docs.append(_ints(batch, "doc"))
-        values.append(keys)
-        sizes.append(np.diff(offsets))
+        for held, name in zip(lists, columns, strict=True):
+            held.append(flat_lists(batch.column(name)))
     doc = np.concatenate(docs) if docs else np.empty(0, np.int64)
-    flat = np.concatenate(values) if values else np.empty(0, np.uint64)
-    size = np.concatenate(sizes) if sizes else np.empty(0, np.int64)
     order = np.argsort(doc, kind="stable")
-    if (order == np.arange(order.size)).all():
-        return doc, flat, np.r_[0, np.cumsum(size)]
-    starts = np.r_[0, np.cumsum(size)][:-1][order]
-    size = size[order]
-    offsets = np.r_[0, np.cumsum(size)]
-    at = np.repeat(starts - offsets[:-1], size) + np.arange(offsets[-1])
-    return doc[order], flat[at], offsets
+    in_order = bool((order == np.arange(order.size)).all())
+    sets = []
+    for held in lists:
+        flat = np.concatenate([v for v, _ in held]) if held else np.empty(0, np.uint64)
+        size = np.concatenate([np.diff(o) for _, o in held]) if held else np.empty(0, np.int64)
+        offsets = np.r_[0, np.cumsum(size)]
+        if not in_order:
+            flat, offsets = _sets_of(flat, offsets, order)
+        sets.append((flat, offsets))
+    return doc[order], sets
 
 
 _CORPUS = pa.schema(

@@ -202,7 +202,7 @@ def spark_dedup(
         )
     whole = None if exact_counts else _whole_corpus(fp, config)
     if whole is not None:
-        scored, templates, tmpl_sets, candidate_count, capped = whole
+        scored, templates, tmpl_sets, candidate_count, capped, rare = whole
     else:
         with timed("candidate pairs"):
             candidates, capped, shingles = _candidates(fp, config, exact_counts)
@@ -215,7 +215,8 @@ def spark_dedup(
             at_threshold = scored.where(F.col("score") >= F.lit(config.threshold))
             at_threshold = at_threshold.localCheckpoint()
     with timed("components and keepers"):
-        rare = _rare_words(fp, scored, at_threshold) if config.identity else None
+        if whole is None:
+            rare = _rare_words(fp, scored, at_threshold) if config.identity else None
         decided = _decisions(docs, fp, tmpl_sets, rare, at_threshold, config)
         with timed("keepers: decisions"):
             decided = decided.localCheckpoint()
@@ -473,13 +474,15 @@ def _candidates(
 
 def _whole_corpus(
     fp: DataFrame, config: DedupConfig
-) -> tuple[DataFrame, int, DataFrame | None, int, int] | None:
+) -> tuple[DataFrame, int, DataFrame | None, int, int, DataFrame | None] | None:
     """With the full index's prefix filter, a corpus whose keys fit one count-table task
     (at most :data:`CORPUS_TASK_KEYS` entries, which the tables serve) gets its candidate
     pairs and their verification in one task, as the local engine finds them
     (:func:`batches.corpus_stage`: no table, entry or set through Spark's shuffles):
-    ``(scored, templates, tmpl_sets, candidates, capped)`` as :func:`_scored` and
-    :func:`_candidates` give them (the counts as numbers). None for other corpora."""
+    ``(scored, templates, tmpl_sets, candidates, capped, rare)`` as :func:`_scored`,
+    :func:`_candidates` and :func:`_rare_words` give them (the counts as numbers; the
+    identity check's rare words counted there too, over every document's words). None for
+    other corpora."""
     from pyspark.sql import functions as F
 
     rule = prefix_rule(config)
@@ -491,15 +494,21 @@ def _whole_corpus(
         return None
     with timed("candidate pairs and verification: one task"):
         stage = B.corpus_stage(config, rule)
-        out = keys.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
+        sets = fp.select("doc", F.col("fps").alias("keys"), *(["words"] if config.identity else []))
+        out = sets.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
         counts = out.where(F.col("kind") == 1).first()
     columns = ["left", "right", "resemblance", "c_lr", "c_rl", "s_lr", "s_rl", "near_copy"]
     scored = _with_score(out.where(F.col("kind") == 0).select(*columns))
     tmpl_sets = None
     if config.template_df:
         tmpl_sets = out.where(F.col("kind") == 2).select(F.col("left").alias("doc"), "tmpl")
+    rare = None
+    if config.identity:
+        rare = out.where(F.col("kind") == 3).select(
+            F.col("left").alias("doc"), F.col("tmpl").alias("rare")
+        )
     templates = int(counts["resemblance"])
-    return scored, templates, tmpl_sets, int(counts["left"]), int(counts["right"])
+    return scored, templates, tmpl_sets, int(counts["left"]), int(counts["right"]), rare
 
 
 def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
