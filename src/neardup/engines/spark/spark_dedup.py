@@ -15,7 +15,7 @@ fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch fun
 a corpus of few keys       with the full index's prefix filter, up to 2**26 key entries
                            (what one task's count tables take): every document's set in
                            one task, which finds and verifies the candidate pairs as the
-                           local engine does (templates and content scores included);
+                           local engine does (templates, content scores, rare words);
                            the rows below are for larger corpora and other methods
 prefix order               the local count-min and mark tables, filled per partition
                            by the local kernel, merged chunk by chunk, shipped with
@@ -492,7 +492,7 @@ def _whole_corpus(
     entries = _value(keys.agg(F.sum(F.size("keys"))))
     if entries > CORPUS_TASK_KEYS or not tables_serve(entries):
         return None
-    with timed("candidate pairs and verification: one task"):
+    with timed("one task: candidate pairs, verification, rare words"):
         stage = B.corpus_stage(config, rule)
         sets = fp.select("doc", F.col("fps").alias("keys"), *(["words"] if config.identity else []))
         out = sets.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
