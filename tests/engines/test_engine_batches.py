@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.dedup.candidates import DEFAULT_HITS, bucket_pairs
-from neardup.dedup.flow import PrefixRule
+from neardup.dedup.config import DedupConfig
+from neardup.dedup.flow import PrefixRule, corpus_candidates, prefix_rule, verify_corpus
 from neardup.dedup.prefix import (
     entry_counts,
     entry_prefix_flags,
@@ -22,6 +23,7 @@ from neardup.dedup.prefix import (
 )
 from neardup.engines.spark.batches import (
     bucket_stage,
+    corpus_stage,
     count_table_stage,
     counted_bucket_stage,
     counted_pairs_stage,
@@ -373,3 +375,44 @@ def test_held_counts_from_partitions_count_each_wanted_shingle_s_holders(seed, p
         if held:
             expected[value] = held
     assert counts == expected
+
+
+def test_the_corpus_stage_is_the_local_engine_whatever_the_rows_order():
+    """Documents reaching the one task in any order and batches (as a coalesced hash
+    partitioning gives them): the local engine's candidate and verified pairs of the sets in
+    document order, on the documents' own numbers."""
+    rng = np.random.default_rng(3)
+    base = [np.unique(rng.integers(0, 400, rng.integers(20, 60))) for _ in range(6)]
+    sets = []
+    for d in range(60):
+        own = base[d % 6].copy()
+        own[rng.integers(0, own.size, 3)] = rng.integers(400, 10**6, 3)  # light edits
+        sets.append(np.unique(own).astype(np.uint64))
+    numbers = np.arange(60, dtype=np.int64) * 3 + 7  # the documents' numbers, with gaps
+    config = DedupConfig(max_bucket=12, identity=False)
+    values = np.concatenate(sets)
+    offsets = np.r_[0, np.cumsum([s.size for s in sets])]
+    found = corpus_candidates(None, (values, offsets), config, prefix_rule(config))
+    pairs, _ = verify_corpus(found, (values, offsets), None, None, config)
+    assert len(pairs) > 20
+
+    def rows(order: np.ndarray) -> pa.RecordBatch:
+        return pa.RecordBatch.from_pydict(
+            {
+                "doc": pa.array(numbers[order]),
+                "keys": list_array(
+                    np.concatenate([sets[i] for i in order]),
+                    np.r_[0, np.cumsum([sets[i].size for i in order])],
+                ),
+            }
+        )
+
+    shuffled = rng.permutation(60)
+    batches = [rows(shuffled[:25]), rows(shuffled[25:])]
+    out = pa.Table.from_batches(list(corpus_stage(config, prefix_rule(config))(iter(batches))))
+    scored = out.filter(pa.compute.equal(out.column("kind"), 0))
+    assert scored.column("left").to_pylist() == numbers[pairs.left].tolist()
+    assert scored.column("right").to_pylist() == numbers[pairs.right].tolist()
+    assert scored.column("s_lr").to_pylist() == pairs.score_lr.tolist()
+    counts = out.filter(pa.compute.equal(out.column("kind"), 1))
+    assert counts.column("left").to_pylist() == [len(found)]

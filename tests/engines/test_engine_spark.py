@@ -169,7 +169,13 @@ def assert_same(spark, docs, config, values=None):
 # ── tests ────────────────────────────────────────────────────────────────────────────────────
 
 
-def test_defaults_on_a_random_corpus_equal_the_local_engine(spark):
+@pytest.mark.parametrize("corpus_task_keys", [0, 1 << 26])
+def test_defaults_on_a_random_corpus_equal_the_local_engine(spark, monkeypatch, corpus_task_keys):
+    """Candidates found in one task as locally, or (0 keys there) by count tables, entries
+    and buckets spread over tasks: the local engine's answer either way."""
+    from neardup.engines.spark import spark_dedup as engine
+
+    monkeypatch.setattr(engine, "CORPUS_TASK_KEYS", corpus_task_keys)
     local = assert_same(spark, random_corpus(1), DedupConfig(max_bucket=12))
     # the corpus exercises what it is meant to
     assert local["removed"]
@@ -219,6 +225,7 @@ def test_count_tables_of_several_tasks_merged_either_way_give_the_local_answer(
     from neardup.engines.spark import spark_dedup as engine
 
     monkeypatch.setattr(engine, "KEYS_PER_TABLE", 500)
+    monkeypatch.setattr(engine, "CORPUS_TASK_KEYS", 0)
     monkeypatch.setattr(engine, "DRIVER_MERGE_BYTES", merge_bytes)
     assert assert_same(spark, random_corpus(1), DedupConfig(max_bucket=12))["removed"]
 
@@ -259,7 +266,13 @@ def copies_corpus(seed: int, n: int = 90) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("template_df", [0, 4])
-def test_capped_buckets_on_a_random_corpus_equal_the_local_engine(spark, template_df):
+@pytest.mark.parametrize("corpus_task_keys", [0, 1 << 26])
+def test_capped_buckets_on_a_random_corpus_equal_the_local_engine(
+    spark, monkeypatch, template_df, corpus_task_keys
+):
+    from neardup.engines.spark import spark_dedup as engine
+
+    monkeypatch.setattr(engine, "CORPUS_TASK_KEYS", corpus_task_keys)
     docs = copies_corpus(5)
     local = assert_same(spark, docs, DedupConfig(max_bucket=3, template_df=template_df))
     assert local["counts"]["capped_buckets"] > 10

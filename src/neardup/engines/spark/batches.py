@@ -28,6 +28,7 @@ from neardup.dedup.flow import (
     PrefixRule,
     bucket_pairs,
     content_scores,
+    corpus_candidates,
     decide_documents,
     document_prefixes,
     entry_counts,
@@ -40,6 +41,8 @@ from neardup.dedup.flow import (
     marked_entries,
     measure_pairs,
     reaches_template,
+    run_identity_names,
+    verify_corpus,
 )
 from neardup.fingerprints.word_kernels import WORD
 from neardup.io.blocks import utf8_spans
@@ -282,6 +285,135 @@ def pairing_stage(
             yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
     return run
+
+
+CORPUS_SCHEMA = (
+    "kind int, left long, right long, resemblance double, c_lr double, c_rl double, "
+    "s_lr double, s_rl double, near_copy boolean, tmpl array<long>"
+)
+PAIRS_AT_ONCE = 1 << 20  # pairs a batch of :func:`corpus_stage`
+
+
+def corpus_stage(config: DedupConfig, rule: PrefixRule) -> Stage:
+    """``doc, keys`` of every document (one task: the whole corpus's fingerprint sets, the
+    full index's keys) → ``kind, left, right, …``: the corpus's candidate pairs found and
+    verified as the local engine does (:func:`neardup.dedup.flow.corpus_candidates`: count
+    tables, prefixes and buckets in one pass; :func:`neardup.dedup.flow.verify_corpus`:
+    measures, template shingles and content scores), over the documents in ``doc`` order.
+
+    Kind 0: a verified pair (``left < right``, measures, scores, whether it joins near
+    copies); kind 1: the counts (``left``: candidate pairs, ``right``: capped buckets,
+    ``resemblance``: template shingles); kind 2: the template shingles of each document of
+    a pair rescored on content (``left``, ``tmpl``)."""
+    from neardup.dedup.scoring import needs_content_score
+    from neardup.dedup.templates import near_copies
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        docs, sets = _by_doc(batches, ("keys", "words") if config.identity else ("keys",))
+        values, offsets = sets[0]
+        found = corpus_candidates(None, (values, offsets), config, rule)
+        pairs, template = verify_corpus(found, (values, offsets), None, None, config)
+        template = unique(np.asarray(template, dtype=np.uint64))
+        for at in range(0, len(pairs), PAIRS_AT_ONCE):
+            part = pairs.take(np.arange(at, min(at + PAIRS_AT_ONCE, len(pairs))))
+            c_lr, c_rl = part.containment_lr, part.containment_rl
+            columns = {
+                "left": docs[part.left],
+                "right": docs[part.right],
+                "resemblance": part.resemblance,
+                "c_lr": c_lr,
+                "c_rl": c_rl,
+                "s_lr": part.score_lr,
+                "s_rl": part.score_rl,
+                "near_copy": near_copies(c_lr, c_rl),
+            }
+            yield _corpus_batch(0, columns, part.left.size)
+        counts = {"left": [len(found)], "right": [found.capped_buckets]}
+        yield _corpus_batch(1, counts | {"resemblance": [float(template.size)]}, 1)
+        if config.template_df and len(pairs):
+            rescored = needs_content_score(config, pairs.containment_lr, pairs.containment_rl)
+            mine = unique(np.r_[pairs.left[rescored], pairs.right[rescored]])
+            lists = _sets_of(values, offsets, mine)
+            is_template = members(lists[0], template)
+            kept = np.r_[0, np.cumsum(is_template)][lists[1]]
+            tmpl = list_array(lists[0][is_template], kept)
+            yield _corpus_batch(2, {"left": docs[mine], "tmpl": tmpl}, mine.size)
+        if config.identity:
+            at = pairs.take(pairs.score >= config.threshold)
+            names = run_identity_names(sets[1], docs.size, pairs, at, config)
+            held = np.flatnonzero(np.diff(names.rare_offsets))
+            bounds = np.r_[names.rare_offsets[held], names.rare_offsets[-1]]
+            rare = list_array(names.rare[bounds[0] :], bounds - bounds[0])
+            yield _corpus_batch(3, {"left": docs[held], "tmpl": rare}, held.size)
+
+    return run
+
+
+def _sets_of(
+    values: np.ndarray, offsets: np.ndarray, docs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sets of ``docs`` (``values[offsets[d]:offsets[d+1]]``) as ``(values, offsets)``."""
+    sizes = offsets[docs + 1] - offsets[docs]
+    bounds = np.r_[0, np.cumsum(sizes)]
+    at = np.repeat(offsets[docs] - bounds[:-1], sizes) + np.arange(bounds[-1])
+    return values[at], bounds
+
+
+def _by_doc(
+    batches: Iterator[pa.RecordBatch], columns: tuple[str, ...]
+) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """``(docs, sets)`` of rows ``doc`` and list columns ``columns`` in any order, sorted by
+    document: for each column, ``(values as uint64, offsets)``, document ``docs[d]``'s list
+    being ``values[offsets[d]:offsets[d+1]]``."""
+    docs: list[np.ndarray] = []
+    lists: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in columns]
+    for batch in batches:
+        docs.append(_ints(batch, "doc"))
+        for held, name in zip(lists, columns, strict=True):
+            held.append(flat_lists(batch.column(name)))
+    doc = np.concatenate(docs) if docs else np.empty(0, np.int64)
+    order = np.argsort(doc, kind="stable")
+    in_order = bool((order == np.arange(order.size)).all())
+    sets = []
+    for held in lists:
+        flat = np.concatenate([v for v, _ in held]) if held else np.empty(0, np.uint64)
+        size = np.concatenate([np.diff(o) for _, o in held]) if held else np.empty(0, np.int64)
+        offsets = np.r_[0, np.cumsum(size)]
+        if not in_order:
+            flat, offsets = _sets_of(flat, offsets, order)
+        sets.append((flat, offsets))
+    return doc[order], sets
+
+
+_CORPUS = pa.schema(
+    [
+        ("kind", pa.int32()),
+        ("left", pa.int64()),
+        ("right", pa.int64()),
+        ("resemblance", pa.float64()),
+        ("c_lr", pa.float64()),
+        ("c_rl", pa.float64()),
+        ("s_lr", pa.float64()),
+        ("s_rl", pa.float64()),
+        ("near_copy", pa.bool_()),
+        ("tmpl", pa.list_(pa.int64())),
+    ]
+)
+
+
+def _corpus_batch(kind: int, columns: dict[str, object], rows: int) -> pa.RecordBatch:
+    """A batch of :data:`CORPUS_SCHEMA` of ``rows`` rows of ``kind``; absent columns null."""
+    arrays = []
+    for field in _CORPUS:
+        if field.name == "kind":
+            arrays.append(pa.array(np.full(rows, kind, dtype=np.int32)))
+        elif isinstance(columns.get(field.name), pa.Array):
+            arrays.append(columns[field.name])
+        elif field.name in columns:
+            arrays.append(pa.array(columns[field.name], field.type))
+        else:
+            arrays.append(pa.nulls(rows, field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=_CORPUS)
 
 
 PACKED_KEYS_SCHEMA = "part long, doc array<long>, key array<long>"

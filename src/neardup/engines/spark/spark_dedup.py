@@ -12,6 +12,11 @@ partition or group (:mod:`neardup.engines.spark.batches`), mapped onto Spark:
 
 =========================  ========================================================
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
+a corpus of few keys       with the full index's prefix filter, up to 2**26 key entries
+                           (what one task's count tables take): every document's set in
+                           one task, which finds and verifies the candidate pairs as the
+                           local engine does (templates, content scores, rare words);
+                           the rows below are for larger corpora and other methods
 prefix order               the local count-min and mark tables, filled per partition
                            by the local kernel, merged chunk by chunk, shipped with
                            the stages that read them (≤ 256 MiB, the local bound);
@@ -195,16 +200,23 @@ def spark_dedup(
             .mapInArrow(B.fingerprint_stage(config), B.fingerprint_schema(config))
             .transform(by_doc)
         )
-    with timed("candidate pairs"):
-        candidates, capped, shingles = _candidates(fp, config, exact_counts)
+    whole = None if exact_counts else _whole_corpus(fp, config)
+    if whole is not None:
+        scored, templates, tmpl_sets, candidate_count, capped, rare = whole
+    else:
+        with timed("candidate pairs"):
+            candidates, capped, shingles = _candidates(fp, config, exact_counts)
+        candidate_count = candidates.agg(F.count("*"))
     with timed("verification and templates"):
-        scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
+        if whole is None:
+            scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         with timed("templates: rescoring on content"):
             scored = scored.localCheckpoint()  # read again by the rare words' groups
             at_threshold = scored.where(F.col("score") >= F.lit(config.threshold))
             at_threshold = at_threshold.localCheckpoint()
     with timed("components and keepers"):
-        rare = _rare_words(fp, scored, at_threshold) if config.identity else None
+        if whole is None:
+            rare = _rare_words(fp, scored, at_threshold) if config.identity else None
         decided = _decisions(docs, fp, tmpl_sets, rare, at_threshold, config)
         with timed("keepers: decisions"):
             decided = decided.localCheckpoint()
@@ -227,7 +239,7 @@ def spark_dedup(
         decisions=decisions,
         stats={
             "documents": fp.select("size"),
-            "candidates": candidates.agg(F.count("*")),
+            "candidates": candidate_count,
             "verified": at_threshold.agg(F.count("*")),
             "capped": capped,
             "templates": templates,
@@ -402,7 +414,11 @@ def _candidates(
     shingles = fp.select("doc", "fps")
     if rule.score > 0.0:
         template = min(config.template_df, MAX_COUNT)
-        per_doc, hot, exact = _prefix_entries(_keys(fp, config), rule, template, exact, labels)
+        keys = _keys(fp, config)
+        entries = _value(keys.agg(F.sum(F.size("keys"))))
+        if exact is None:
+            exact = not tables_serve(entries)
+        per_doc, hot, exact = _prefix_entries(keys, entries, rule, template, exact, labels)
         # only entries counted above ``low`` become rows (the others pair by counted hits)
         zipped = F.arrays_zip("key", "count", "in_prefix")
         entry = F.explode(F.filter(zipped, lambda e: e["count"] > F.lit(low))).alias("e")
@@ -456,6 +472,45 @@ def _candidates(
     return pairs, capped, shingles
 
 
+def _whole_corpus(
+    fp: DataFrame, config: DedupConfig
+) -> tuple[DataFrame, int, DataFrame | None, int, int, DataFrame | None] | None:
+    """With the full index's prefix filter, a corpus whose keys fit one count-table task
+    (at most :data:`CORPUS_TASK_KEYS` entries, which the tables serve) gets its candidate
+    pairs and their verification in one task, as the local engine finds them
+    (:func:`batches.corpus_stage`: no table, entry or set through Spark's shuffles):
+    ``(scored, templates, tmpl_sets, candidates, capped, rare)`` as :func:`_scored`,
+    :func:`_candidates` and :func:`_rare_words` give them (the counts as numbers; the
+    identity check's rare words counted there too, over every document's words). None for
+    other corpora."""
+    from pyspark.sql import functions as F
+
+    rule = prefix_rule(config)
+    if rule.score <= 0.0:
+        return None
+    keys = _keys(fp, config)
+    entries = _value(keys.agg(F.sum(F.size("keys"))))
+    if entries > CORPUS_TASK_KEYS or not tables_serve(entries):
+        return None
+    with timed("one task: candidate pairs, verification, rare words"):
+        stage = B.corpus_stage(config, rule)
+        sets = fp.select("doc", F.col("fps").alias("keys"), *(["words"] if config.identity else []))
+        out = sets.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
+        counts = out.where(F.col("kind") == 1).first()
+    columns = ["left", "right", "resemblance", "c_lr", "c_rl", "s_lr", "s_rl", "near_copy"]
+    scored = _with_score(out.where(F.col("kind") == 0).select(*columns))
+    tmpl_sets = None
+    if config.template_df:
+        tmpl_sets = out.where(F.col("kind") == 2).select(F.col("left").alias("doc"), "tmpl")
+    rare = None
+    if config.identity:
+        rare = out.where(F.col("kind") == 3).select(
+            F.col("left").alias("doc"), F.col("tmpl").alias("rare")
+        )
+    templates = int(counts["resemblance"])
+    return scored, templates, tmpl_sets, int(counts["left"]), int(counts["right"]), rare
+
+
 def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
     """``doc, keys``: each document's distinct index keys (the full index's: ``fps``)."""
     from pyspark.sql import functions as F
@@ -484,13 +539,15 @@ def _counted_pairs(per_doc: DataFrame, low: int, cap: int, labels: np.ndarray) -
 
 CHUNK = 1 << 16  # the count and mark tables travel in chunks of 64 KiB
 KEYS_PER_TABLE = 1 << 26  # keys per task filling count tables (each task ships whole tables)
+CORPUS_TASK_KEYS = KEYS_PER_TABLE  # up to this, one task finds and verifies the candidates
 
 
 def _prefix_entries(
     keys: DataFrame,
+    entries: int,
     rule: PrefixRule,
     template: int,
-    exact: bool | None,
+    exact: bool,
     labels: Callable[[], np.ndarray],
 ) -> tuple[DataFrame, DataFrame, bool]:
     """``doc, need, key, count, in_prefix`` (the last three lists: a row a document) of
@@ -510,17 +567,14 @@ def _prefix_entries(
     and one pass over them (``keys``: ``doc, keys``) finds both its entries and its
     template candidates.
 
-    Past what the tables serve (``exact`` None and :func:`neardup.dedup.prefix.
-    tables_serve` false), or with ``exact``, the counts are exact instead
+    ``entries``: how many keys the documents hold in all. With ``exact`` (past what the
+    tables serve: :func:`neardup.dedup.prefix.tables_serve`), the counts are exact instead
     (:func:`_exact_pairing`, its entries packed to the parts ``labels()`` gives); then
     every key held twice or more is an entry (the buckets skip those in no prefix, as the
     mark would). Also returns whether they were.
     """
     from pyspark.sql import functions as F
 
-    entries = _value(keys.agg(F.sum(F.size("keys"))))
-    if exact is None:
-        exact = not tables_serve(entries)
     bits = table_bits(entries)
     # each task fills whole tables: a few tasks of many keys (coalesce: no shuffle)
     tasks = max(1, -(-entries // KEYS_PER_TABLE))
