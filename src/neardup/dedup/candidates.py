@@ -72,6 +72,7 @@ from neardup.util.arrays import (
     unique,
 )
 from neardup.util.kernels import threads_for
+from neardup.util.sorting import sort_in_place
 
 _MIX = np.uint64(0xBF58476D1CE4E5B9)  # odd: a bijection, spreads small integer keys
 DEFAULT_HITS = 4  # measured on 100 k English documents: 2 → 250 k pairs, 3 → 54 k, 4 → 38 k
@@ -253,15 +254,15 @@ def _counted_pairs(words: np.ndarray, need: np.ndarray) -> np.ndarray:
     sorted here in place), at least the smaller of their two ``need`` of keys in either
     one's hit prefix.
 
-    The entries are sorted as one word each (a plain sort, several times faster than an
-    argsort) — the high bits of the key mixed, the run, the flag —: keys that agree in
-    those bits only make a larger count, never a smaller one (a few more candidates at
+    The entries are sorted as one word each (a plain sort on every core, several times
+    faster than an argsort) — the high bits of the key mixed, the run, the flag —: keys that
+    agree in those bits only make a larger count, never a smaller one (a few more candidates at
     most, which verification drops). Pairs are counted first in a table of saturating
     counters (never below the true count), so only the few that can reach their need are
     written out and counted exactly. Both passes run on key-aligned parts of the words in
     parallel (a table each, added before the second pass)."""
     run_bits = _run_bits(need.size)
-    words.sort()
+    sort_in_place(words)
     bits = int(np.clip(words.size.bit_length() + 1, 16, 26))
     parts = _key_parts(words, run_bits, numba.get_num_threads() if words.size > 1 << 16 else 1)
     counters = np.zeros((parts.size - 1, 1 << bits), dtype=np.uint8)  # NumPy: no fault storm
@@ -272,7 +273,7 @@ def _counted_pairs(words: np.ndarray, need: np.ndarray) -> np.ndarray:
     del table
     codes = np.concatenate(chunks) if chunks else np.empty(0, np.uint64)
     del chunks
-    codes.sort()  # in place: the largest array here
+    sort_in_place(codes)  # in place: the largest array here
     codes, shared = sorted_counts(codes)
     left, right = split_pair_codes(codes)
     return codes[shared >= np.minimum(need[left], need[right])]
