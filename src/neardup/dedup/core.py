@@ -39,7 +39,6 @@ from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
 from neardup.methods.base import Keys, Method, Signatures
 from neardup.util.arrays import kept_segments, release_mapped_pages, unique
 from neardup.util.heap import release_free_memory
-from neardup.util.kernels import threads_for
 from neardup.util.workers import ordered_map
 
 Sets = tuple[np.ndarray, np.ndarray]  # values and offsets of per-document sorted sets
@@ -80,8 +79,7 @@ class _Spill:
         """Append a batch's sets (``values[offsets[d]:offsets[d + 1]]``), without counts."""
         values.tofile(self._file)
         if self._hashes is not None:
-            with threads_for(values.size):
-                self._hashes.append(set_hashes(values, offsets))
+            self._hashes.append(set_hashes(values, offsets))
         self._offsets.append(offsets[1:] + self._total)
         self._total += int(values.size)
 
