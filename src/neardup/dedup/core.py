@@ -22,6 +22,7 @@ import numba
 import numpy as np
 
 from neardup.dedup.config import DedupConfig, DedupResult, Pairs
+from neardup.dedup.copies import Copies, find_copies, set_hashes
 from neardup.dedup.flow import (
     Candidates,
     Names,
@@ -54,11 +55,17 @@ class _Spill:
     """
 
     def __init__(
-        self, directory: Path, keep_counts: bool = True, name: str = "fingerprints"
+        self,
+        directory: Path,
+        keep_counts: bool = True,
+        name: str = "fingerprints",
+        hashes: bool = False,
     ) -> None:
         self.path = directory / f"{name}.u64"
         self._file = open(self.path, "wb")  # noqa: SIM115 - closed in finish()
         self._offsets = [np.zeros(1, dtype=np.int64)]
+        # with ``hashes``, each set's hash, taken while the batch is in memory (copies)
+        self._hashes: list[np.ndarray] | None = [] if hashes else None
         self._counts: list[np.ndarray] | None = [] if keep_counts else None
         self._total = 0
         self._finished: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -71,6 +78,8 @@ class _Spill:
     def add_sets(self, values: np.ndarray, offsets: np.ndarray) -> None:
         """Append a batch's sets (``values[offsets[d]:offsets[d + 1]]``), without counts."""
         values.tofile(self._file)
+        if self._hashes is not None:
+            self._hashes.append(set_hashes(values, offsets))
         self._offsets.append(offsets[1:] + self._total)
         self._total += int(values.size)
 
@@ -94,6 +103,15 @@ class _Spill:
             self._finished = (values, np.concatenate(self._offsets), counts)
             release_free_memory()  # what reading and fingerprinting freed
         return self._finished
+
+    def copies(self) -> Copies | None:
+        """The documents whose sets are identical (None: none, or hashes not taken)."""
+        if self._hashes is None:
+            return None
+        values, offsets, _ = self._done()
+        hashes = np.concatenate(self._hashes) if self._hashes else np.empty(0, np.uint64)
+        self._hashes = None
+        return find_copies(values, offsets, hashes)
 
     def batches(self, size: int) -> Iterator[FingerprintBatch]:
         """The stored fingerprints again, in batches (for methods sketched after fitting)."""
@@ -219,7 +237,7 @@ def score_candidates(
     try:
         clock = time.perf_counter()
         stage("reading and fingerprinting")
-        spill = _Spill(Path(workspace.name), keep_counts=method.weighs_counts)
+        spill = _Spill(Path(workspace.name), keep_counts=method.weighs_counts, hashes=config.verify)
         word_spill = _Spill(Path(workspace.name), False, "words") if config.identity else None
         ids: list[str] = []
         lengths: list[np.ndarray] = [np.empty(0, dtype=np.int64)]
@@ -284,8 +302,9 @@ def score_candidates(
         clock = time.perf_counter()
         stage(f"verifying {len(candidates):,} candidate pairs")
         found = len(candidates)
+        copies = spill.copies() if len(candidates) else None
         pairs, template = verify_corpus(
-            candidates, (values, offsets), method, signatures, config, keep_all
+            candidates, (values, offsets), method, signatures, config, keep_all, None, copies
         )
         timings["verify"] = time.perf_counter() - clock
     except BaseException:

@@ -46,6 +46,7 @@ from neardup.dedup.candidates import (
 )
 from neardup.dedup.cluster import connected_components, preference_rank
 from neardup.dedup.config import DedupConfig, Pairs
+from neardup.dedup.copies import Copies
 from neardup.dedup.identity import LEAST_DOCUMENTS, RARE_GROUPS, Names, run_names
 from neardup.dedup.keepers import cluster_labels, declined_pairs, keeper_rounds
 from neardup.dedup.prefix import (
@@ -309,16 +310,20 @@ def verify_corpus(
     config: DedupConfig,
     keep_all: bool = True,
     template: np.ndarray | None = None,
+    copies: Copies | None = None,
 ) -> tuple[Pairs, np.ndarray]:
     """``(pairs, template)``: a whole corpus's candidate pairs verified (the local engine) —
     :func:`measure_pairs`, :func:`reaches_template` and :func:`content_scores` fused — or
     their signatures' estimates when the run does not verify; ``keep_all=False``: only the
     candidates that can still be kept at the threshold. ``template``: the shingles already
-    found to be template (scoring more pairs as the run scored its own)."""
+    found to be template (scoring more pairs as the run scored its own); ``copies``: the
+    documents of identical sets, whose pairs are walked once."""
     values, offsets = sets
     if not keep_all and signatures is None:
-        candidates = keepable(candidates, values, offsets, config)
-    return score_pairs(candidates, values, offsets, method, signatures, config, template)  # type: ignore[arg-type]
+        candidates = keepable(candidates, values, offsets, config, copies)
+    return score_pairs(  # type: ignore[arg-type]
+        candidates, values, offsets, method, signatures, config, template, copies
+    )
 
 
 # ── keepers and clusters ─────────────────────────────────────────────────────────────────────

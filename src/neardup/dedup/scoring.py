@@ -8,6 +8,7 @@ import numpy as np
 
 from neardup.dedup.candidates import Candidates
 from neardup.dedup.config import DedupConfig, Pairs
+from neardup.dedup.copies import Copies, per_distinct_pair
 from neardup.dedup.templates import (
     content_counts,
     directional_scores,
@@ -23,17 +24,24 @@ _CHUNK_PAIRS = 1 << 22  # candidate pairs counted at a time (a few arrays of 32 
 
 
 def keepable(
-    candidates: Candidates, values: np.ndarray, offsets: np.ndarray, config: DedupConfig
+    candidates: Candidates,
+    values: np.ndarray,
+    offsets: np.ndarray,
+    config: DedupConfig,
+    copies: Copies | None = None,
 ) -> Candidates:
     """The candidates whose plain containment reaches ``least_keepable`` in one direction
     (the others are below the threshold in any measure, with or without templates, and
     group no near copies: :func:`needs_content_score`), in chunks; each pair's merge walk
-    stops once its answer is certain (most candidates share little)."""
+    stops once its answer is certain (most candidates share little), and is walked once
+    per distinct pair of sets (``copies``)."""
     left, right, least = candidates.left, candidates.right, config.least_keepable
     kept_left, kept_right = [], []
     for start in range(0, left.size, _CHUNK_PAIRS):
         lo, hi = left[start : start + _CHUNK_PAIRS], right[start : start + _CHUNK_PAIRS]
-        keep = share_at_least(values, offsets, lo, hi, least)  # the larger containment
+        keep = per_distinct_pair(  # the larger containment
+            lambda a, b: share_at_least(values, offsets, a, b, least), lo, hi, copies
+        )
         kept_left.append(lo[keep])
         kept_right.append(hi[keep])
     empty = np.empty(0, dtype=np.int64)
@@ -53,15 +61,19 @@ def score_pairs(
     signatures: Signatures | None,
     config: DedupConfig,
     template: np.ndarray | None = None,
+    copies: Copies | None = None,
 ) -> tuple[Pairs, np.ndarray]:
     """Measures of every candidate pair, and the template shingles discounted.
 
     Exact (content shingles, :mod:`neardup.dedup.templates`), or the method's own estimate
     as the score when ``signatures`` are given (``--no-verify``: no discount). ``template``
     given: those shingles are discounted (found earlier for a larger set of pairs).
+    ``copies``: documents of identical sets, whose pairs are counted once.
     """
     left, right = candidates.left, candidates.right
-    shared = shared_counts(values, offsets, left, right)
+    shared = per_distinct_pair(
+        lambda a, b: shared_counts(values, offsets, a, b), left, right, copies
+    )
     size_l = offsets[left + 1] - offsets[left]
     size_r = offsets[right + 1] - offsets[right]
     resemblance, c_lr, c_rl = pair_measures(shared, size_l, size_r)
@@ -79,7 +91,7 @@ def score_pairs(
                     values, offsets, left[near], right[near], holders, config, candidates.counts
                 )
             content = content_counts(
-                values, offsets, left[near], right[near], shared[near], template
+                values, offsets, left[near], right[near], shared[near], template, copies
             )
             s_lr[near], s_rl[near] = directional_scores(
                 shared[near], size_l[near], size_r[near], content, config.measure

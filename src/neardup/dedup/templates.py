@@ -44,6 +44,7 @@ import numpy as np
 
 from neardup.dedup import template_kernels as _k
 from neardup.dedup.cluster import connected_components
+from neardup.dedup.copies import Copies, per_distinct_pair
 from neardup.fingerprints.shingles import is_han
 from neardup.util.arrays import unique, unique_counts
 
@@ -237,11 +238,13 @@ def content_counts(
     right: np.ndarray,
     shared: np.ndarray,
     template: np.ndarray,
+    copies: Copies | None = None,
 ) -> ContentCounts:
     """Shared and own shingle counts of every pair with the ``template`` shingles taken out.
 
     Only the documents of the pairs are looked at; pairs where a side holds no template
-    shingle keep their plain shared count without a second merge walk.
+    shingle keep their plain shared count without a second merge walk (``copies``: walked
+    once per distinct pair of sets).
     """
     size_l = offsets[left + 1] - offsets[left]
     size_r = offsets[right + 1] - offsets[right]
@@ -253,8 +256,11 @@ def content_counts(
     both = (in_template[left] > 0) & (in_template[right] > 0)
     shared_template = np.zeros_like(shared)
     if both.any():
-        shared_template[both] = _k.shared_member_counts(
-            values, offsets, left[both], right[both], template
+        shared_template[both] = per_distinct_pair(
+            lambda a, b: _k.shared_member_counts(values, offsets, a, b, template),
+            left[both],
+            right[both],
+            copies,
         )
     return ContentCounts(
         shared - shared_template, size_l - in_template[left], size_r - in_template[right]

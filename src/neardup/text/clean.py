@@ -162,7 +162,8 @@ def _content_regions(tree: Any) -> list[Any]:
     if body is None:
         return []
     page_chars = len(body.text(deep=True))
-    doomed = [node for node in body.css(_CANDIDATES) if _is_furniture(node, page_chars)]
+    holders = _content_holders(body)
+    doomed = [node for node in body.css(_CANDIDATES) if _is_furniture(node, page_chars, holders)]
     # Reverse document order: descendants go before their ancestors, so no node is touched
     # after an ancestor has freed it.
     for node in reversed(doomed):
@@ -178,8 +179,20 @@ def _content_regions(tree: Any) -> list[Any]:
     return [a for a, size in zip(articles, sizes, strict=True) if size >= floor and size]
 
 
-def _is_furniture(node: Any, page_chars: int) -> bool:
-    """Whether ``node`` is page furniture to drop (never html/body/main/article or a parent)."""
+def _content_holders(body: Any) -> set[Any]:
+    """The content elements (``_CONTENT``) of ``body`` and every element holding one: found
+    once per page, from each content element up (one query, not one per candidate)."""
+    holders: set[Any] = set()
+    for node in body.css(_CONTENT):
+        while node is not None and node not in holders:
+            holders.add(node)
+            node = node.parent
+    return holders
+
+
+def _is_furniture(node: Any, page_chars: int, holders: set[Any]) -> bool:
+    """Whether ``node`` is page furniture to drop (never html/body/main/article or a parent;
+    ``holders``: the elements that are or hold content, :func:`_content_holders`)."""
     tag = node.tag
     if tag in ("html", "body", "main", "article"):
         return False
@@ -195,7 +208,7 @@ def _is_furniture(node: Any, page_chars: int) -> bool:
     )
     if not (by_tag or by_name):
         return False
-    if node.css_first(_CONTENT) is not None:
+    if node in holders:
         return False  # a wrapper of the content, e.g. <div class="page has-sidebar">
     if by_name:
         if _has_ancestor(node, "article", "main") and _only_header_words(attrs):

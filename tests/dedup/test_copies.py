@@ -1,0 +1,100 @@
+"""Documents of identical fingerprint sets: found exactly, and their pairs walked once with
+the same answers as walking every pair."""
+
+import numpy as np
+import pytest
+
+import textgen
+from neardup.dedup import DedupConfig, copies, deduplicate
+from neardup.dedup.copies import Copies, find_copies, per_distinct_pair, set_hashes
+from neardup.fingerprints.intersect_kernels import shared_counts
+
+
+def _sets(*sets: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    values = np.array([v for s in sets for v in sorted(s)], dtype=np.uint64)
+    offsets = np.r_[0, np.cumsum([len(s) for s in sets])].astype(np.int64)
+    return values, offsets
+
+
+def test_copies_name_the_first_document_of_their_set():
+    values, offsets = _sets([1, 2, 3], [4, 5], [1, 2, 3], [1, 2], [4, 5], [1, 2, 3], [])
+    found = find_copies(values, offsets, set_hashes(values, offsets))
+    assert found is not None
+    assert found.first.tolist() == [0, 1, 0, 3, 1, 0, 6]
+    assert found.copied.tolist() == [True, True, True, False, True, True, False]
+
+
+def test_no_copies_and_equal_hashes_of_unequal_sets():
+    values, offsets = _sets([1, 2, 3], [1, 2, 4], [7])
+    assert find_copies(values, offsets, set_hashes(values, offsets)) is None
+    # a hash collision is told apart by the exact comparison
+    colliding = np.zeros(3, dtype=np.uint64)
+    assert find_copies(values, offsets, colliding) is None
+    values, offsets = _sets([1, 2, 3], [1, 2, 4], [1, 2, 3])
+    found = find_copies(values, offsets, np.zeros(3, dtype=np.uint64))
+    assert found is not None
+    assert found.first.tolist() == [0, 1, 0]
+
+
+def test_hashes_tell_sets_apart_by_values_and_size():
+    values, offsets = _sets([1, 2, 3], [1, 2], [2, 3], [1, 3], [1, 2, 3])
+    hashes = set_hashes(values, offsets).tolist()
+    assert hashes[0] == hashes[4]
+    assert len(set(hashes[:4])) == 4
+
+
+def test_a_kernel_runs_once_per_distinct_pair_of_sets_with_the_same_answers():
+    rng = np.random.default_rng(7)
+    distinct = [sorted(set(rng.integers(0, 400, 60 + 10 * k).tolist())) for k in range(8)]
+    layout = [0, 1, 2, 0, 3, 1, 4, 5, 0, 6, 7, 2]  # documents 3 and 8 copy 0, ...
+    values, offsets = _sets(*(distinct[k] for k in layout))
+    found = find_copies(values, offsets, set_hashes(values, offsets))
+    n = len(layout)
+    left, right = np.triu_indices(n, 1)
+    left, right = left.astype(np.int64), right.astype(np.int64)
+    walked: list[int] = []
+
+    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        walked.append(a.size)
+        return shared_counts(values, offsets, a, b)
+
+    expected = shared_counts(values, offsets, left, right)
+    assert per_distinct_pair(kernel, left, right, found).tolist() == expected.tolist()
+    pairs = zip(left.tolist(), right.tolist(), strict=True)
+    distinct_pairs = {tuple(sorted((layout[a], layout[b]))) for a, b in pairs}
+    assert walked == [len(distinct_pairs)] < [left.size]
+    # reversed pairs are the same pairs of sets
+    assert per_distinct_pair(kernel, right, left, found).tolist() == expected.tolist()
+    # without copies: every pair walked
+    walked.clear()
+    assert per_distinct_pair(kernel, left, right, None).tolist() == expected.tolist()
+    assert walked == [left.size]
+
+
+@pytest.mark.parametrize("threshold", [0.6, 0.9])
+def test_a_run_with_copies_gives_what_walking_every_pair_gives(threshold, monkeypatch):
+    """Copies of texts (and of a shared footer) among edited ones: every measure of every
+    pair, the clusters and the templates as when no copy is known."""
+    footer = textgen.text(999, 40)
+    bodies = [f"{textgen.text(seed, 30 + seed % 50)} {footer}" for seed in range(40)]
+    texts = bodies + bodies[:15] + bodies[:5]
+    texts += [textgen.edit(t, s, 4 + s % 12) for s, t in enumerate(bodies[:20])]
+    items = [(str(i), t) for i, t in enumerate(texts)]
+    config = DedupConfig(threshold=threshold, template_df=5)
+    found: list[Copies | None] = []
+
+    def spy(*args: np.ndarray) -> Copies | None:
+        found.append(copies.find_copies(*args))
+        return found[-1]
+
+    monkeypatch.setattr("neardup.dedup.core.find_copies", spy)
+    fast = deduplicate(items, config)
+    assert found[0] is not None
+    assert found[0].copied.sum() == 35
+    monkeypatch.setattr("neardup.dedup.core.find_copies", lambda *_: None)
+    slow = deduplicate(items, config)
+    assert fast.candidates == slow.candidates > len(fast.pairs) > 0
+    assert fast.template_shingles == slow.template_shingles > 0
+    for name in ("left", "right", "score", "score_lr", "score_rl", "resemblance"):
+        assert np.array_equal(getattr(fast.pairs, name), getattr(slow.pairs, name))
+    assert np.array_equal(fast.keep_of, slow.keep_of)
