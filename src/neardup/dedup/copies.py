@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup.dedup import copy_kernels as _k
+from neardup.fingerprints.intersect_kernels import shared_counts
 from neardup.util.arrays import run_starts, split_pair_codes, unordered_pair_codes
 
 __all__ = ["Copies", "find_copies", "per_distinct_pair", "set_hashes"]
@@ -45,7 +46,10 @@ def find_copies(values: np.ndarray, offsets: np.ndarray, hashes: np.ndarray) -> 
     runs = np.repeat(starts, np.diff(np.r_[starts, n]))  # each position's run start
     later = np.flatnonzero(runs != np.arange(n))
     docs, heads = order[later], order[runs[later]]
-    same = _k.same_sets(values, offsets, heads, docs)
+    sizes = np.diff(offsets)
+    same = (sizes[heads] == sizes[docs]) & (
+        shared_counts(values, offsets, heads, docs) == sizes[docs]
+    )  # equal sizes, every value shared: the same set
     if not same.any():
         return None
     first = np.arange(n, dtype=np.int64)

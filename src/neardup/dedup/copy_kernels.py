@@ -1,10 +1,10 @@
-"""Compiled kernels for documents whose fingerprint sets are identical: a hash of each set,
-and an exact comparison of two sets."""
+"""A compiled hash of each fingerprint set, to find the documents whose sets are identical
+(compared exactly by :func:`neardup.fingerprints.intersect_kernels.shared_counts`)."""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _MIX2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -30,25 +30,4 @@ def set_hashes(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         for k in range(offsets[d], offsets[d + 1]):
             h = _scramble(h ^ values[k]) + _MIX
         out[d] = h
-    return out
-
-
-@njit(cache=True, parallel=True)
-def same_sets(
-    values: np.ndarray, offsets: np.ndarray, left: np.ndarray, right: np.ndarray
-) -> np.ndarray:
-    """Per pair: are the sets of documents ``left[i]`` and ``right[i]`` equal?"""
-    out = np.zeros(left.size, dtype=np.bool_)
-    for k in prange(left.size):
-        p, q = left[k], right[k]
-        size = offsets[p + 1] - offsets[p]
-        if size != offsets[q + 1] - offsets[q]:
-            continue
-        i, j = offsets[p], offsets[q]
-        equal = True
-        for m in range(size):
-            if values[i + m] != values[j + m]:
-                equal = False
-                break
-        out[k] = equal
     return out
