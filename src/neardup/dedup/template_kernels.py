@@ -332,18 +332,20 @@ def held_counts(
     fbits = filter_bits(mine.size)
     words = key_filter(mine, fbits)
     ends = np.cumsum(offsets[scan + 1] - offsets[scan])
-    passing = []
+    # every block's passing entries, one after the other: pages touched only where written
+    seen = np.empty(int(ends[-1]) if scan.size else 0, dtype=np.uint64)
+    found = 0
     start = 0
-    while start < scan.size:  # blocks of bounded entries: the pass buffer is bounded too
+    while start < scan.size:  # blocks of bounded entries, each read once, then released
         before = int(ends[start - 1]) if start else 0
         stop = max(int(np.searchsorted(ends, before + _SCAN_BLOCK, side="right")), start + 1)
         block = scan[start:stop]
-        passing.append(
-            _passing(values, offsets, block, words, fbits, entry_count, entry_least, chunks)
+        found = _passing(
+            values, offsets, block, words, fbits, entry_count, entry_least, chunks, seen, found
         )
         release_mapped_pages(values)  # read again from the page cache if needed
         start = stop
-    seen = np.concatenate(passing) if passing else np.empty(0, dtype=np.uint64)
+    seen = seen[:found]
     pbits = min(max((mine.size // _PART_ENTRIES).bit_length(), 1), 12)
     mine_p, own_p, mine_starts = _partition(mine, own, pbits, chunks)
     seen_p, _, seen_starts = _partition(seen, np.empty(0, np.uint8), pbits, chunks)
@@ -361,16 +363,21 @@ def _passing(
     entry_count: np.ndarray,
     entry_least: int,
     chunks: int,
-) -> np.ndarray:
-    """The entries of ``docs`` that the filter (and ``entry_count``) let through."""
+    out: np.ndarray,
+    at: int,
+) -> int:
+    """Write the entries of ``docs`` that the filter (and ``entry_count``) let through to
+    ``out`` from ``at`` (room for every entry of ``docs``); returns where they end. Each
+    chunk writes from its own base, then the chunks are moved left, in order, onto the
+    previous one's end (never past entries not yet moved)."""
     shift = np.uint64(70 - fbits)
     counted = entry_count.size > 0
     bases = np.zeros(chunks + 1, dtype=np.int64)
+    bases[0] = at
     for c in range(chunks):
         for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
             bases[c + 1] += offsets[docs[i] + 1] - offsets[docs[i]]
     bases = np.cumsum(bases)
-    buffer = np.empty(bases[-1], dtype=np.uint64)  # pages touched only as far as written
     ends = bases[:-1].copy()
     for c in prange(chunks):
         n = bases[c]
@@ -381,15 +388,15 @@ def _passing(
                     continue
                 v = values[k]
                 if _may_be_key(v, words, shift):  # a branch taken ~5 % of the time
-                    buffer[n] = v
+                    out[n] = v
                     n += 1
         ends[c] = n
-    out = np.empty(np.sum(ends - bases[:-1]), dtype=np.uint64)
-    m = 0
+    m = at
     for c in range(chunks):
-        out[m : m + ends[c] - bases[c]] = buffer[bases[c] : ends[c]]
-        m += ends[c] - bases[c]
-    return out
+        for i in range(bases[c], ends[c]):
+            out[m] = out[i]
+            m += 1
+    return m
 
 
 @njit(cache=True, inline="always")
