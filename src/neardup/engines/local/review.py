@@ -19,6 +19,7 @@ records (:mod:`neardup.engines.spark.spark_review`).
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Container, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future
@@ -134,13 +135,7 @@ class PassageFinder:
                 lossy += not r.lossless
                 wanted.append(not r.lossless and (reviewed is None or lossy <= reviewed))
             self._chunks.append((chunk, wanted))
-        last_text = [  # the last document whose text a chunk may use
-            max(
-                (d for r in c for d in (r.doc, r.keeper) if needed is None or d in needed),
-                default=-1,
-            )
-            for c, _ in self._chunks
-        ]
+        last_text = [_last_text(c, needed) for c, _ in self._chunks]
         self._ready = sorted(range(len(self._chunks)), key=last_text.__getitem__)
         self._last_text = last_text
         self._started = 0
@@ -249,4 +244,4 @@ def review_records(
 
 
 def _number(value: float) -> float | None:
-    return None if np.isnan(value) else value
+    return None if math.isnan(value) else value
