@@ -44,3 +44,37 @@ def test_members_is_np_isin(values, others):
     v = np.array(values, dtype=np.uint64) * np.uint64(2**58)  # large values, repeats
     o = np.unique(np.array(others, dtype=np.uint64) * np.uint64(2**58))
     assert np.array_equal(members(v, o), np.isin(v, o))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), max_size=80),
+    st.lists(st.integers(0, 40), max_size=80),
+    st.sampled_from([1, 2**20, 2**58]),
+)
+def test_absent_is_not_np_isin(values, others, scale):
+    """Small fingerprints (a 32-bit hash's) and large ones, repeats on both sides."""
+    import numpy as np
+
+    from neardup.fingerprints.passage_kernels import absent
+
+    v = np.array(values, dtype=np.uint64) * np.uint64(scale)
+    o = np.array(others, dtype=np.uint64) * np.uint64(scale)
+    assert np.array_equal(absent(v, o), ~np.isin(v, o))
+
+
+_WORDS = st.sampled_from(["ab", "cd", "ef", "gh", "ij", "kl", "mn"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_WORDS, min_size=1, max_size=40), st.lists(_WORDS, min_size=1, max_size=40))
+def test_lacking_is_the_passages_of_the_shingles_the_other_lacks(a_words, b_words):
+    """The compiled pass against the plain rule: merge the ranges of ``a``'s shingles that
+    are not in ``b``'s set."""
+    import numpy as np
+
+    from neardup.fingerprints.passages import marked, shingled
+
+    a, b = shingled([" ".join(a_words), " ".join(b_words)], CONFIG)
+    expected = marked(a, ~np.isin(a.fingerprints, b.fingerprints))
+    assert a.lacking(b) == expected

@@ -48,6 +48,35 @@ def merged_ranges(
     return out_starts[:k], out_ends[:k]
 
 
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def absent(values: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are not among ``others``: one probe each into an open-addressing
+    table of ``others`` (about two slots a value, the slot from a multiplicative hash, so
+    that fingerprints of fewer than 64 bits spread too) — linear however long the texts."""
+    bits = 1
+    while (1 << bits) < 2 * others.size:
+        bits += 1
+    shift, mask = np.uint64(64 - bits), (1 << bits) - 1
+    table = np.empty(1 << bits, dtype=np.uint64)
+    used = np.zeros(1 << bits, dtype=np.bool_)
+    for v in others:
+        slot = np.int64((v * _FIBONACCI) >> shift)
+        while used[slot] and table[slot] != v:
+            slot = (slot + 1) & mask
+        table[slot], used[slot] = v, True
+    out = np.empty(values.size, dtype=np.bool_)
+    for j in range(values.size):
+        v = values[j]
+        slot = np.int64((v * _FIBONACCI) >> shift)
+        while used[slot] and table[slot] != v:
+            slot = (slot + 1) & mask
+        out[j] = not used[slot]
+    return out
+
+
 @njit(cache=True, parallel=True)
 def lacking_ranges(
     hashes: np.ndarray,
@@ -69,14 +98,7 @@ def lacking_ranges(
     count = np.zeros(n, dtype=np.int64)
     for i in prange(n):
         a, b = held[i], holder[i]
-        theirs = np.sort(hashes[offsets[b] : offsets[b + 1]])
         lo, hi = offsets[a], offsets[a + 1]
-        mine = hashes[lo:hi]
-        keep = np.empty(hi - lo, dtype=np.bool_)
-        k = 0  # both walked in sorted order: linear after the sorts, however long the texts
-        for j in np.argsort(mine):
-            while k < theirs.size and theirs[k] < mine[j]:
-                k += 1
-            keep[j] = k == theirs.size or theirs[k] != mine[j]
+        keep = absent(hashes[lo:hi], hashes[offsets[b] : offsets[b + 1]])
         count[i] = merge_ranges(starts[lo:hi], ends[lo:hi], keep, out_starts, out_ends, at[i])
     return at, count, out_starts, out_ends
