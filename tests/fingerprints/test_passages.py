@@ -78,3 +78,16 @@ def test_lacking_is_the_passages_of_the_shingles_the_other_lacks(a_words, b_word
     a, b = shingled([" ".join(a_words), " ".join(b_words)], CONFIG)
     expected = marked(a, ~np.isin(a.fingerprints, b.fingerprints))
     assert a.lacking(b) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["ab", "ёж", "café", "über", "cd"]), min_size=3, max_size=30))
+def test_shingle_ranges_count_characters_of_their_own_text(words):
+    """Each shingle's range is in characters of its own text, beyond ASCII too, in a batch
+    whose first text moves every other's bytes."""
+    from neardup.fingerprints.passages import shingled
+
+    _, doc = shingled(["ёёё жжж ééé " * 3, " ".join(words)], CONFIG)
+    assert [doc.text[s:e] for s, e in zip(doc.starts, doc.ends, strict=True)] == [
+        " ".join(words[j : j + 3]) for j in range(len(words) - 2)
+    ]

@@ -146,13 +146,18 @@ def shingled_texts(texts: Sequence[str], config: TextConfig | None = None) -> Sh
         tokens = canonicalize_batch(list(texts), config.canon, config.shingle.unit)
         hashes, starts, ends, offsets = shingle_fingerprints(tokens, config.shingle)
     buf, bounds = tokens.buf, tokens.doc_offsets
-    char_at = np.concatenate(([0], np.cumsum((buf & 0xC0) != 0x80)))  # byte -> character
-    first = np.repeat(char_at[bounds[:-1]], np.diff(offsets))  # each shingle's text's start
+    if np.any(buf >= 0x80):  # byte -> character
+        char_at = np.concatenate(([0], np.cumsum((buf & 0xC0) != 0x80)))
+        bounds, starts, ends = char_at[bounds], char_at[starts], char_at[ends]
+    first = np.repeat(bounds[:-1], np.diff(offsets))  # each shingle's text's start
     return ShingledTexts(
-        [buf[bounds[d] : bounds[d + 1]].tobytes() for d in range(len(texts))],
+        [
+            buf[tokens.doc_offsets[d] : tokens.doc_offsets[d + 1]].tobytes()
+            for d in range(len(texts))
+        ],
         hashes,
-        char_at[starts] - first,
-        char_at[ends] - first,
+        starts - first,
+        ends - first,
         offsets,
     )
 
