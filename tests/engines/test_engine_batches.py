@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from neardup.dedup.candidates import DEFAULT_HITS, bucket_pairs
 from neardup.dedup.config import DedupConfig
-from neardup.dedup.flow import PrefixRule, corpus_candidates, prefix_rule, verify_corpus
+from neardup.dedup.flow import (
+    PrefixRule,
+    corpus_candidates,
+    decide_documents,
+    prefix_rule,
+    verify_corpus,
+)
 from neardup.dedup.prefix import (
     entry_counts,
     entry_prefix_flags,
@@ -393,13 +399,14 @@ def test_the_corpus_stage_is_the_local_engine_whatever_the_rows_order():
     values = np.concatenate(sets)
     offsets = np.r_[0, np.cumsum([s.size for s in sets])]
     found = corpus_candidates(None, (values, offsets), config, prefix_rule(config))
-    pairs, _ = verify_corpus(found, (values, offsets), None, None, config)
+    pairs, template = verify_corpus(found, (values, offsets), None, None, config)
     assert len(pairs) > 20
 
     def rows(order: np.ndarray) -> pa.RecordBatch:
         return pa.RecordBatch.from_pydict(
             {
                 "doc": pa.array(numbers[order]),
+                "length": pa.array(order.astype(np.int64) * 5),
                 "keys": list_array(
                     np.concatenate([sets[i] for i in order]),
                     np.r_[0, np.cumsum([sets[i].size for i in order])],
@@ -416,3 +423,21 @@ def test_the_corpus_stage_is_the_local_engine_whatever_the_rows_order():
     assert scored.column("s_lr").to_pylist() == pairs.score_lr.tolist()
     counts = out.filter(pa.compute.equal(out.column("kind"), 1))
     assert counts.column("left").to_pylist() == [len(found)]
+    # the keepers as the local engine decides them (lengths rank the documents: longest)
+    at = pairs.take(pairs.score >= config.threshold)
+    lengths = np.arange(60, dtype=np.int64) * 5
+    decided = decide_documents(
+        60, at, lengths, config, sets=(values, offsets), template=np.unique(template)
+    )
+    held = np.unique(np.r_[decided.pairs.left, decided.pairs.right])
+    rows = out.filter(pa.compute.equal(out.column("kind"), 4)).to_pydict()
+    docs = [d for d in rows["doc"] if d >= 0]
+    assert docs == numbers[held].tolist()
+    assert [k for d, k in zip(rows["doc"], rows["keep_of"], strict=True) if d >= 0] == (
+        numbers[decided.keep_of[held]].tolist()
+    )
+    assert [k for d, k in zip(rows["doc"], rows["label"], strict=True) if d >= 0] == (
+        numbers[decided.labels[held]].tolist()
+    )
+    assert sum(rows["declined"]) == decided.declined
+    assert (decided.keep_of != np.arange(60)).any()  # some are removed

@@ -350,9 +350,16 @@ def _dedup_with_both_engines(path, tmp_path, *spark_args, format_="jsonl"):
     assert remote.exit_code == 0, remote.output
 
 
-def test_cli_spark_engine_writes_what_the_local_engine_writes(spark, tmp_path):
+@pytest.mark.parametrize("broadcast", [0, 1 << 22])
+def test_cli_spark_engine_writes_what_the_local_engine_writes(
+    spark, tmp_path, monkeypatch, broadcast
+):
+    """The outputs and the review joined to the input rows by a shuffle (0 documents in
+    pairs broadcast) or with the decisions broadcast: the local engine's files."""
+    from neardup.engines.spark import spark_dedup as engine
     from neardup.io.sample_corpus import sample_path
 
+    monkeypatch.setattr(engine, "BROADCAST_DECISIONS", broadcast)
     with sample_path() as path:
         _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
     assert assert_same_outputs(tmp_path / "local", tmp_path / "spark")["removed"]

@@ -25,6 +25,7 @@ import pyarrow as pa
 from neardup.dedup.config import DedupConfig, Pairs
 from neardup.dedup.flow import (
     MAX_COUNT,
+    Decided,
     PrefixRule,
     bucket_pairs,
     content_scores,
@@ -289,27 +290,34 @@ def pairing_stage(
 
 CORPUS_SCHEMA = (
     "kind int, left long, right long, resemblance double, c_lr double, c_rl double, "
-    "s_lr double, s_rl double, near_copy boolean, tmpl array<long>"
+    "s_lr double, s_rl double, near_copy boolean, doc long, keep_of long, label long, "
+    "keeper long, declined long"
 )
 PAIRS_AT_ONCE = 1 << 20  # pairs a batch of :func:`corpus_stage`
 
 
 def corpus_stage(config: DedupConfig, rule: PrefixRule) -> Stage:
-    """``doc, keys`` of every document (one task: the whole corpus's fingerprint sets, the
-    full index's keys) → ``kind, left, right, …``: the corpus's candidate pairs found and
-    verified as the local engine does (:func:`neardup.dedup.flow.corpus_candidates`: count
-    tables, prefixes and buckets in one pass; :func:`neardup.dedup.flow.verify_corpus`:
-    measures, template shingles and content scores), over the documents in ``doc`` order.
+    """``doc, length, keys[, words][, value]`` of every document (one task: the whole
+    corpus's fingerprint sets, the full index's keys; ``value`` the keep field's) →
+    ``kind, left, right, …``: the corpus's candidate pairs found and verified as the local
+    engine does (:func:`neardup.dedup.flow.corpus_candidates`: count tables, prefixes and
+    buckets in one pass; :func:`neardup.dedup.flow.verify_corpus`: measures, template
+    shingles and content scores), and its keepers decided as it decides them
+    (:func:`neardup.dedup.flow.decide_documents` with the identity check's rare words of
+    every document), over the documents in ``doc`` order.
 
     Kind 0: a verified pair (``left < right``, measures, scores, whether it joins near
     copies); kind 1: the counts (``left``: candidate pairs, ``right``: capped buckets,
-    ``resemblance``: template shingles); kind 2: the template shingles of each document of
-    a pair rescored on content (``left``, ``tmpl``)."""
-    from neardup.dedup.scoring import needs_content_score
+    ``resemblance``: template shingles); kind 4: the rows of :data:`DECISION_SCHEMA`
+    (``doc``, ``keep_of``, ``label``, ``keeper``, ``declined`` of each document in a pair
+    at the threshold, ``left`` -1; the pairs the keeper rounds add, ``doc`` -1)."""
     from neardup.dedup.templates import near_copies
 
+    lists = ("keys", "words") if config.identity else ("keys",)
+    field = config.keep.kind == "field"
+
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        docs, sets = _by_doc(batches, ("keys", "words") if config.identity else ("keys",))
+        docs, sets, rows = _by_doc(batches, lists, ("length", "value") if field else ("length",))
         values, offsets = sets[0]
         found = corpus_candidates(None, (values, offsets), config, rule)
         pairs, template = verify_corpus(found, (values, offsets), None, None, config)
@@ -330,23 +338,57 @@ def corpus_stage(config: DedupConfig, rule: PrefixRule) -> Stage:
             yield _corpus_batch(0, columns, part.left.size)
         counts = {"left": [len(found)], "right": [found.capped_buckets]}
         yield _corpus_batch(1, counts | {"resemblance": [float(template.size)]}, 1)
-        if config.template_df and len(pairs):
-            rescored = needs_content_score(config, pairs.containment_lr, pairs.containment_rl)
-            mine = unique(np.r_[pairs.left[rescored], pairs.right[rescored]])
-            lists = _sets_of(values, offsets, mine)
-            is_template = members(lists[0], template)
-            kept = np.r_[0, np.cumsum(is_template)][lists[1]]
-            tmpl = list_array(lists[0][is_template], kept)
-            yield _corpus_batch(2, {"left": docs[mine], "tmpl": tmpl}, mine.size)
+        at = pairs.take(pairs.score >= config.threshold)
+        names = None
         if config.identity:
-            at = pairs.take(pairs.score >= config.threshold)
             names = run_identity_names(sets[1], docs.size, pairs, at, config)
-            held = np.flatnonzero(np.diff(names.rare_offsets))
-            bounds = np.r_[names.rare_offsets[held], names.rare_offsets[-1]]
-            rare = list_array(names.rare[bounds[0] :], bounds - bounds[0])
-            yield _corpus_batch(3, {"left": docs[held], "tmpl": rare}, held.size)
+        lengths = np.asarray(rows["length"].to_numpy(zero_copy_only=False), dtype=np.int64)
+        field_values = None
+        if field:
+            field_values = np.asarray(rows["value"].to_numpy(zero_copy_only=False))
+        decided = decide_documents(
+            docs.size,
+            at,
+            lengths,
+            config,
+            docs,
+            field_values,
+            sets=(values, offsets),
+            template=template,
+            names=names,
+        )
+        yield _decided_batch(decided, at.left.size, docs)
 
     return run
+
+
+def _decided_batch(decided: Decided, given: int, docs: np.ndarray) -> pa.RecordBatch:
+    """Kind 4 of :data:`CORPUS_SCHEMA`: the decisions of the documents in a pair (the
+    ``given`` pairs first, then the keeper rounds' own) and those rounds' pairs, as
+    :data:`DECISION_SCHEMA`'s rows (document numbers ``docs``); the declined pairs counted
+    in the first row."""
+    found = decided.pairs
+    held = unique(np.r_[found.left, found.right].astype(np.int64))
+    new = found.take(np.arange(found.left.size) >= given)
+    m, k = held.size, new.left.size
+    declined = np.zeros(m + k, np.int64)
+    declined[:1] = decided.declined
+    gone, none = np.full(m, -1, np.int64), np.full(m, np.nan)
+    columns = {
+        "doc": np.r_[docs[held], np.full(k, -1, np.int64)],
+        "keep_of": np.r_[docs[decided.keep_of[held]], np.full(k, -1, np.int64)],
+        "label": np.r_[docs[decided.labels[held]], np.full(k, -1, np.int64)],
+        "keeper": np.r_[docs[decided.keepers[decided.labels[held]]], np.full(k, -1, np.int64)],
+        "declined": declined,
+        "left": np.r_[gone, docs[new.left]],
+        "right": np.r_[gone, docs[new.right]],
+        "resemblance": np.r_[none, new.resemblance],
+        "c_lr": np.r_[none, new.containment_lr],
+        "c_rl": np.r_[none, new.containment_rl],
+        "s_lr": np.r_[none, new.score_lr],
+        "s_rl": np.r_[none, new.score_rl],
+    }
+    return _corpus_batch(4, columns, m + k)
 
 
 def _sets_of(
@@ -360,17 +402,21 @@ def _sets_of(
 
 
 def _by_doc(
-    batches: Iterator[pa.RecordBatch], columns: tuple[str, ...]
-) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-    """``(docs, sets)`` of rows ``doc`` and list columns ``columns`` in any order, sorted by
-    document: for each column, ``(values as uint64, offsets)``, document ``docs[d]``'s list
-    being ``values[offsets[d]:offsets[d+1]]``."""
+    batches: Iterator[pa.RecordBatch], columns: tuple[str, ...], scalars: tuple[str, ...] = ()
+) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]], dict[str, pa.Array]]:
+    """``(docs, sets, rows)`` of rows ``doc``, list columns ``columns`` and other columns
+    ``scalars`` in any order, sorted by document: for each list column, ``(values as
+    uint64, offsets)``, document ``docs[d]``'s list being ``values[offsets[d]:offsets[d+1]]``;
+    each of ``scalars`` as one array in that order."""
     docs: list[np.ndarray] = []
     lists: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in columns]
+    plain: dict[str, list[pa.Array]] = {name: [] for name in scalars}
     for batch in batches:
         docs.append(_ints(batch, "doc"))
         for held, name in zip(lists, columns, strict=True):
             held.append(flat_lists(batch.column(name)))
+        for name, parts in plain.items():
+            parts.append(batch.column(name))
     doc = np.concatenate(docs) if docs else np.empty(0, np.int64)
     order = np.argsort(doc, kind="stable")
     in_order = bool((order == np.arange(order.size)).all())
@@ -382,7 +428,13 @@ def _by_doc(
         if not in_order:
             flat, offsets = _sets_of(flat, offsets, order)
         sets.append((flat, offsets))
-    return doc[order], sets
+    rows = {
+        name: pa.chunked_array(parts, parts[0].type if parts else pa.int64())
+        .combine_chunks()
+        .take(pa.array(order))
+        for name, parts in plain.items()
+    }
+    return doc[order], sets, rows
 
 
 _CORPUS = pa.schema(
@@ -396,7 +448,11 @@ _CORPUS = pa.schema(
         ("s_lr", pa.float64()),
         ("s_rl", pa.float64()),
         ("near_copy", pa.bool_()),
-        ("tmpl", pa.list_(pa.int64())),
+        ("doc", pa.int64()),
+        ("keep_of", pa.int64()),
+        ("label", pa.int64()),
+        ("keeper", pa.int64()),
+        ("declined", pa.int64()),
     ]
 )
 

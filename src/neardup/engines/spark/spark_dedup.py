@@ -14,8 +14,9 @@ partition or group (:mod:`neardup.engines.spark.batches`), mapped onto Spark:
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
 a corpus of few keys       with the full index's prefix filter, up to 2**26 key entries
                            (what one task's count tables take): every document's set in
-                           one task, which finds and verifies the candidate pairs as the
-                           local engine does (templates, content scores, rare words);
+                           one task, which finds and verifies the candidate pairs and
+                           decides the keepers as the local engine does (templates,
+                           content scores, rare words, keeper rounds, clusters);
                            the rows below are for larger corpora and other methods
 prefix order               the local count-min and mark tables, filled per partition
                            by the local kernel, merged chunk by chunk, shipped with
@@ -51,6 +52,9 @@ rare words                 likewise: the words of documents in pairs counted per
 keepers                    components of the pairs at the threshold, each decided
                            whole by :func:`neardup.dedup.keepers.keeper_rounds` (the
                            documents' fingerprints joined in for the rounds)
+outputs                    the input rows joined to the decisions, broadcast when at
+                           most :data:`BROADCAST_DECISIONS` documents are in pairs (no
+                           record or text shuffled), else by a shuffle
 =========================  ========================================================
 
 Documents are identified by a ``long`` that follows the input order (``order``, or the
@@ -118,6 +122,7 @@ class SparkDedup:
     stats: dict[str, DataFrame | int]
     documents: DataFrame  # the input rows with their number (``_doc``)
     verified: DataFrame  # the pairs at the threshold by number: left, right, s_lr, s_rl, c_lr …
+    small: Callable[[DataFrame], DataFrame]  # a frame of ≤ a row per decided document, to join
 
     def summary(self) -> dict[str, Any]:
         """Counts of the run (a few Spark actions over the run's computed tables, not over
@@ -200,9 +205,9 @@ def spark_dedup(
             .mapInArrow(B.fingerprint_stage(config), B.fingerprint_schema(config))
             .transform(by_doc)
         )
-    whole = None if exact_counts else _whole_corpus(fp, config)
+    whole = None if exact_counts else _whole_corpus(docs, fp, config)
     if whole is not None:
-        scored, templates, tmpl_sets, candidate_count, capped, rare = whole
+        scored, templates, candidate_count, capped, decided = whole
     else:
         with timed("candidate pairs"):
             candidates, capped, shingles = _candidates(fp, config, exact_counts)
@@ -217,9 +222,9 @@ def spark_dedup(
     with timed("components and keepers"):
         if whole is None:
             rare = _rare_words(fp, scored, at_threshold) if config.identity else None
-        decided = _decisions(docs, fp, tmpl_sets, rare, at_threshold, config)
-        with timed("keepers: decisions"):
-            decided = decided.localCheckpoint()
+            decided = _decisions(docs, fp, tmpl_sets, rare, at_threshold, config)
+            with timed("keepers: decisions"):
+                decided = decided.localCheckpoint()
         decisions = decided.where(F.col("doc") >= 0).select(
             "doc", "keep_of", "label", "keeper", "declined"
         )
@@ -227,15 +232,13 @@ def spark_dedup(
         columns = ["left", "right", "score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl"]
         at_threshold = at_threshold.select(*columns).unionByName(found.select(*columns))
     ids = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"))
+    small = _small_side(decisions)
+    moved = small(decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC)))
     return SparkDedup(
         pairs=_pair_output(at_threshold, ids, config),
         clusters=_cluster_output(decisions, ids),
-        kept=docs.join(
-            decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC)),
-            DOC,
-            "left_anti",
-        ).drop(DOC),
-        removed=_removed(docs, decisions, ids),
+        kept=docs.join(moved, DOC, "left_anti").drop(DOC),
+        removed=_removed(docs, decisions, ids, small),
         decisions=decisions,
         stats={
             "documents": fp.select("size"),
@@ -247,7 +250,27 @@ def spark_dedup(
         },
         documents=docs,
         verified=at_threshold,
+        small=small,
     )
+
+
+BROADCAST_DECISIONS = 1 << 22  # documents in pairs up to which the outputs broadcast them
+
+
+def _small_side(decisions: DataFrame) -> Callable[[DataFrame], DataFrame]:
+    """How the outputs join a frame of at most a row per decided document to the input
+    rows: broadcast (the records and texts read where they are, not shuffled) when at most
+    :data:`BROADCAST_DECISIONS` documents are in pairs (one count over the computed
+    decisions), else as Spark plans it."""
+    from pyspark.sql import functions as F
+
+    if decisions.count() <= BROADCAST_DECISIONS:
+        return F.broadcast
+    return _as_planned
+
+
+def _as_planned(frame: DataFrame) -> DataFrame:
+    return frame
 
 
 # ── checks ───────────────────────────────────────────────────────────────────────────────────
@@ -473,16 +496,16 @@ def _candidates(
 
 
 def _whole_corpus(
-    fp: DataFrame, config: DedupConfig
-) -> tuple[DataFrame, int, DataFrame | None, int, int, DataFrame | None] | None:
+    docs: DataFrame, fp: DataFrame, config: DedupConfig
+) -> tuple[DataFrame, int, int, int, DataFrame] | None:
     """With the full index's prefix filter, a corpus whose keys fit one count-table task
     (at most :data:`CORPUS_TASK_KEYS` entries, which the tables serve) gets its candidate
-    pairs and their verification in one task, as the local engine finds them
-    (:func:`batches.corpus_stage`: no table, entry or set through Spark's shuffles):
-    ``(scored, templates, tmpl_sets, candidates, capped, rare)`` as :func:`_scored`,
-    :func:`_candidates` and :func:`_rare_words` give them (the counts as numbers; the
-    identity check's rare words counted there too, over every document's words). None for
-    other corpora."""
+    pairs, their verification and its keepers in one task, as the local engine finds and
+    decides them (:func:`batches.corpus_stage`: no table, entry or set through Spark's
+    shuffles, no components): ``(scored, templates, candidates, capped, decided)`` as
+    :func:`_scored`, :func:`_candidates` and :func:`_decisions` give them (the counts as
+    numbers; the identity check's rare words counted there, over every document's words).
+    None for other corpora."""
     from pyspark.sql import functions as F
 
     rule = prefix_rule(config)
@@ -492,23 +515,21 @@ def _whole_corpus(
     entries = _value(keys.agg(F.sum(F.size("keys"))))
     if entries > CORPUS_TASK_KEYS or not tables_serve(entries):
         return None
-    with timed("one task: candidate pairs, verification, rare words"):
+    with timed("one task: candidate pairs, verification, rare words, keepers"):
         stage = B.corpus_stage(config, rule)
-        sets = fp.select("doc", F.col("fps").alias("keys"), *(["words"] if config.identity else []))
+        columns = ["doc", "length", F.col("fps").alias("keys")]
+        sets = fp.select(*columns, *(["words"] if config.identity else []))
+        if config.keep.kind == "field":
+            value = F.col(str(config.keep.field)).alias("value")
+            sets = sets.join(docs.select(F.col(DOC).alias("doc"), value), "doc")
         out = sets.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
         counts = out.where(F.col("kind") == 1).first()
     columns = ["left", "right", "resemblance", "c_lr", "c_rl", "s_lr", "s_rl", "near_copy"]
     scored = _with_score(out.where(F.col("kind") == 0).select(*columns))
-    tmpl_sets = None
-    if config.template_df:
-        tmpl_sets = out.where(F.col("kind") == 2).select(F.col("left").alias("doc"), "tmpl")
-    rare = None
-    if config.identity:
-        rare = out.where(F.col("kind") == 3).select(
-            F.col("left").alias("doc"), F.col("tmpl").alias("rare")
-        )
+    decision = [c.split()[0] for c in B.DECISION_SCHEMA.split(", ")]
+    decided = out.where(F.col("kind") == 4).select(*decision)
     templates = int(counts["resemblance"])
-    return scored, templates, tmpl_sets, int(counts["left"]), int(counts["right"]), rare
+    return scored, templates, int(counts["left"]), int(counts["right"]), decided
 
 
 def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
@@ -1072,14 +1093,22 @@ def _decisions(
     return rows.mapInArrow(B.decision_stage(config), B.DECISION_SCHEMA)
 
 
-def _removed(docs: DataFrame, decisions: DataFrame, ids: DataFrame) -> DataFrame:
+def _removed(
+    docs: DataFrame,
+    decisions: DataFrame,
+    ids: DataFrame,
+    small: Callable[[DataFrame], DataFrame],
+) -> DataFrame:
+    """The removed input rows with ``_duplicate_of``: the removed documents and their
+    keepers' ids (``small``: how a frame of a row per removal joins the input rows)."""
     from pyspark.sql import functions as F
 
     moved = decisions.where(F.col("keep_of") != F.col("doc")).select(
         F.col("doc").alias(DOC), F.col("keep_of")
     )
     keeper_ids = ids.select(F.col("doc").alias("keep_of"), F.col("id").alias("_duplicate_of"))
-    return docs.join(moved, DOC).join(keeper_ids, "keep_of").drop("keep_of", DOC)
+    keeper_ids = keeper_ids.join(small(moved.select("keep_of").distinct()), "keep_of", "left_semi")
+    return docs.join(small(moved.join(keeper_ids, "keep_of")), DOC).drop("keep_of", DOC)
 
 
 def _pair_output(pairs: DataFrame, ids: DataFrame, config: DedupConfig) -> DataFrame:

@@ -44,8 +44,9 @@ def review_frame(result: SparkDedup, id_col: str, text_col: str, text: TextConfi
     ordered weakest first (containment, score, input order), as ``review.jsonl``.
 
     Built from the run's decisions and verified pairs by document number: only the removed
-    documents and their keepers bring their texts, and each removal meets the pair of the
-    two (either way round) by number. The reviewed rows (one per removal) are computed
+    documents and their keepers bring their texts (the removals broadcast to the input rows
+    when few: no text shuffled), and each removal meets the pair of the two (either way
+    round) by number. The reviewed rows (one per removal) are computed
     here and kept: the ordering samples its input before sorting it, which would otherwise
     review every removal twice."""
     from pyspark.sql import Window
@@ -55,12 +56,12 @@ def review_frame(result: SparkDedup, id_col: str, text_col: str, text: TextConfi
         F.col(DOC).alias("doc"), F.col(id_col).alias("id"), F.col(text_col).alias("text")
     )
     moved = result.decisions.where(F.col("keep_of") != F.col("doc")).select("doc", "keep_of")
-    gone = docs.join(moved, "doc")
+    gone = docs.join(result.small(moved), "doc")
     keepers = docs.select(
         F.col("doc").alias("keep_of"),
         F.col("id").alias("keeper"),
         F.col("text").alias("keeper_text"),
-    ).join(moved.select("keep_of").distinct(), "keep_of", "left_semi")
+    ).join(result.small(moved.select("keep_of").distinct()), "keep_of", "left_semi")
     pairs = result.verified
     held = pairs.select(
         F.col("left").alias("doc"),
