@@ -332,14 +332,19 @@ def held_counts(
     fbits = filter_bits(mine.size)
     words = key_filter(mine, fbits)
     ends = np.cumsum(offsets[scan + 1] - offsets[scan])
-    # every block's passing entries, one after the other: pages touched only where written
-    seen = np.empty(int(ends[-1]) if scan.size else 0, dtype=np.uint64)
+    # every block's passing entries, one after the other, in a buffer grown twofold when a
+    # block may not fit (its pages touched only where written)
+    seen = np.empty(min(int(ends[-1]), 2 * _SCAN_BLOCK) if scan.size else 0, dtype=np.uint64)
     found = 0
     start = 0
     while start < scan.size:  # blocks of bounded entries, each read once, then released
         before = int(ends[start - 1]) if start else 0
         stop = max(int(np.searchsorted(ends, before + _SCAN_BLOCK, side="right")), start + 1)
         block = scan[start:stop]
+        if found + int(ends[stop - 1]) - before > seen.size:
+            grown = np.empty(max(2 * seen.size, found + int(ends[stop - 1]) - before), np.uint64)
+            grown[:found] = seen[:found]
+            seen = grown
         found = _passing(
             values, offsets, block, words, fbits, entry_count, entry_least, chunks, seen, found
         )
