@@ -21,9 +21,11 @@ def postgres_server() -> Iterator[PostgresServer]:
 
 
 @pytest.fixture
-def postgres_url(postgres_server: PostgresServer) -> str:
-    """The URL of a new, empty database on the session's server."""
-    return postgres_server.create_database()
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """The URL of a new, empty database on the session's server, dropped after the test."""
+    url = postgres_server.create_database()
+    yield url
+    postgres_server.drop_database(url)
 
 
 @pytest.fixture(scope="session")
@@ -33,11 +35,19 @@ def bare_python_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def spark_cluster(bare_python_bin: Path) -> Iterator[Cluster]:
+def spark_cluster_session(bare_python_bin: Path) -> Iterator[Cluster]:
     """A Spark standalone master and two workers (separate JVMs on 127.0.0.1) whose Python
     lacks neardup; started on first use, stopped at the end of the session."""
     with running_cluster(bare_python_bin) as cluster:
         yield cluster
+
+
+@pytest.fixture
+def spark_cluster(spark_cluster_session: Cluster) -> Iterator[Cluster]:
+    """The session's cluster; the workers' directories of the test's applications (each
+    holds the unpacked neardup archive) are removed after the test."""
+    yield spark_cluster_session
+    spark_cluster_session.remove_finished_applications()
 
 
 @pytest.fixture

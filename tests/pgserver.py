@@ -34,6 +34,8 @@ _SETTINGS = {  # speed over durability: the cluster is thrown away
     "synchronous_commit": "off",
     "full_page_writes": "off",
     "shared_buffers": "'16MB'",
+    "max_wal_size": "'64MB'",  # checkpoints often: the log stays small on a small disk
+    "min_wal_size": "'32MB'",
     "max_connections": "200",
 }
 _START_ATTEMPTS = 3  # a free port can be taken by someone else before the server binds it
@@ -140,6 +142,14 @@ class PostgresServer:
         with psycopg.connect(self.url, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.database_url(name)
+
+    def drop_database(self, url: str) -> None:
+        """Drop the database of ``url`` (its open sessions ended): its files leave the disk."""
+        import psycopg
+
+        name = url.rsplit("/", 1)[1]
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def _pg_ctl(self, *args: str) -> None:
         self._run("pg_ctl", "-D", str(self.data), *args)

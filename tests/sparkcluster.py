@@ -46,7 +46,15 @@ class SparkClusterError(RuntimeError):
 class Cluster:
     url: str  # spark://127.0.0.1:PORT
     webui: str  # http://127.0.0.1:PORT
-    directory: Path  # logs, pid files, work directories
+    directory: Path  # logs, pid files, work and local directories
+
+    def remove_finished_applications(self) -> None:
+        """Delete the workers' directories of the applications that have ended (a standalone
+        worker keeps them, the unpacked archives included, until its own cleanup)."""
+        running = {app["id"] for app in _state(self.webui).get("activeapps", [])}
+        for app in self.directory.glob("work-*/app-*"):
+            if app.name not in running:
+                shutil.rmtree(app, ignore_errors=True)
 
 
 def spark_home() -> Path:
@@ -111,7 +119,10 @@ def running_cluster(python_bin: Path, workers: int = 2, cores: int = 1) -> Itera
                 "--webui-port", str(ui))  # fmt: skip
         started.append((MASTER, 1, base))
         for n in range(1, workers + 1):
-            env = base | {"SPARK_WORKER_DIR": str(directory / f"work-{n}")}
+            env = base | {
+                "SPARK_WORKER_DIR": str(directory / f"work-{n}"),
+                "SPARK_LOCAL_DIRS": str(directory / f"local-{n}"),
+            }
             _daemon("start", WORKER, n, env, "--host", "127.0.0.1", "--cores", str(cores),
                     "--memory", "1g", "--webui-port", str(free_port()), url)  # fmt: skip
             started.append((WORKER, n, env))

@@ -2,13 +2,18 @@
 
 :func:`environment_archive` packs the files of the running neardup package and of every
 package it depends on (its base requirements, transitively, as installed here; PySpark and
-py4j left out: every executor has its own) into ``neardup-env-<hash>.tar.gz`` in neardup's
-cache directory. The hash covers the Python version, the platform and each packed file's
-name, size and modification time, so the archive is built once per environment and rebuilt
-when a package changes. Executors unpack it (``spark.archives``) and import from it first
-(``PYTHONPATH``): their own ``python3`` runs it, whatever it has installed, provided it is
-the driver's Python version on the driver's platform (the packages' compiled extensions
-are the driver's).
+py4j left out: every executor has its own) into one archive in neardup's cache directory.
+Executors unpack it (``spark.archives``) and import from it first (``PYTHONPATH``): their own
+``python3`` runs it, whatever it has installed, provided it is the driver's Python version on
+the driver's platform (the packages' compiled extensions are the driver's).
+
+The archive is named ``neardup-env-<environment>-<kernels>.tar.gz``. ``<environment>`` covers
+the Python version, the platform and each packed file's name, size and modification time, so
+the archive is built once per environment and rebuilt when a package changes; ``<kernels>``
+covers only the names of the compiled files (``__pycache__``), so a newly compiled kernel
+gives a new archive and a rewritten cache file does not. Building one removes the archives
+unused for a day, and this environment's older ones unused for an hour: the cache holds what
+recent runs use, not one archive per change.
 
 Why not a packed virtual environment (``venv-pack``): it needs the driver to run in a
 virtual environment and refuses editable installs, and it carries everything installed
@@ -19,6 +24,7 @@ times kept), so executors load the compiled kernels instead of compiling them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata as md
 import os
@@ -27,6 +33,7 @@ import re
 import sys
 import tarfile
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +41,9 @@ from neardup.errors import ConfigError
 
 ARCHIVE_DIR = "neardup-env"  # the directory executors unpack the archive into
 _PROVIDED = {"pyspark", "py4j"}  # every executor has them (Spark's own Python side)
+_COMPILED = "__pycache__"  # bytecode and numba's kernels: rewritten as they are used
+_UNUSED_SECONDS = 24 * 3600  # an archive no run has used for this long is removed
+_SUPERSEDED_SECONDS = 3600  # an older archive of the same environment: sooner
 
 
 def cache_dir() -> Path:
@@ -43,17 +53,16 @@ def cache_dir() -> Path:
 
 
 def environment_archive(directory: Path | None = None) -> Path:
-    """The archive of neardup and its dependencies for this environment, built if missing."""
+    """The archive of neardup and its dependencies for this environment, built if missing
+    (the archives no longer used are then removed); its time is set to now on every use."""
     files = sorted(packed_files())
-    digest = hashlib.sha256(f"{sys.version}|{platform.platform()}".encode())
-    for name, path in files:
-        stat = path.stat()
-        digest.update(f"{name}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
-    target = (directory or cache_dir()) / f"{ARCHIVE_DIR}-{digest.hexdigest()[:16]}.tar.gz"
+    folder = directory or cache_dir()
+    target = folder / archive_name(files)
     if target.exists():
+        os.utime(target)
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, partial = tempfile.mkstemp(dir=target.parent, prefix=".building-", suffix=".tar.gz")
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, partial = tempfile.mkstemp(dir=folder, prefix=".building-", suffix=".tar.gz")
     os.close(handle)
     try:
         # level 1: a third of level 6's time for a few percent more bytes
@@ -64,7 +73,42 @@ def environment_archive(directory: Path | None = None) -> Path:
     finally:
         if os.path.exists(partial):
             os.unlink(partial)
+    for stale in unused_archives(folder, target, time.time()):
+        stale.unlink(missing_ok=True)
     return target
+
+
+def archive_name(files: list[tuple[str, Path]]) -> str:
+    """``neardup-env-<environment>-<kernels>.tar.gz`` for ``(name, file)`` pairs: the
+    environment digest covers every file but the compiled ones by name, size and time; the
+    kernels digest covers the compiled ones by name only."""
+    environment = hashlib.sha256(f"{sys.version}|{platform.platform()}".encode())
+    kernels = hashlib.sha256()
+    for name, path in files:
+        if _COMPILED in name.split("/"):
+            kernels.update(f"{name}\n".encode())
+        else:
+            stat = path.stat()
+            environment.update(f"{name}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    return f"{ARCHIVE_DIR}-{environment.hexdigest()[:16]}-{kernels.hexdigest()[:8]}.tar.gz"
+
+
+def unused_archives(folder: Path, kept: Path, now: float) -> list[Path]:
+    """The archives in ``folder`` to remove beside ``kept``: those unused (by time) for a
+    day, and those of ``kept``'s environment unused for an hour (``kept`` holds their
+    files and more kernels). A run still using one touched it when it started, so an
+    archive a long job still serves to new executors is kept for a day."""
+    environment = kept.name.rsplit("-", 1)[0]
+    stale = []
+    for path in folder.glob(f"{ARCHIVE_DIR}-*.tar.gz"):
+        if path == kept:
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            idle = now - path.stat().st_mtime
+            same = path.name.rsplit("-", 1)[0] == environment
+            if idle > _UNUSED_SECONDS or (same and idle > _SUPERSEDED_SECONDS):
+                stale.append(path)
+    return sorted(stale)
 
 
 def packed_files() -> Iterator[tuple[str, Path]]:
