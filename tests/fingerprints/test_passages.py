@@ -46,23 +46,6 @@ def test_members_is_np_isin(values, others):
     assert np.array_equal(members(v, o), np.isin(v, o))
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.integers(0, 40), max_size=80),
-    st.lists(st.integers(0, 40), max_size=80),
-    st.sampled_from([1, 2**20, 2**58]),
-)
-def test_absent_is_not_np_isin(values, others, scale):
-    """Small fingerprints (a 32-bit hash's) and large ones, repeats on both sides."""
-    import numpy as np
-
-    from neardup.fingerprints.passage_kernels import absent
-
-    v = np.array(values, dtype=np.uint64) * np.uint64(scale)
-    o = np.array(others, dtype=np.uint64) * np.uint64(scale)
-    assert np.array_equal(absent(v, o), ~np.isin(v, o))
-
-
 _WORDS = st.sampled_from(["ab", "cd", "ef", "gh", "ij", "kl", "mn"])
 
 

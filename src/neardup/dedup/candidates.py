@@ -71,10 +71,11 @@ from neardup.util.arrays import (
     split_pair_codes,
     unique,
 )
+from neardup.util.hashtable import SLOT_MIX
 from neardup.util.kernels import threads_for
 from neardup.util.sorting import parallel_sort
 
-_MIX = np.uint64(0xBF58476D1CE4E5B9)  # odd: a bijection, spreads small integer keys
+_MIX = SLOT_MIX  # odd: a bijection, spreads small integer keys
 DEFAULT_HITS = 4  # measured on 100 k English documents: 2 → 250 k pairs, 3 → 54 k, 4 → 38 k
 
 

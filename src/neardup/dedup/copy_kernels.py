@@ -6,8 +6,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-_MIX2 = np.uint64(0xBF58476D1CE4E5B9)
+from neardup.util.hashtable import GOLDEN, SLOT_MIX
+
+_MIX = GOLDEN
+_MIX2 = SLOT_MIX
 
 
 @njit(cache=True, inline="always")

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit, prange
 
 from neardup.fingerprints.word_kernels import CHARACTERS, LETTERED, REPEATED, WORD
+from neardup.util.hashtable import key_table, slot_of
 
 
 @njit(cache=True, parallel=True)
@@ -47,39 +48,12 @@ def missing_and_held(
     return missing, found, own
 
 
-_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True, inline="always")
-def _slot_of(table: np.ndarray, keys: np.ndarray, v: np.uint64, shift: np.uint64) -> int:
-    """The slot of ``v`` in the open-addressing ``table`` (slot → index of ``keys`` + 1; 0:
-    empty): where it is, or the empty slot where it would go."""
-    mask = np.int64(table.size - 1)
-    slot = np.int64((v * _FIBONACCI) >> shift)
-    while table[slot] != 0 and keys[table[slot] - 1] != v:
-        slot = (slot + 1) & mask
-    return slot
-
-
-@njit(cache=True)
-def _key_table(keys: np.ndarray) -> tuple[np.ndarray, np.uint64]:
-    """An open-addressing hash table of the distinct ``keys`` (slot → index + 1; 0: empty)
-    of about two slots a key (small enough to stay in cache), and its shift."""
-    bits = 4
-    while (1 << bits) < 2 * keys.size + 1:
-        bits += 1
-    shift = np.uint64(64 - bits)
-    table = np.zeros(1 << bits, dtype=np.int64)
-    for i in range(keys.size):
-        table[_slot_of(table, keys, keys[i], shift)] = i + 1
-    return table, shift
-
-
 @njit(cache=True)
 def _distinct_words(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.uint64]:
     """The distinct words (``hash & WORD``) of ``values``, in the order first met, and their
-    :func:`_key_table`, grown while they are found: one pass through a table that stays
-    about as small as the distinct words, where sorting would move every value."""
+    hash table (:func:`~neardup.util.hashtable.key_table`), grown while they are found: one
+    pass through a table that stays about as small as the distinct words, where sorting
+    would move every value."""
     keys = np.empty(values.size, dtype=np.uint64)
     bits = 4
     shift = np.uint64(64 - bits)
@@ -87,7 +61,7 @@ def _distinct_words(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.uint
     count = 0
     for e in range(values.size):
         v = values[e] & WORD
-        slot = _slot_of(table, keys, v, shift)
+        slot = slot_of(table, keys, v, shift)
         if table[slot] != 0:
             continue
         keys[count] = v
@@ -98,7 +72,7 @@ def _distinct_words(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.uint
             shift = np.uint64(64 - bits)
             table = np.zeros(1 << bits, dtype=np.int64)
             for i in range(count):
-                table[_slot_of(table, keys, keys[i], shift)] = i + 1
+                table[slot_of(table, keys, keys[i], shift)] = i + 1
     return keys[:count], table, shift
 
 
@@ -150,7 +124,7 @@ def rare_entries(
     met = np.full((m, 3), -1, dtype=np.int64)  # labels among mine's documents
     for k in range(mine_offsets.size - 1):
         for e in range(mine_offsets[k], mine_offsets[k + 1]):
-            _add_label(met, table[_slot_of(table, keys, mine[e] & WORD, shift)] - 1, mine_labels[k])
+            _add_label(met, table[slot_of(table, keys, mine[e] & WORD, shift)] - 1, mine_labels[k])
     open_words = np.zeros(m, dtype=np.bool_)
     for i in range(m):
         open_words[i] = _labels_met(met, i) < rare_groups
@@ -171,7 +145,7 @@ def rare_entries(
                 v = values[j] & WORD
                 if not wanted[np.int64(v >> fshift)]:
                     continue
-                i = table[_slot_of(table, keys, v, shift)] - 1
+                i = table[slot_of(table, keys, v, shift)] - 1
                 if i < 0 or not open_words[i]:
                     continue
                 documents[p, i] += 1
@@ -191,7 +165,7 @@ def rare_entries(
         alone[i] = total == 1
     out = np.zeros(mine.size, dtype=np.uint8)
     for e in prange(mine.size):
-        i = table[_slot_of(table, keys, mine[e] & WORD, shift)] - 1
+        i = table[slot_of(table, keys, mine[e] & WORD, shift)] - 1
         if mine[e] & WORD == CHARACTERS:
             continue  # a script, not a name
         if rare[i]:
@@ -206,14 +180,14 @@ ONE = 1 << 20  # one function word in the fixed point of language weights
 
 @njit(cache=True)
 def function_word_table(keys: np.ndarray) -> tuple[np.ndarray, np.uint64]:
-    """:func:`_key_table` of the function words' hashes (sorted, distinct)."""
-    return _key_table(keys)
+    """The hash table of the function words' hashes (sorted, distinct)."""
+    return key_table(keys)
 
 
 @njit(cache=True, inline="always")
 def _function_word(table: np.ndarray, shift: np.uint64, keys: np.ndarray, word: np.uint64) -> int:
     """The index of ``word`` among the function words ``keys``; -1: none."""
-    return table[_slot_of(table, keys, word, shift)] - 1
+    return table[slot_of(table, keys, word, shift)] - 1
 
 
 @njit(cache=True, parallel=True)

@@ -16,12 +16,11 @@ from numba import njit, prange
 
 from neardup.fingerprints.intersect_kernels import GALLOP, first_at_least
 from neardup.util.arrays import release_mapped_pages
+from neardup.util.hashtable import SLOT_MIX
 
-# spreads crc32 and xxh3 alike; not the Han mark's multiplier
-# (neardup.fingerprints.shingles.mark_han), under
-# which every Han fingerprint's image starts with the same 12 bits: with it they all fell in
-# 1/4096 of a table's slots (a hash table's probes went quadratic on a third of the corpus)
-_MIX = np.uint64(0xBF58476D1CE4E5B9)
+# the kernels' table multiplier, not the Han mark's (see neardup.util.hashtable): under that
+# one every Han fingerprint fell in 1/4096 of a table's slots (quadratic probes on Chinese)
+_MIX = SLOT_MIX
 _SATURATED = 65535
 
 

@@ -14,8 +14,8 @@ the compiled code of every kernel it calls (``_scan``, ``doc_hashes``, ``sort_in
 change to one of those must come with a change here (this note was last edited with
 ``_scan``'s short path of ASCII words, XXH3's of 17..64 bytes and the word sets of
 ``fingerprints.word_kernels`` marking repeated and lettered words and texts of characters, a
-token's word mark told in one pass over its bytes), or an
-old cache keeps the old code.
+token's word mark told in one pass over its bytes, the stopword table's slots from
+:mod:`neardup.util.hashtable`), or an old cache keeps the old code.
 
 With ``words``, each document's word set (:mod:`neardup.fingerprints.word_kernels`) is made
 in the same pass from the same tokens: the identity check's words cost no second tokenization.

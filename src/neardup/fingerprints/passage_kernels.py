@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from neardup.util.hashtable import absent
+
 
 @njit(cache=True, inline="always")
 def merge_ranges(
@@ -46,35 +48,6 @@ def merged_ranges(
     out_starts, out_ends = np.empty(starts.size, np.int64), np.empty(starts.size, np.int64)
     k = merge_ranges(starts, ends, keep, out_starts, out_ends, 0)
     return out_starts[:k], out_ends[:k]
-
-
-_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True)
-def absent(values: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """Which of ``values`` are not among ``others``: one probe each into an open-addressing
-    table of ``others`` (about two slots a value, the slot from a multiplicative hash, so
-    that fingerprints of fewer than 64 bits spread too) — linear however long the texts."""
-    bits = 1
-    while (1 << bits) < 2 * others.size:
-        bits += 1
-    shift, mask = np.uint64(64 - bits), (1 << bits) - 1
-    table = np.empty(1 << bits, dtype=np.uint64)
-    used = np.zeros(1 << bits, dtype=np.bool_)
-    for v in others:
-        slot = np.int64((v * _FIBONACCI) >> shift)
-        while used[slot] and table[slot] != v:
-            slot = (slot + 1) & mask
-        table[slot], used[slot] = v, True
-    out = np.empty(values.size, dtype=np.bool_)
-    for j in range(values.size):
-        v = values[j]
-        slot = np.int64((v * _FIBONACCI) >> shift)
-        while used[slot] and table[slot] != v:
-            slot = (slot + 1) & mask
-        out[j] = not used[slot]
-    return out
 
 
 @njit(cache=True, parallel=True)

@@ -17,6 +17,7 @@ from numba import njit, prange
 
 from neardup.fingerprints.hash_kernels import _dispatch_valid
 from neardup.text.tokenize_kernels import BREAK, decode_utf8, is_han
+from neardup.util.hashtable import GOLDEN
 
 
 @njit(cache=True, inline="always")
@@ -383,8 +384,8 @@ def unique_per_doc(
 # the values whose
 # image under multiplication by an odd constant (a bijection mod 2**64) has its top
 # ``HAN_BITS`` bits set — 1 in 4096 of all values.
-HAN_MIX = np.uint64(0x9E3779B97F4A7C15)
-HAN_UNMIX = np.uint64(pow(0x9E3779B97F4A7C15, -1, 1 << 64))
+HAN_MIX = GOLDEN
+HAN_UNMIX = np.uint64(pow(int(GOLDEN), -1, 1 << 64))
 HAN_BITS = 12
 HAN_SHIFT = np.uint64(64 - HAN_BITS)
 HAN_TOP = np.uint64((1 << HAN_BITS) - 1)

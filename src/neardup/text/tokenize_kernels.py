@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from neardup.util.hashtable import home_slot
+
 SEPARATOR = np.uint8(0)  # ends a token (space, punctuation...)
 TOKEN_CHAR = np.uint8(1)  # part of a token
 IGNORABLE = np.uint8(2)  # dropped without ending a token (soft hyphen, zero-width joiner...)
@@ -26,7 +28,6 @@ _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _SPACE = np.uint8(0x20)
 _U = np.uint64
-_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
 _FOLD_EXPANDS = np.uint32(0x80000000)
 NON_ASCII = np.uint16(0xFFFF)  # what :func:`_ascii_map` maps the bytes 0x80-0xFF to
 _WORD_CHAR = np.uint16(0x100)  # the flag of a token character in :func:`_ascii_map`
@@ -115,7 +116,7 @@ def _fill(table: np.ndarray, hashes: np.ndarray, bits: int) -> None:
 
 @njit(cache=True, inline="always")
 def _slot(h: np.uint64, bits: int) -> int:
-    return np.int64((h * _FIBONACCI) >> np.uint64(64 - bits))
+    return home_slot(h, np.uint64(64 - bits))
 
 
 @njit(cache=True, inline="always")

@@ -49,6 +49,7 @@ from neardup.fingerprints.word_kernels import WORD
 from neardup.io.blocks import utf8_spans
 from neardup.text.script_kernels import char_counts
 from neardup.util.arrays import pair_codes, split_pair_codes, unique, unique_counts
+from neardup.util.hashtable import GOLDEN
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
@@ -479,7 +480,7 @@ PACKED_PAIRS_SCHEMA = (
     "part long, left array<long>, right array<long>, n array<long>, need array<long>"
 )
 PAIR_SCHEMA = "left long, right long"
-_PART_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: spreads keys that are small integers
+_PART_MIX = GOLDEN  # odd: spreads keys that are small integers
 
 
 def scatter_stage(

@@ -1,0 +1,46 @@
+"""The kernels' open-addressing tables: lookups agree with NumPy's, and the home slots of
+Han-marked fingerprints spread over the table as other values do."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.fingerprints.shingles import mark_han
+from neardup.util.hashtable import absent, home_slot, key_table, slot_of
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), max_size=80),
+    st.lists(st.integers(0, 40), max_size=80),
+    st.sampled_from([1, 2**20, 2**58]),
+)
+def test_absent_is_not_np_isin(values, others, scale):
+    """Small fingerprints (a 32-bit hash's) and large ones, repeats on both sides."""
+    v = np.array(values, dtype=np.uint64) * np.uint64(scale)
+    o = np.array(others, dtype=np.uint64) * np.uint64(scale)
+    assert np.array_equal(absent(v, o), ~np.isin(v, o))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=60))
+def test_every_key_is_found_at_its_last_index(keys):
+    k = np.array(keys, dtype=np.uint64)
+    table, shift = key_table(k)
+    last = {int(key): i for i, key in enumerate(keys)}
+    for key, i in last.items():
+        assert table[slot_of(table, k, np.uint64(key), shift)] - 1 == i
+    assert np.count_nonzero(table) == len(last)
+
+
+def test_han_marked_fingerprints_spread_over_the_home_slots():
+    """The Han mark sets the top bits of a fingerprint's product with its own multiplier: a
+    table hashed with that multiplier would give them all a handful of home slots."""
+    rng = np.random.default_rng(7)
+    han = rng.integers(0, 2**63, 4096, dtype=np.int64).astype(np.uint64)
+    mark_han(han, np.ones(han.size, dtype=np.bool_))
+    shift = np.uint64(64 - 13)  # a table of 8,192 slots
+    homes = {home_slot(v, shift) for v in han}
+    assert len(homes) > 2500  # uniform: about 3,200 distinct of 8,192
