@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from neardup.fingerprints.intersect_kernels import GALLOP, first_at_least
+from neardup.fingerprints.shingle_kernels import slide_left
 from neardup.util.arrays import release_mapped_pages
 from neardup.util.hashtable import SLOT_MIX
 
@@ -397,9 +398,8 @@ def _passing(
         ends[c] = n
     m = at
     for c in range(chunks):
-        for i in range(bases[c], ends[c]):
-            out[m] = out[i]
-            m += 1
+        slide_left(out, bases[c], m, ends[c] - bases[c])
+        m += ends[c] - bases[c]
     return m
 
 

@@ -26,7 +26,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from neardup.fingerprints.shingle_kernels import distinct, doc_hashes, move_left, sort_into
+from neardup.fingerprints.shingle_kernels import (
+    distinct,
+    doc_hashes,
+    move_left,
+    slide_left,
+    sort_into,
+)
 from neardup.fingerprints.word_kernels import distinct_words, doc_words
 from neardup.text.tokenize_kernels import _ascii_map, _chunks, _scan, byte_growth, stop_bits
 
@@ -146,8 +152,6 @@ def _fingerprint_into(
     for k in range(nc):  # pack the regions to the left, in order (never past unread data)
         d0, d1 = chunks[k], chunks[k + 1]
         move_left(values, times, base[k], offsets[d0], offsets[d1] - offsets[d0])
-        lo, size = word_offsets[d0], word_offsets[d1] - word_offsets[d0]
-        for i in range(size):
-            word_values[lo + i] = word_values[word_base[k] + i]
+        slide_left(word_values, word_base[k], word_offsets[d0], word_offsets[d1] - word_offsets[d0])
     total, word_total = offsets[n], word_offsets[n]
     return values[:total], offsets, times[:total], word_values[:word_total], word_offsets

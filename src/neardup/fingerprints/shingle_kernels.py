@@ -344,12 +344,19 @@ def distinct(work: np.ndarray, times: np.ndarray, lo: int, n: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def move_left(work: np.ndarray, times: np.ndarray, src: int, dst: int, n: int) -> None:
-    """Move n values (and their ``times``) from ``src`` to ``dst`` ≤ ``src``, in order."""
+def slide_left(values: np.ndarray, src: int, dst: int, n: int) -> None:
+    """Move ``n`` values from ``src`` to ``dst`` ≤ ``src``, in order (the ranges may overlap:
+    compaction in place)."""
     if src != dst:
         for i in range(n):
-            work[dst + i] = work[src + i]
-            times[dst + i] = times[src + i]
+            values[dst + i] = values[src + i]
+
+
+@njit(cache=True, inline="always")
+def move_left(work: np.ndarray, times: np.ndarray, src: int, dst: int, n: int) -> None:
+    """:func:`slide_left` of ``n`` values and their ``times``."""
+    slide_left(work, src, dst, n)
+    slide_left(times, src, dst, n)
 
 
 @njit(cache=True, parallel=True, nogil=True)
