@@ -145,16 +145,14 @@ def shingled_texts(texts: Sequence[str], config: TextConfig | None = None) -> Sh
     with threads_for(sum(map(len, texts))):
         tokens = canonicalize_batch(list(texts), config.canon, config.shingle.unit)
         hashes, starts, ends, offsets = shingle_fingerprints(tokens, config.shingle)
-    buf, bounds = tokens.buf, tokens.doc_offsets
-    if np.any(buf >= 0x80):  # byte -> character
+    buf, byte_bounds = tokens.buf, tokens.doc_offsets
+    text_starts = byte_bounds[:-1]  # where each text starts, in the unit of starts and ends
+    if np.any(buf >= 0x80):  # bytes -> characters (ASCII: the same)
         char_at = np.concatenate(([0], np.cumsum((buf & 0xC0) != 0x80)))
-        bounds, starts, ends = char_at[bounds], char_at[starts], char_at[ends]
-    first = np.repeat(bounds[:-1], np.diff(offsets))  # each shingle's text's start
+        text_starts, starts, ends = char_at[text_starts], char_at[starts], char_at[ends]
+    first = np.repeat(text_starts, np.diff(offsets))  # each shingle's text's start
     return ShingledTexts(
-        [
-            buf[tokens.doc_offsets[d] : tokens.doc_offsets[d + 1]].tobytes()
-            for d in range(len(texts))
-        ],
+        [buf[byte_bounds[d] : byte_bounds[d + 1]].tobytes() for d in range(len(texts))],
         hashes,
         starts - first,
         ends - first,
