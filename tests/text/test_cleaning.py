@@ -27,8 +27,9 @@ def _pages(n: int) -> list[str]:
     return pages
 
 
-def test_processes_clean_as_this_thread_does():
+def test_processes_clean_as_this_thread_does(monkeypatch):
     """A batch large enough is cleaned on the worker processes, into the same texts."""
+    monkeypatch.setattr(cleaning, "START_CHARS", 0)
     config = CanonConfig()
     pages = _pages(60)
     assert sum(map(len, pages)) >= cleaning.MIN_CHARS
@@ -43,12 +44,17 @@ def test_processes_clean_as_this_thread_does():
 
 
 def test_small_batches_and_one_worker_stay_on_this_thread():
+    """Small batches, and the first ``START_CHARS`` of markup of a run, are cleaned here."""
     config = CanonConfig()
     pages = _pages(1)
     with markup_processes(2):
         assert clean_texts(pages, config) == [clean_text(p, config) for p in pages]
         assert cleaning._active is not None
         assert cleaning._active._pool is None
+        many = _pages(60)
+        assert clean_texts(many, config) == [clean_text(p, config) for p in many]
+        assert cleaning._active._pool is None  # a run's first markup
+        assert cleaning._active.seen == sum(map(len, many))
     with markup_processes(1):
         assert cleaning._active is None
 
@@ -56,6 +62,7 @@ def test_small_batches_and_one_worker_stay_on_this_thread():
 def test_batches_canonicalized_with_processes_are_the_same(monkeypatch):
     """The whole canonicalization of a batch of pages, with and without the processes
     (none of the pages remembered from the first)."""
+    monkeypatch.setattr(cleaning, "START_CHARS", 0)
     pages = [*_pages(60), "plain words", "Ｆｕｌｌ ｗｉｄｔｈ"]
     config = CanonConfig()
     monkeypatch.setattr(canon, "_MARKUP_CLEANED", canon._Cleaned(1 << 24))

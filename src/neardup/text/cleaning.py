@@ -28,6 +28,9 @@ DOC_SEPARATOR = "\x00"
 # about as much as parsing a few small pages)
 MIN_CHARS = 1 << 16
 MIN_TEXTS = 8
+# markup cleaned on the calling threads before the processes start: a run with little
+# markup never pays for starting them
+START_CHARS = 1 << 22
 _CHUNKS_PER_PROCESS = 2  # tasks per process: balances uneven pages
 
 
@@ -60,6 +63,7 @@ class _Processes:
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
+        self.seen = 0  # characters of markup cleaned on the calling threads
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
@@ -99,9 +103,14 @@ def markup_processes(workers: int) -> Iterator[None]:
 
 def clean_texts(texts: Sequence[str], config: CanonConfig) -> list[str]:
     """:func:`clean_text` of each text: on the worker processes of :func:`markup_processes`
-    when inside one and the texts are many and long enough, else on this thread."""
+    when inside one, the texts are many and long enough and the run has cleaned
+    ``START_CHARS`` of markup already, else on this thread."""
     processes = _active
-    if processes is None or len(texts) < MIN_TEXTS or sum(map(len, texts)) < MIN_CHARS:
+    chars = sum(map(len, texts))
+    if processes is None or len(texts) < MIN_TEXTS or chars < MIN_CHARS:
+        return [clean_text(text, config) for text in texts]
+    if processes.seen < START_CHARS:
+        processes.seen += chars
         return [clean_text(text, config) for text in texts]
     parts = _chunks(texts, processes.workers * _CHUNKS_PER_PROCESS)
     done = processes.pool().map(_clean_chunk, parts, [config] * len(parts))
