@@ -11,15 +11,17 @@ the texts :func:`clean_text` gives on the calling thread.
 
 from __future__ import annotations
 
-import multiprocessing
 import threading
 import unicodedata
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from neardup.text import clean
 from neardup.text.text_config import CanonConfig
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = ["DOC_SEPARATOR", "clean_text", "clean_texts", "markup_processes"]
 
@@ -70,6 +72,9 @@ class _Processes:
     def pool(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
+                import multiprocessing  # here: a run that never starts them never loads them
+                from concurrent.futures import ProcessPoolExecutor
+
                 # spawned, not forked: the caller runs threads (a fork copies their locks)
                 context = multiprocessing.get_context("spawn")
                 self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
