@@ -258,3 +258,40 @@ def test_the_spills_pages_leave_the_resident_set_between_stages(tmp_path):
         scored.release_pages()
         assert _resident_kib(path) == 0
         assert int(prints.sum()) == first
+
+
+def test_pages_cleaned_on_processes_give_the_same_run(monkeypatch):
+    """A run whose pages are cleaned on worker processes (from its first batch) finds the
+    same pairs and keeps the same documents as one cleaning them on its threads."""
+    import numba
+
+    from neardup.text import canon, cleaning
+
+    words = [f"word{k}" for k in range(400)]
+    pages = []
+    for i in range(120):
+        body = " ".join(words[(i // 2) * 3 : (i // 2) * 3 + 150])
+        pages.append(
+            (
+                f"p{i}",
+                f"<html><body><nav>Menu {i}</nav><article><p>{body}</p>"
+                f"<p>{'edited' if i % 2 else ''}</p></article></body></html>",
+            )
+        )
+    config = DedupConfig(batch_size=40)
+    monkeypatch.setattr(canon, "_MARKUP_CLEANED", canon._Cleaned(1 << 24))
+    on_threads = deduplicate(pages, config)
+    monkeypatch.setattr(canon, "_MARKUP_CLEANED", canon._Cleaned(1 << 24))
+    monkeypatch.setattr(cleaning, "START_CHARS", 0)
+    monkeypatch.setattr(cleaning, "MIN_CHARS", 0)
+    started = []
+    pool = cleaning._Processes.pool
+    monkeypatch.setattr(cleaning._Processes, "pool", lambda self: started.append(1) or pool(self))
+    if numba.get_num_threads() < 2:
+        pytest.skip("one thread: no processes to clean on")
+    on_processes = deduplicate(pages, config)
+    assert started
+    assert len(on_threads.pairs) > 0
+    assert np.array_equal(on_processes.pairs.left, on_threads.pairs.left)
+    assert np.array_equal(on_processes.pairs.right, on_threads.pairs.right)
+    assert np.array_equal(on_processes.keep_of, on_threads.keep_of)

@@ -357,3 +357,38 @@ def test_line_ends_finds_the_wanted_lines_as_a_scan_byte_by_byte(data, start, wa
         if data[i] == 0x0A and found < wanted:
             end, found = i + 1, found + 1
     assert blocks.line_ends(np.frombuffer(data, np.uint8), start, wanted) == (end, found)
+
+
+_BEFORE_VALUE = st.sampled_from([b":", b",", b"[", b"-", b" ", b"\n", b"\t", b": ", b",\n "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_BEFORE_VALUE, st.sampled_from([b"NaN", b"Infinity"])), max_size=9))
+def test_a_word_where_a_value_may_start_is_scanned(parts):
+    """Outside strings, a word after ``: , [ -``, spaces or a line's start is a literal the
+    exact scan refuses: the pre-test never skips it."""
+    import numpy as np
+
+    from neardup.io.blocks import _may_be_literal
+    from neardup.io.jsonl_kernels import json_non_finite
+
+    block = b"".join(b + w for b, w in parts)
+    found = json_non_finite(np.frombuffer(block, dtype=np.uint8))
+    assert found == bool(parts)
+    assert _may_be_literal(block) == found
+
+
+@pytest.mark.parametrize(
+    ("line", "literal"),
+    [
+        (b'{"id": "a", "text": "e_signaling_NaN.cpp and to Infinity"}\n', False),
+        (b'{"id": "a", "v": NaN}\n', True),
+        (b'{"id": "a", "v": [1,-Infinity]}\n', True),
+        (b'{"id": "a", "v":\n NaN}', True),
+        (b"NaN\n", True),
+    ],
+)
+def test_words_in_strings_need_no_scan(line, literal):
+    from neardup.io.blocks import _may_be_literal
+
+    assert _may_be_literal(line) is literal

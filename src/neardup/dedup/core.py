@@ -37,6 +37,7 @@ from neardup.errors import weak_notes
 from neardup.fingerprints.shingles import FingerprintBatch
 from neardup.io.blocks import BatchSource, TextBatch, pairs_batch
 from neardup.methods.base import Keys, Method, Signatures
+from neardup.text.cleaning import markup_processes
 from neardup.util.arrays import kept_segments, release_mapped_pages, unique
 from neardup.util.heap import release_free_memory
 from neardup.util.workers import ordered_map
@@ -261,7 +262,9 @@ def score_candidates(
             jobs,
             workers=numba.get_num_threads(),
         )
-        with contextlib.closing(batches):
+        # pages cleaned of markup on worker processes: the parsers' Python would hold the
+        # interpreter lock that the fingerprinting threads share
+        with markup_processes(numba.get_num_threads()), contextlib.closing(batches):
             for batch, chars, prints, keys, weak, words in batches:
                 if settle is not None and (keep := settle(batch)) is not None:
                     batch, chars, prints = batch.take(keep), chars[keep], prints.take(keep)

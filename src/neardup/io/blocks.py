@@ -376,9 +376,34 @@ def _parse_arrow(
 
 def _non_finite(block: bytes) -> bool:
     """:func:`json_non_finite` of a block, scanned only when the words occur at all
-    (:func:`holds_non_finite_words`: ~20× faster than the scan that tells strings apart)."""
+    (:func:`holds_non_finite_words`: ~20× faster than the scan that tells strings apart)
+    where a value may start (:func:`_may_be_literal`)."""
     raw = np.frombuffer(block, dtype=np.uint8)
-    return bool(holds_non_finite_words(raw) and json_non_finite(raw))
+    return bool(holds_non_finite_words(raw) and _may_be_literal(block) and json_non_finite(raw))
+
+
+_NON_FINITE_WORDS = (b"NaN", b"Infinity")
+_VALUE_BEFORE = (b":", b"[", b",", b"-", b"\n")  # what a JSON value may follow, spaces aside
+_WORDS_LOOKED_AT = 1000  # occurrences looked at one by one; past them, the exact scan
+
+
+def _may_be_literal(block: bytes) -> bool:
+    """Whether an occurrence of ``NaN`` or ``Infinity`` in ``block`` follows what a JSON
+    value may follow (``: [ , -``, a line's start; spaces aside): elsewhere it is in a
+    string (``"e_signaling_NaN.cpp"``, ``"to Infinity"``) or not JSON (Arrow refuses the
+    block), and needs no scan."""
+    seen = 0
+    for word in _NON_FINITE_WORDS:
+        at = block.find(word)
+        while at >= 0:
+            seen += 1
+            if seen > _WORDS_LOOKED_AT:
+                return True
+            before = block[max(at - 64, 0) : at].rstrip(b" \t\r")
+            if not before or before.endswith(_VALUE_BEFORE):
+                return True
+            at = block.find(word, at + 1)
+    return False
 
 
 def utf8_spans(texts: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

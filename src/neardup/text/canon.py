@@ -30,14 +30,15 @@ from dataclasses import dataclass, replace
 import numba
 import numpy as np
 
-from neardup.text import chars, clean, morph, segment, stopwords
+from neardup.text import chars, morph, segment, stopwords
+from neardup.text.cleaning import DOC_SEPARATOR, clean_text, clean_texts
 from neardup.text.precheck_kernels import MARKUP, NFKC, cleaning_flags
 from neardup.text.script import langs_from_counts
 from neardup.text.script_kernels import script_counts
 from neardup.text.text_config import CanonConfig, Unit
 from neardup.text.tokenize_kernels import stop_set, token_hash, tokenize_batch
 
-_DOC_SEPARATOR = "\x00"
+_DOC_SEPARATOR = DOC_SEPARATOR
 _CHUNKS_PER_THREAD = 4  # tasks per thread of the tokenizer: enough to balance uneven texts
 _NO_STOPS = np.zeros(1, dtype=np.uint64)  # no stop words: the tokenizer skips their lookup
 _NO_TABLE = np.zeros(0, dtype=np.uint8)
@@ -222,16 +223,24 @@ def _clean_batch(
     )
     changed: dict[int, str] = {}
     cleaned: dict[str, str] = {}  # copies of one text in the batch are cleaned once
-    for d in np.flatnonzero(flags & (MARKUP | NFKC)).tolist():
-        old = originals[d] if originals is not None else _decode(text, starts, ends, d)
-        if old not in cleaned:  # a copy has the same flags
-            cleaned[old] = (
-                _MARKUP_CLEANED.get(old, config)
-                if flags[d] & MARKUP
-                else unicodedata.normalize("NFKC", old)
-            )
-        new = cleaned[old]
-        if new != old:
+    markup: list[str] = []  # texts with markup not remembered from earlier batches
+    rows = np.flatnonzero(flags & (MARKUP | NFKC)).tolist()
+    olds = [originals[d] if originals is not None else _decode(text, starts, ends, d) for d in rows]
+    for d, old in zip(rows, olds, strict=True):
+        if old in cleaned:  # a copy has the same flags
+            continue
+        if not flags[d] & MARKUP:
+            cleaned[old] = unicodedata.normalize("NFKC", old)
+        elif (found := _MARKUP_CLEANED.find(old, config)) is not None:
+            cleaned[old] = found
+        else:
+            cleaned[old] = old  # its place, filled below
+            markup.append(old)
+    for old, new in zip(markup, clean_texts(markup, config), strict=True):
+        cleaned[old] = new
+        _MARKUP_CLEANED.keep(old, config, new)
+    for d, old in zip(rows, olds, strict=True):
+        if (new := cleaned[old]) != old:
             changed[d] = new
     if changed:
         text, starts, ends = _replace(text, starts, ends, changed)
@@ -280,15 +289,27 @@ class _Cleaned:
         self._lock = threading.Lock()
 
     def get(self, text: str, config: CanonConfig) -> str:
+        """``text`` cleaned: remembered, else cleaned now (and remembered)."""
+        if (found := self.find(text, config)) is not None:
+            return found
+        result = _clean(text, config)
+        self.keep(text, config, result)
+        return result
+
+    def find(self, text: str, config: CanonConfig) -> str | None:
+        """``text`` cleaned, when remembered."""
         key = (text, config)
         with self._lock:
             if (found := self._held.get(key)) is not None:
                 self._held.move_to_end(key)
-                return found
-        result = _clean(text, config)
+            return found
+
+    def keep(self, text: str, config: CanonConfig, result: str) -> None:
+        """Remember ``result``, the cleaned ``text``."""
+        key = (text, config)
         size = len(text) + len(result)
         if size > self.max_chars // 4:  # one text must not push out all the others
-            return result
+            return
         with self._lock:
             if key not in self._held:
                 self._held[key] = result
@@ -296,33 +317,12 @@ class _Cleaned:
             while self.chars > self.max_chars:
                 (old, _), dropped = self._held.popitem(last=False)
                 self.chars -= len(old) + len(dropped)
-        return result
 
 
 _MARKUP_CLEANED = _Cleaned(1 << 24)
 
 
-def _clean(text: str, config: CanonConfig) -> str:
-    """The per-text steps: markup removal and NFKC (both skipped cheaply when not needed)."""
-    # wiki first: wikitext may hold <ref> tags that only the wiki parser drops
-    if config.wiki and _may_be_wiki(text, config) and clean.looks_like_wiki(text):
-        text = clean.strip_wiki(text)
-    if config.html and clean.looks_like_html(text):
-        text = clean.strip_html(text, boilerplate=config.boilerplate)
-    if config.quotes:
-        text = clean.strip_quoted(text)
-    if config.normalize and not text.isascii():
-        # per text, not per batch: one odd text would send the whole batch down the slow path
-        text = unicodedata.normalize("NFKC", text)
-    if _DOC_SEPARATOR in text:
-        text = text.replace(_DOC_SEPARATOR, " ")
-    return text
-
-
-def _may_be_wiki(text: str, config: CanonConfig) -> bool:
-    """Cheap gate before the wiki check: without ``[ { <`` only markup is left that removing
-    punctuation drops anyway (bold quotes, heading ``=``s)."""
-    return not config.punctuation or "[" in text or "{" in text or "<" in text
+_clean = clean_text
 
 
 def split_texts(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
