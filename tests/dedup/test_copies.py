@@ -43,6 +43,17 @@ def test_hashes_tell_sets_apart_by_values_and_size():
     assert len(set(hashes[:4])) == 4
 
 
+def test_hashes_of_many_small_sets_of_small_values_all_differ():
+    """Sets of a few small values (a 32-bit hash's fingerprints are small) whose sums and
+    sizes often agree: a hash of the plain values would give many of them one hash."""
+    rng = np.random.default_rng(3)
+    sets = {
+        tuple(sorted(set(rng.integers(0, 64, rng.integers(0, 9)).tolist()))) for _ in range(5000)
+    }
+    values, offsets = _sets(*map(list, sets))
+    assert len(set(set_hashes(values, offsets).tolist())) == len(sets)
+
+
 def test_a_kernel_runs_once_per_distinct_pair_of_sets_with_the_same_answers():
     rng = np.random.default_rng(7)
     distinct = [sorted(set(rng.integers(0, 400, 60 + 10 * k).tolist())) for k in range(8)]

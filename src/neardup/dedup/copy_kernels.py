@@ -22,14 +22,15 @@ def _scramble(x: np.uint64) -> np.uint64:
 
 @njit(cache=True)
 def set_hashes(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each set ``values[offsets[d]:offsets[d + 1]]`` (its values in order
-    and its size): equal sets hash alike; unequal ones almost never do. One thread: it runs
-    beside the workers that fingerprint the next batches."""
+    """A 64-bit hash of each set ``values[offsets[d]:offsets[d + 1]]`` (the sum of its
+    values' scrambled images, and its size): equal sets hash alike; unequal ones almost
+    never do. The images do not depend on one another, so the core computes several at
+    once. One thread: it runs beside the workers that fingerprint the next batches."""
     n = offsets.size - 1
     out = np.empty(n, dtype=np.uint64)
     for d in range(n):
-        h = np.uint64(offsets[d + 1] - offsets[d]) * _MIX
+        total = np.uint64(0)
         for k in range(offsets[d], offsets[d + 1]):
-            h = _scramble(h ^ values[k]) + _MIX
-        out[d] = h
+            total += _scramble(values[k] + _MIX)
+        out[d] = _scramble(total ^ (np.uint64(offsets[d + 1] - offsets[d]) * _MIX))
     return out
