@@ -36,6 +36,7 @@ from pgserver import free_port
 MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
 _REGISTER_SECONDS = 120.0
+_FINISH_SECONDS = 60.0
 
 
 class SparkClusterError(RuntimeError):
@@ -50,8 +51,15 @@ class Cluster:
 
     def remove_finished_applications(self) -> None:
         """Delete the workers' directories of the applications that have ended (a standalone
-        worker keeps them, the unpacked archives included, until its own cleanup)."""
-        running = {app["id"] for app in _state(self.webui).get("activeapps", [])}
+        worker keeps them, the unpacked archives included, until its own cleanup). The
+        master learns that a driver has gone a moment after it exits: its applications are
+        waited for (up to ``_FINISH_SECONDS``) before their directories are removed."""
+        deadline = time.monotonic() + _FINISH_SECONDS
+        while True:
+            running = {app["id"] for app in _state(self.webui).get("activeapps", [])}
+            if not running or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
         for app in self.directory.glob("work-*/app-*"):
             if app.name not in running:
                 shutil.rmtree(app, ignore_errors=True)

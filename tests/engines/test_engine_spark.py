@@ -463,13 +463,16 @@ def test_cli_spark_engine_reads_parquet_as_the_local_engine(spark, tmp_path):
 
 def _fake_python(tmp_path, version):
     """A ``python`` script running this interpreter with a package ``neardup`` of
-    ``version`` (nothing else in it) first on its path."""
-    package = tmp_path / "fake" / "neardup"
+    ``version`` (nothing else in it) first on its path. Its path names the version: Spark
+    keeps a Python worker per interpreter path, and a later test's directory may have the
+    name of an earlier one's, removed when it passed."""
+    root = tmp_path / f"neardup-{version}"
+    package = root / "fake" / "neardup"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text(f"__version__ = {version!r}\n")
-    script = tmp_path / "python"
+    script = root / "python"
     script.write_text(
-        f'#!/bin/sh\nPYTHONPATH={tmp_path / "fake"}:$PYTHONPATH exec {sys.executable} "$@"\n'
+        f'#!/bin/sh\nPYTHONPATH={root / "fake"}:$PYTHONPATH exec {sys.executable} "$@"\n'
     )
     script.chmod(0o755)
     return script
