@@ -200,15 +200,20 @@ def spark_dedup(
             docs = docs.withColumn(DOC, F.col(order).cast("long"))
         _check_documents(docs, id_col, text_col)
     with timed("fingerprints and keys"):
-        fp = (
-            docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text"))
-            .mapInArrow(B.fingerprint_stage(config), B.fingerprint_schema(config))
-            .transform(by_doc)
+        fp = cached(
+            docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text")).mapInArrow(
+                B.fingerprint_stage(config), B.fingerprint_schema(config)
+            )
         )
     whole = None if exact_counts else _whole_corpus(docs, fp, config)
-    if whole is not None:
+    if whole is not None:  # no later stage reads the sets: their memory goes to the outputs
         scored, templates, candidate_count, capped, decided = whole
+        sizes = fp.select("size").localCheckpoint()
+        fp.unpersist()
     else:
+        with timed("fingerprints by document"):  # the later stages join the sets by document
+            fp = by_doc(fp)
+            sizes = fp.select("size")
         with timed("candidate pairs"):
             candidates, capped, shingles = _candidates(fp, config, exact_counts)
         candidate_count = candidates.agg(F.count("*"))
@@ -241,7 +246,7 @@ def spark_dedup(
         removed=_removed(docs, decisions, ids, small),
         decisions=decisions,
         stats={
-            "documents": fp.select("size"),
+            "documents": sizes,
             "candidates": candidate_count,
             "verified": at_threshold.agg(F.count("*")),
             "capped": capped,
@@ -314,11 +319,18 @@ def by_doc(df: DataFrame) -> DataFrame:
     """``df`` hash-partitioned by ``doc`` (into the session's shuffle partitions) and sorted
     by it, cached and computed: the joins on ``doc`` that read it then shuffle and sort only
     their other side (a checkpoint would forget the partitioning, and the fingerprint sets
-    would be shuffled again by every join that brings them to pairs or components)."""
+    would be shuffled again by every join that brings them to pairs or components). A
+    cached ``df`` is released once its copy is computed."""
+    out = cached(df.repartition(partitions(df), "doc").sortWithinPartitions("doc"))
+    df.unpersist()
+    return out
+
+
+def cached(df: DataFrame) -> DataFrame:
+    """``df`` cached (memory, else disk) and computed."""
     from pyspark import StorageLevel
 
-    out = df.repartition(partitions(df), "doc").sortWithinPartitions("doc")
-    out = out.persist(StorageLevel.MEMORY_AND_DISK)
+    out = df.persist(StorageLevel.MEMORY_AND_DISK)
     out.count()
     return out
 
