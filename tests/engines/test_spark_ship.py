@@ -95,3 +95,11 @@ def test_the_archive_is_built_once_touched_on_use_and_replaces_the_unused(tmp_pa
     third = spark_ship.environment_archive(cache)
     assert sorted(cache.glob("*.tar.gz")) == sorted([second, third])
     assert not list(cache.glob(".building-*"))
+
+
+def test_the_dependencies_are_packed_without_their_test_suites():
+    names = [name for name, _ in spark_ship.packed_files()]
+    assert "neardup/__init__.py" in names
+    assert any(n.startswith("numpy/_core/_multiarray_umath") for n in names)
+    assert any(n.startswith("numba/core/") for n in names)
+    assert not [n for n in names if "tests" in n.split("/")[:-1]]

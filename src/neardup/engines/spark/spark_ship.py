@@ -41,6 +41,7 @@ from neardup.errors import ConfigError
 
 ARCHIVE_DIR = "neardup-env"  # the directory executors unpack the archive into
 _PROVIDED = {"pyspark", "py4j"}  # every executor has them (Spark's own Python side)
+_TESTS = "tests"  # the directory of a dependency's test suite (numba's, NumPy's, Arrow's)
 _COMPILED = "__pycache__"  # bytecode and numba's kernels: rewritten as they are used
 _UNUSED_SECONDS = 24 * 3600  # an archive no run has used for this long is removed
 _SUPERSEDED_SECONDS = 3600  # an older archive of the same environment: sooner
@@ -113,7 +114,8 @@ def unused_archives(folder: Path, kept: Path, now: float) -> list[Path]:
 
 def packed_files() -> Iterator[tuple[str, Path]]:
     """``(name in the archive, file)``: neardup's package directory as it is (compiled
-    files and numba's cache included), then the installed files of its dependencies."""
+    files and numba's cache included), then the installed files of its dependencies but
+    their test suites (a ``tests`` directory: a third of their files)."""
     import neardup
 
     package = Path(neardup.__file__).parent
@@ -129,6 +131,8 @@ def packed_files() -> Iterator[tuple[str, Path]]:
             )
         for file in files:
             if file.parts and file.parts[0] == "..":  # scripts, data outside site-packages
+                continue
+            if _TESTS in file.parts[:-1]:  # a package's own test suite: never imported by a run
                 continue
             path = Path(str(dist.locate_file(file)))
             if path.is_file():
