@@ -18,8 +18,9 @@ from numba import njit
 
 from neardup.fingerprints.shingle_kernels import sort_into, unique_per_doc
 from neardup.text import chars
-from neardup.text.canon import _NO_STOPS, _clean, _clean_batch
+from neardup.text.canon import _NO_STOPS, _clean_batch
 from neardup.text.canon import split_texts as _split
+from neardup.text.cleaning import clean_text
 from neardup.text.precheck_kernels import MARKUP, NFKC, NON_ASCII, cleaning_flags
 from neardup.text.text_config import CanonConfig
 from neardup.text.tokenize_kernels import (
@@ -185,7 +186,7 @@ def test_batch_cleaning_equals_cleaning_every_text(texts, config):
     """The pre-check only skips texts that every step would leave as they are; texts given
     as strings or only as UTF-8 (packed without separators, as in an Arrow column) alike."""
     (text, starts, ends), plain = _clean_batch(*_split(texts), config, texts)
-    want = [_clean(t, config) for t in texts]
+    want = [clean_text(t, config) for t in texts]
     encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
     lengths = np.array([len(e) for e in encoded], dtype=np.int64)
     packed = np.frombuffer(b"".join(encoded), dtype=np.uint8)
@@ -202,7 +203,7 @@ def test_batch_cleaning_equals_cleaning_every_text(texts, config):
     )
     for t, flag in zip(texts, flags, strict=True):
         if flag == 0:
-            assert _clean(t, config) == t
+            assert clean_text(t, config) == t
     raw = text.tobytes()
     assert [
         raw[s:e].decode("utf-8", "surrogatepass") for s, e in zip(starts, ends, strict=True)

@@ -260,15 +260,19 @@ def test_remembered_cleanings_stay_within_their_bound():
     """The least recently used cleanings go first once the characters held pass the bound;
     a text too large for a quarter of the bound is cleaned but not held."""
     from neardup.text import canon
+    from neardup.text.cleaning import clean_text
 
     cache = canon._Cleaned(8000)
     config = CanonConfig()
     pages = [f"[[page {i}]] " + "word " * 150 for i in range(8)]
     for page in pages:
-        assert cache.get(page, config) == canon._clean(page, config)
+        cleaned = clean_text(page, config)
+        cache.keep(page, config, cleaned)
+        assert cache.find(page, config) == cleaned
         assert cache.chars <= 8000
     held = {text for text, _ in cache._held}
     assert pages[-1] in held
     assert pages[0] not in held
-    cache.get("[[huge]] " + "word " * 400, config)
+    huge = "[[huge]] " + "word " * 400
+    cache.keep(huge, config, clean_text(huge, config))
     assert not any(text.startswith("[[huge]]") for text, _ in cache._held)

@@ -31,14 +31,13 @@ import numba
 import numpy as np
 
 from neardup.text import chars, morph, segment, stopwords
-from neardup.text.cleaning import DOC_SEPARATOR, clean_text, clean_texts
+from neardup.text.cleaning import DOC_SEPARATOR, clean_texts
 from neardup.text.precheck_kernels import MARKUP, NFKC, cleaning_flags
 from neardup.text.script import langs_from_counts
 from neardup.text.script_kernels import script_counts
 from neardup.text.text_config import CanonConfig, Unit
 from neardup.text.tokenize_kernels import stop_set, token_hash, tokenize_batch
 
-_DOC_SEPARATOR = DOC_SEPARATOR
 _CHUNKS_PER_THREAD = 4  # tasks per thread of the tokenizer: enough to balance uneven texts
 _NO_STOPS = np.zeros(1, dtype=np.uint64)  # no stop words: the tokenizer skips their lookup
 _NO_TABLE = np.zeros(0, dtype=np.uint8)
@@ -211,8 +210,9 @@ def _clean_batch(
     config: CanonConfig,
     originals: Sequence[str] | None = None,
 ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
-    """The UTF-8 of the batch with every text :func:`_clean`-ed, and which texts are plain
-    ASCII left as they were (no letter but Latin ones to count).
+    """The UTF-8 of the batch with every text cleaned
+    (:func:`~neardup.text.cleaning.clean_text`), and which texts are plain ASCII left as
+    they were (no letter but Latin ones to count).
 
     The Python steps run only on the texts that the compiled pre-check flags (markup
     characters, characters NFKC changes): on the others they would change nothing.
@@ -276,25 +276,17 @@ def _replace(
 
 
 class _Cleaned:
-    """Texts with markup, cleaned by :func:`_clean`, remembered for copies of them in later
-    batches (a licence, a mailing list's footer page, a template page repeated across a
-    corpus): the markup parsers are the slowest step a text can take. Bounded by the
-    characters held (least recently used dropped first); shared by the worker threads (two
-    of them may clean one text at the same time: the same result)."""
+    """Texts with markup, cleaned (:func:`~neardup.text.cleaning.clean_text`), remembered
+    for copies of them in later batches (a licence, a mailing list's footer page, a
+    template page repeated across a corpus): the markup parsers are the slowest step a text
+    can take. Bounded by the characters held (least recently used dropped first); shared by
+    the worker threads (two of them may clean one text at the same time: the same result)."""
 
     def __init__(self, max_chars: int) -> None:
         self.max_chars = max_chars
         self.chars = 0
         self._held: OrderedDict[tuple[str, CanonConfig], str] = OrderedDict()
         self._lock = threading.Lock()
-
-    def get(self, text: str, config: CanonConfig) -> str:
-        """``text`` cleaned: remembered, else cleaned now (and remembered)."""
-        if (found := self.find(text, config)) is not None:
-            return found
-        result = _clean(text, config)
-        self.keep(text, config, result)
-        return result
 
     def find(self, text: str, config: CanonConfig) -> str | None:
         """``text`` cleaned, when remembered."""
@@ -322,16 +314,13 @@ class _Cleaned:
 _MARKUP_CLEANED = _Cleaned(1 << 24)
 
 
-_clean = clean_text
-
-
 def split_texts(docs: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UTF-8 bytes of the batch (documents joined by NUL) and each one's [start, end)."""
     # one encode per text, not of the joined text: a joined str takes the widest kind of
     # any of its texts, and encoding it costs twice as much
     encoded = [d.encode("utf-8", "surrogatepass") for d in docs]
     lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-    return np.frombuffer(_DOC_SEPARATOR.encode().join(encoded), dtype=np.uint8), *_bounds(lengths)
+    return np.frombuffer(DOC_SEPARATOR.encode().join(encoded), dtype=np.uint8), *_bounds(lengths)
 
 
 def _bounds(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
