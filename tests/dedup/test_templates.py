@@ -265,12 +265,12 @@ def test_han_shingles_need_han_df_times_the_holders_to_be_template():
 def test_han_fingerprints_spread_over_the_slots_of_template_tables():
     """Han fingerprints share the top bits of their image under the Han mark's multiplier;
     the template kernels' slots must not (a hash table of them went quadratic)."""
-    from neardup.dedup import template_kernels as kernels
     from neardup.fingerprints.shingles import is_han, mark_han
+    from neardup.util.hashtable import SLOT_MIX
 
     rng = np.random.default_rng(3)
     hashes = rng.integers(0, 2**63, 20_000, dtype=np.int64).astype(np.uint64)
     han = mark_han(hashes, np.ones(hashes.size, dtype=np.bool_))
     assert is_han(han).all()
-    slots = np.unique((han * kernels._MIX) >> np.uint64(64 - 16))  # as _slot takes them
+    slots = np.unique((han * SLOT_MIX) >> np.uint64(64 - 16))  # as home_slot takes them
     assert slots.size > 10_000  # of 65 536: ~16 000 expected for random slots

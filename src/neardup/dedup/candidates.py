@@ -75,7 +75,6 @@ from neardup.util.hashtable import SLOT_MIX
 from neardup.util.kernels import threads_for
 from neardup.util.sorting import parallel_sort
 
-_MIX = SLOT_MIX  # odd: a bijection, spreads small integer keys
 DEFAULT_HITS = 4  # measured on 100 k English documents: 2 → 250 k pairs, 3 → 54 k, 4 → 38 k
 
 
@@ -296,7 +295,7 @@ def _entry_words(
     for d in range(starts.size - 1):
         for t in range(starts[d], starts[d + 1]):
             if low[t]:
-                word = ((keys[t] * _MIX) >> shift) << shift
+                word = ((keys[t] * SLOT_MIX) >> shift) << shift
                 words[k] = word | (np.uint64(d) << np.uint64(1)) | np.uint64(flags[t])
                 k += 1
 
@@ -351,7 +350,7 @@ def _count_hits(words: np.ndarray, run_bits: int, parts: np.ndarray, counters: n
                 for b in range(a + 1, j):
                     code = _pair_code(words[a], words[b], run_mask)
                     if code:
-                        slot = (code * _MIX) >> shift
+                        slot = (code * SLOT_MIX) >> shift
                         if table[slot] < 255:
                             table[slot] += 1
             i = j
@@ -400,7 +399,7 @@ def _part_codes(
                 code = _pair_code(words[a], words[b], run_mask)
                 if not code:
                     continue
-                slot = (code * _MIX) >> shift
+                slot = (code * SLOT_MIX) >> shift
                 ra, rb = code >> np.uint64(32), code & np.uint64(0xFFFFFFFF)
                 if table[slot] >= min(need[ra], need[rb]):
                     if k == codes.size:

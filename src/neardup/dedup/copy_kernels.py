@@ -8,14 +8,11 @@ from numba import njit
 
 from neardup.util.hashtable import GOLDEN, SLOT_MIX
 
-_MIX = GOLDEN
-_MIX2 = SLOT_MIX
-
 
 @njit(cache=True, inline="always")
 def _scramble(x: np.uint64) -> np.uint64:
     """splitmix64's finalizer: every bit of ``x`` reaches every bit of the result."""
-    x = (x ^ (x >> np.uint64(30))) * _MIX2
+    x = (x ^ (x >> np.uint64(30))) * SLOT_MIX
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return x ^ (x >> np.uint64(31))
 
@@ -31,6 +28,6 @@ def set_hashes(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     for d in range(n):
         total = np.uint64(0)
         for k in range(offsets[d], offsets[d + 1]):
-            total += _scramble(values[k] + _MIX)
-        out[d] = _scramble(total ^ (np.uint64(offsets[d + 1] - offsets[d]) * _MIX))
+            total += _scramble(values[k] + GOLDEN)
+        out[d] = _scramble(total ^ (np.uint64(offsets[d + 1] - offsets[d]) * GOLDEN))
     return out

@@ -17,17 +17,9 @@ from numba import njit, prange
 from neardup.fingerprints.intersect_kernels import GALLOP, first_at_least
 from neardup.fingerprints.shingle_kernels import slide_left
 from neardup.util.arrays import release_mapped_pages
-from neardup.util.hashtable import SLOT_MIX
+from neardup.util.hashtable import SLOT_MIX, home_slot
 
-# the kernels' table multiplier, not the Han mark's (see neardup.util.hashtable): under that
-# one every Han fingerprint fell in 1/4096 of a table's slots (quadratic probes on Chinese)
-_MIX = SLOT_MIX
 _SATURATED = 65535
-
-
-@njit(cache=True, inline="always")
-def _slot(value: np.uint64, shift: np.uint64) -> int:
-    return int((value * _MIX) >> shift)
 
 
 @njit(cache=True, parallel=True)
@@ -44,7 +36,7 @@ def slot_counts(
         for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
             d = docs[i]
             for k in range(offsets[d], offsets[d + 1]):
-                s = _slot(values[k], shift)
+                s = home_slot(values[k], shift)
                 if counts[s] < _SATURATED:
                     counts[s] += 1
     total = np.zeros(size, dtype=np.uint16)
@@ -92,7 +84,7 @@ def _hot(values: np.ndarray, counts: np.ndarray, bits: int, k: int, min_count: i
     """Entry ``k``'s count (its slot's with ``bits`` > 0, its own with 0) reaches the bar."""
     if bits == 0:
         return counts[k] >= min_count
-    return counts[_slot(values[k], np.uint64(64 - bits))] >= min_count
+    return counts[home_slot(values[k], np.uint64(64 - bits))] >= min_count
 
 
 @njit(cache=True)
@@ -119,7 +111,7 @@ def hot_table(
             if not _hot(values, counts, bits, k, min_count):
                 continue
             v = values[k]
-            s = np.int64(_slot(v, shift))
+            s = np.int64(home_slot(v, shift))
             while table[s] >= 0 and keys[table[s]] != v:
                 s = (s + 1) & mask
             if table[s] < 0:
@@ -204,7 +196,7 @@ def _key_table(keys: np.ndarray, bits: int) -> np.ndarray:
     shift = np.uint64(64 - bits)
     mask = np.int64((1 << bits) - 1)
     for i in range(keys.size):
-        s = np.int64(_slot(keys[i], shift))
+        s = np.int64(home_slot(keys[i], shift))
         while table[s] >= 0:
             s = (s + 1) & mask
         table[s] = i
@@ -218,7 +210,7 @@ def _lookup(v: np.uint64, index: tuple) -> bool:
     if not _may_be_key(v, words, fshift):
         return False
     mask = np.int64((1 << bits) - 1)
-    s = np.int64(_slot(v, np.uint64(64 - bits)))
+    s = np.int64(home_slot(v, np.uint64(64 - bits)))
     while table[s] >= 0:
         if keys[table[s]] == v:
             return True
@@ -405,7 +397,7 @@ def _passing(
 
 @njit(cache=True, inline="always")
 def _part(value: np.uint64, pbits: int) -> int:
-    return int((value * _MIX) >> np.uint64(64 - pbits))
+    return int(home_slot(value, np.uint64(64 - pbits)))
 
 
 @njit(cache=True, parallel=True)
@@ -554,4 +546,4 @@ def _count_partition(
 def _in_part(value: np.uint64, pbits: int, bits: int) -> np.int64:
     """A key's slot in its partition's table of 2**bits slots: the bits of its image after
     the partition's."""
-    return np.int64(((value * _MIX) << np.uint64(pbits)) >> np.uint64(64 - bits))
+    return np.int64(((value * SLOT_MIX) << np.uint64(pbits)) >> np.uint64(64 - bits))

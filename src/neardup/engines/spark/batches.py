@@ -480,7 +480,6 @@ PACKED_PAIRS_SCHEMA = (
     "part long, left array<long>, right array<long>, n array<long>, need array<long>"
 )
 PAIR_SCHEMA = "left long, right long"
-_PART_MIX = GOLDEN  # odd: spreads keys that are small integers
 
 
 def scatter_stage(
@@ -508,7 +507,7 @@ def scatter_stage(
             if most is not None:
                 keep = _flat(batch.column("count")) <= most
             keys = values[0].view(np.uint64)
-            part = (((keys * _PART_MIX) >> np.uint64(32)) % np.uint64(labels.size)).astype(np.int64)
+            part = (((keys * GOLDEN) >> np.uint64(32)) % np.uint64(labels.size)).astype(np.int64)
             part[~keep] = labels.size  # left out: sorted last
             order = np.argsort(part, kind="stable")[: np.count_nonzero(keep)]
             if not order.size:
@@ -693,8 +692,8 @@ def _packed_pairs(
     lists, a row a part."""
     if not left.size:
         return
-    mixed = (left.astype(np.uint64) * _PART_MIX) ^ right.astype(np.uint64)
-    part = (((mixed * _PART_MIX) >> np.uint64(32)) % np.uint64(labels.size)).astype(np.int64)
+    mixed = (left.astype(np.uint64) * GOLDEN) ^ right.astype(np.uint64)
+    part = (((mixed * GOLDEN) >> np.uint64(32)) % np.uint64(labels.size)).astype(np.int64)
     order = np.argsort(part, kind="stable")
     part = part[order]
     starts = np.flatnonzero(np.r_[True, part[1:] != part[:-1]])
