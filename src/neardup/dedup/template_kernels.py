@@ -3,10 +3,10 @@
 A fingerprint held by many documents is found in two passes over the flat fingerprint array:
 a saturating counter per hashed slot (a one-row count sketch: a slot's count is at least the
 count of every fingerprint in it), then the fingerprints of the slots that reached the limit
-are collected. Their exact holder counts (:func:`held_counts`) look at every document once,
-behind a cache-sized bit filter, and count in hash tables small enough for the core's cache
-(the keys cut by hash into partitions). Membership in the (small) template set is a lookup
-behind the same kind of filter.
+are collected. Their exact holder counts (:func:`held_at_least`) look at every document once,
+behind a cache-sized bit filter of the keys not yet settled, and count in hash tables small
+enough for the core's cache (the keys cut by hash into partitions). Membership in the (small)
+template set is a lookup behind the same kind of filter.
 """
 
 from __future__ import annotations
@@ -295,11 +295,12 @@ def gather(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndar
 
 
 # ── exact holder counts ─────────────────────────────────────────────────────────────────────
-_SCAN_BLOCK = 1 << 24  # entries of the scanned documents looked at per parallel block
+_FIRST_BLOCK = 1 << 20  # entries of the scanned documents looked at in the first block …
+_SCAN_BLOCK = 1 << 24  # … then twice as many each block, up to this many
 _PART_ENTRIES = 8192  # keys (with repeats) per partition: its table is ~200 KiB, in L2
 
 
-def held_counts(
+def held_at_least(
     values: np.ndarray,
     offsets: np.ndarray,
     mine: np.ndarray,
@@ -307,47 +308,52 @@ def held_counts(
     scan: np.ndarray,
     entry_count: np.ndarray,
     entry_least: int,
-    least: int,
+    bar: np.ndarray,
     chunks: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(keys, held)``: the distinct fingerprints of ``mine`` held by ``least`` or more
-    documents, and by how many.
+) -> np.ndarray:
+    """The distinct fingerprints of ``mine`` held by at least their ``bar`` of documents
+    (``bar``: a function of the keys, e.g. :func:`neardup.dedup.templates.template_bar`).
 
     An entry of ``mine`` whose ``own`` flag is set (uint8, or empty: none) counts for its own
-    document, a holder not in ``scan``; every document of ``scan`` is looked at once, each
-    entry behind a bit filter of ``mine`` (and, with ``entry_count`` aligned with ``values``,
-    only entries counted ``entry_least`` or more there). The entries that pass are few; they
-    and ``mine`` are cut by hash into partitions counted in cache-sized tables in parallel.
+    document, a holder not in ``scan``; the documents of ``scan`` are looked at once, block
+    by block, each entry behind a bit filter of the keys still below their bar (and, with
+    ``entry_count`` aligned with ``values``, only entries counted ``entry_least`` or more
+    there). A key that reaches its bar is settled and leaves the filter: the common
+    fingerprints, which pass it most, reach it in the first small blocks. The entries that
+    pass are cut by hash into partitions counted in cache-sized tables in parallel.
     Memory-mapped ``values`` are dropped from the resident set after each block: the scan
     reads every document once, and would otherwise keep the whole file counted in the peak.
     """
-    fbits = filter_bits(mine.size)
-    words = key_filter(mine, fbits)
-    ends = np.cumsum(offsets[scan + 1] - offsets[scan])
-    # every block's passing entries, one after the other, in a buffer grown twofold when a
-    # block may not fit (its pages touched only where written)
-    seen = np.empty(min(int(ends[-1]), 2 * _SCAN_BLOCK) if scan.size else 0, dtype=np.uint64)
-    found = 0
-    start = 0
-    while start < scan.size:  # blocks of bounded entries, each read once, then released
-        before = int(ends[start - 1]) if start else 0
-        stop = max(int(np.searchsorted(ends, before + _SCAN_BLOCK, side="right")), start + 1)
-        block = scan[start:stop]
-        if found + int(ends[stop - 1]) - before > seen.size:
-            grown = np.empty(max(2 * seen.size, found + int(ends[stop - 1]) - before), np.uint64)
-            grown[:found] = seen[:found]
-            seen = grown
-        found = _passing(
-            values, offsets, block, words, fbits, entry_count, entry_least, chunks, seen, found
-        )
-        release_mapped_pages(values)  # read again from the page cache if needed
-        start = stop
-    seen = seen[:found]
     pbits = min(max((mine.size // _PART_ENTRIES).bit_length(), 1), 12)
     mine_p, own_p, mine_starts = _partition(mine, own, pbits, chunks)
-    seen_p, _, seen_starts = _partition(seen, np.empty(0, np.uint8), pbits, chunks)
-    least = max(least, 0)  # an empty slot holds -1
-    return _count(mine_p, own_p, mine_starts, seen_p, seen_starts, pbits, least, chunks)
+    keys, held, key_starts = _distinct_keys(mine_p, own_p, mine_starts, pbits, chunks)
+    del mine_p, own_p
+    need = np.asarray(bar(keys), dtype=np.int64)
+    ends = np.cumsum(offsets[scan + 1] - offsets[scan])
+    seen = np.empty(0, dtype=np.uint64)  # a block's passing entries (grown when short)
+    start, size = 0, _FIRST_BLOCK
+    while start < scan.size:
+        open_keys = keys[held < need]
+        if not open_keys.size:
+            break
+        before = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, before + size, side="right")), start + 1)
+        if int(ends[stop - 1]) - before > seen.size:
+            seen = np.empty(int(ends[stop - 1]) - before, dtype=np.uint64)
+        fbits = filter_bits(open_keys.size)
+        words = key_filter(open_keys, fbits)
+        found = _passing(
+            values, offsets, scan[start:stop], words, fbits, entry_count, entry_least, chunks,
+            seen, 0,
+        )  # fmt: skip
+        release_mapped_pages(values)  # read again from the page cache if needed
+        seen_p, _, seen_starts = _partition(seen[:found], _NO_FLAGS, pbits, chunks)
+        _add_held(keys, held, need, key_starts, seen_p, seen_starts, pbits, chunks)
+        start, size = stop, min(2 * size, _SCAN_BLOCK)
+    return keys[held >= need]
+
+
+_NO_FLAGS = np.empty(0, dtype=np.uint8)
 
 
 @njit(cache=True, parallel=True)
@@ -384,7 +390,7 @@ def _passing(
                 if counted and entry_count[k] < entry_least:
                     continue
                 v = values[k]
-                if _may_be_key(v, words, shift):  # a branch taken ~5 % of the time
+                if _may_be_key(v, words, shift):
                     out[n] = v
                     n += 1
         ends[c] = n
@@ -434,48 +440,57 @@ def _partition(
     return out, out_flags, starts
 
 
+@njit(cache=True)
+def _table_bits(entries: int) -> int:
+    """Bits of a partition's table: at least two slots an entry."""
+    bits = 4
+    while (1 << bits) < 2 * entries:
+        bits += 1
+    return bits
+
+
 @njit(cache=True, parallel=True)
-def _count(
-    mine: np.ndarray,
-    own: np.ndarray,
-    mine_starts: np.ndarray,
-    seen: np.ndarray,
-    seen_starts: np.ndarray,
-    pbits: int,
-    least: int,
-    chunks: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The keys of ``mine`` held ``least`` times or more, and how often, partition by
-    partition (:func:`_count_partition`): each of ``chunks`` threads takes every
-    ``chunks``-th one into a table of its own, sized for the largest."""
-    parts = mine_starts.size - 1
-    largest = np.max(np.diff(mine_starts)) if parts else 0
-    size = 16
-    while size < 2 * largest:
-        size *= 2
+def _distinct_keys(
+    mine: np.ndarray, own: np.ndarray, starts: np.ndarray, pbits: int, chunks: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(keys, held, key_starts)``: the distinct keys of ``mine`` (ordered by partition,
+    partition ``p`` from ``starts[p]``), how many of their entries are flagged ``own`` (none
+    flagged when ``own`` is empty), and where each partition's keys start; each of ``chunks``
+    threads takes every ``chunks``-th partition into a table of its own."""
+    parts = starts.size - 1
+    largest = np.max(np.diff(starts)) if parts else 0
+    size = 1 << _table_bits(largest)
     keys_out = np.empty(mine.size, dtype=np.uint64)
-    held_out = np.empty(mine.size, dtype=np.int64)
+    held_out = np.zeros(mine.size, dtype=np.int64)
     found = np.zeros(parts, dtype=np.int64)
+    flagged = own.size > 0
     for c in prange(chunks):
-        keys = np.empty(size, dtype=np.uint64)
-        held = np.full(size, -1, dtype=np.int32)  # -1: an empty slot
+        table = np.full(size, -1, dtype=np.int64)  # slot → index into keys_out (-1: empty)
         for p in range(c, parts, chunks):
-            found[p] = _count_partition(
-                mine,
-                own,
-                mine_starts[p],
-                mine_starts[p + 1],
-                seen,
-                seen_starts[p],
-                seen_starts[p + 1],
-                pbits,
-                least,
-                keys,
-                held,
-                keys_out,
-                held_out,
-            )
-    return _compact(keys_out, mine_starts, found), _compact(held_out, mine_starts, found)
+            lo, hi = starts[p], starts[p + 1]
+            bits = _table_bits(hi - lo)
+            mask = np.int64((1 << bits) - 1)
+            n = lo
+            for i in range(lo, hi):
+                v = mine[i]
+                s = _in_part(v, pbits, bits)
+                while table[s] >= 0 and keys_out[table[s]] != v:
+                    s = (s + 1) & mask
+                if table[s] < 0:
+                    table[s] = n
+                    keys_out[n] = v
+                    n += 1
+                if flagged:
+                    held_out[table[s]] += own[i]
+            table[: 1 << bits] = -1
+            found[p] = n - lo
+    key_starts = np.zeros(parts + 1, dtype=np.int64)
+    key_starts[1:] = np.cumsum(found)
+    return (
+        _compact(keys_out, starts, found),
+        _compact(held_out, starts, found),
+        key_starts,
+    )
 
 
 @njit(cache=True)
@@ -490,56 +505,46 @@ def _compact(values: np.ndarray, starts: np.ndarray, found: np.ndarray) -> np.nd
     return out
 
 
-@njit(cache=True)
-def _count_partition(
-    mine: np.ndarray,
-    own: np.ndarray,
-    lo: int,
-    hi: int,
-    seen: np.ndarray,
-    seen_lo: int,
-    seen_hi: int,
-    pbits: int,
-    least: int,
+@njit(cache=True, parallel=True)
+def _add_held(
     keys: np.ndarray,
     held: np.ndarray,
-    keys_out: np.ndarray,
-    held_out: np.ndarray,
-) -> int:
-    """One partition: a table (``keys``, ``held``: -1 for empty, left so) of its entries of
-    ``mine`` (``own`` flags counted), each of its ``seen`` entries that is a key counted;
-    the keys held ``least`` times or more written from ``lo`` on, and how many."""
-    flagged = own.size > 0
-    bits = 4
-    while (1 << bits) < 2 * (hi - lo):
-        bits += 1
-    mask = np.int64((1 << bits) - 1)
-    for i in range(lo, hi):
-        v = mine[i]
-        s = _in_part(v, pbits, bits)
-        while held[s] >= 0 and keys[s] != v:
-            s = (s + 1) & mask
-        if held[s] < 0:
-            keys[s] = v
-            held[s] = 0
-        if flagged:
-            held[s] += own[i]
-    for i in range(seen_lo, seen_hi):
-        v = seen[i]
-        s = _in_part(v, pbits, bits)
-        while held[s] >= 0:
-            if keys[s] == v:
-                held[s] += 1
-                break
-            s = (s + 1) & mask
-    n = lo
-    for s in range(1 << bits):
-        if held[s] >= least:
-            keys_out[n] = keys[s]
-            held_out[n] = held[s]
-            n += 1
-        held[s] = -1
-    return n - lo
+    need: np.ndarray,
+    key_starts: np.ndarray,
+    seen: np.ndarray,
+    seen_starts: np.ndarray,
+    pbits: int,
+    chunks: int,
+) -> None:
+    """Count each entry of ``seen`` (ordered by partition) that is one of the ``keys`` still
+    below their ``need`` into ``held``, partition by partition in tables of their own (each
+    of ``chunks`` threads takes every ``chunks``-th partition)."""
+    parts = key_starts.size - 1
+    largest = np.max(np.diff(key_starts)) if parts else 0
+    size = 1 << _table_bits(largest)
+    for c in prange(chunks):
+        table = np.full(size, -1, dtype=np.int64)
+        for p in range(c, parts, chunks):
+            lo, hi = key_starts[p], key_starts[p + 1]
+            if seen_starts[p] == seen_starts[p + 1]:
+                continue
+            bits = _table_bits(hi - lo)
+            mask = np.int64((1 << bits) - 1)
+            for i in range(lo, hi):
+                if held[i] < need[i]:
+                    s = _in_part(keys[i], pbits, bits)
+                    while table[s] >= 0:
+                        s = (s + 1) & mask
+                    table[s] = i
+            for j in range(seen_starts[p], seen_starts[p + 1]):
+                v = seen[j]
+                s = _in_part(v, pbits, bits)
+                while table[s] >= 0:
+                    if keys[table[s]] == v:
+                        held[table[s]] += 1
+                        break
+                    s = (s + 1) & mask
+            table[: 1 << bits] = -1
 
 
 @njit(cache=True, inline="always")

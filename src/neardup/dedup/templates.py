@@ -38,6 +38,7 @@ same steps run on one machine, over a collection's counts, and per partition on 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numba
 import numpy as np
@@ -87,7 +88,7 @@ def template_shingles(
     """Sorted fingerprints held by at least ``min_df`` of ``docs`` (each doc a sorted set).
 
     With ``wanted`` (documents), only their fingerprints are looked at, counted exactly
-    (:func:`neardup.dedup.template_kernels.held_counts`): a wanted document among ``docs`` counts
+    (:func:`neardup.dedup.template_kernels.held_at_least`): a wanted document among ``docs`` counts
     for itself, the others are looked through once for them. When the wanted fingerprints
     are many, only those a count sketch of all documents puts at ``min_df`` or more are
     counted (the rest cannot be template), gathered without repeats. Without ``wanted``,
@@ -162,10 +163,15 @@ class _Hot:
 
 
 def reaches_template(keys: np.ndarray, held: np.ndarray, min_df: int) -> np.ndarray:
-    """Which fingerprints are template: held by ``min_df`` groups, or by ``HAN_DF`` times
-    that for a shingle of Han characters alone (:func:`neardup.fingerprints.shingles.is_han`):
-    two Han characters are about one word, and a common word is in many unrelated documents."""
-    return held >= np.where(is_han(keys), HAN_DF * min_df, min_df)
+    """Which fingerprints, held by ``held`` groups, are template (:func:`template_bar`)."""
+    return held >= template_bar(keys, min_df)
+
+
+def template_bar(keys: np.ndarray, min_df: int) -> np.ndarray:
+    """How many groups make each fingerprint template: ``min_df``, or ``HAN_DF`` times that
+    for a shingle of Han characters alone (:func:`neardup.fingerprints.shingles.is_han`): two
+    Han characters are about one word, and a common word is in many unrelated documents."""
+    return np.where(is_han(keys), HAN_DF * min_df, min_df)
 
 
 def _sketch_bits(total: int) -> int:
@@ -198,12 +204,12 @@ def _counted_exactly(
     min_df: int,
     entry_counts: np.ndarray,
 ) -> np.ndarray:
-    """The fingerprints of ``mine`` (with repeats, or distinct) held by ≥ ``min_df``
-    documents: those flagged ``own`` count for their document, ``scan`` is looked through
+    """The template fingerprints (:func:`template_bar`) of ``mine`` (with repeats, or
+    distinct): those flagged ``own`` count for their document, ``scan`` is looked through
     (skipping entries ``entry_counts``, if any, puts below ``min_df``)."""
     if mine.size == 0:
         return mine
-    keys, held = _k.held_counts(
+    template = _k.held_at_least(
         values,
         offsets,
         mine,
@@ -211,10 +217,10 @@ def _counted_exactly(
         scan,
         entry_counts,
         min(min_df, 255),
-        min_df,
+        partial(template_bar, min_df=min_df),
         numba.get_num_threads(),
     )
-    return np.sort(keys[reaches_template(keys, held, min_df)])
+    return np.sort(template)
 
 
 def distinct_fingerprints(values: np.ndarray, offsets: np.ndarray, docs: np.ndarray) -> np.ndarray:
