@@ -447,7 +447,7 @@ def _line_blocks(
     over = False  # the line being read is over the limit (its pieces are dropped)
     try:
         for chunk in chunks:
-            raw, view, at = np.frombuffer(chunk, dtype=np.uint8), memoryview(chunk), 0
+            view, at = memoryview(chunk), 0
             while at < len(chunk):
                 if (held or over) and limit is not None:  # a line begun in earlier chunks
                     newline = chunk.find(b"\n", at)
@@ -482,7 +482,7 @@ def _line_blocks(
                     if held + (newline + 1 if newline >= 0 else len(chunk)) - at > BLOCK_BYTES_MAX:
                         long, tail = bytearray().join(tail), []
                         continue
-                end, found = line_ends(raw, at, lines - count)
+                end, found = line_ends(chunk, at, lines - count)
                 if not found:
                     tail.append(view[at:])
                     held += len(chunk) - at
@@ -514,18 +514,20 @@ def _line_blocks(
         yield None, 1
 
 
-def line_ends(raw: np.ndarray, start: int, wanted: int) -> tuple[int, int]:
-    """``(end, found)``: the lines ended in ``raw[start:]`` up to ``wanted`` (≥ 1) of them,
-    and where the last of those ends (after its line feed; ``start`` if none). NumPy's
-    vector compare and count: a chunk holding fewer lines than wanted (nearly every one)
-    is counted without a loop over its bytes."""
-    newline = raw[start:] == NEWLINE
-    found = int(np.count_nonzero(newline))
+def line_ends(chunk: bytes, start: int, wanted: int) -> tuple[int, int]:
+    """``(end, found)``: the lines ended in ``chunk[start:]`` up to ``wanted`` (≥ 1) of them,
+    and where the last of those ends (after its line feed; ``start`` if none). The bytes'
+    own count and search: a chunk holding fewer lines than wanted (nearly every one) is
+    counted in one pass, with no array made of it."""
+    found = chunk.count(b"\n", start)
     if found > wanted:
-        return start + int(np.flatnonzero(newline)[wanted - 1]) + 1, wanted
+        end = start - 1
+        for _ in range(wanted):
+            end = chunk.find(b"\n", end + 1)
+        return end + 1, wanted
     if not found:
         return start, 0
-    return raw.size - int(np.argmax(newline[::-1])), found
+    return chunk.rfind(b"\n") + 1, found
 
 
 def _joined(pieces: list[bytes | memoryview]) -> bytes:
