@@ -25,3 +25,18 @@ def marked_by_definition(token: str) -> int:
 def test_word_mark_is_its_definition(token: str) -> None:
     buf = np.frombuffer(token.encode(), dtype=np.uint8)
     assert word_mark(buf, 0, buf.size) == marked_by_definition(token)
+
+
+@settings(deadline=None, max_examples=400)
+@given(
+    token=st.text(alphabet="abzAZ09_-'é", min_size=1, max_size=12),
+    before=st.binary(max_size=9),
+    after=st.binary(max_size=12),
+)
+def test_word_mark_inside_a_buffer_is_its_definition(token: str, before: bytes, after: bytes):
+    """Tokens inside a larger buffer, any bytes around them (short ASCII tokens are tested a
+    word at a time, reading past their end): the mark is still the definition's."""
+    encoded = token.encode()
+    buf = np.frombuffer(before + encoded + after, dtype=np.uint8)
+    lo = len(before)
+    assert word_mark(buf, lo, lo + len(encoded)) == marked_by_definition(token)

@@ -21,6 +21,7 @@ from neardup.fingerprints.shingle_kernels import unique_per_doc
 from neardup.util.arrays import run_starts
 
 _ZERO, _NINE = np.uint8(0x30), np.uint8(0x39)
+_ZERO_BYTE, _TEN = np.uint64(0x30), np.uint64(10)
 _CONTINUATION = np.uint8(0xC0)  # the top two bits of a UTF-8 continuation byte are 10
 REPEATED = np.uint64(1)  # the mark of a word its document uses more than once
 LETTERED = np.uint64(2)  # the mark of a word with a letter beyond ASCII
@@ -34,12 +35,39 @@ CHARACTERS = np.uint64(0x43484152_53435249) & WORD
 LONE_CHARACTERS = 6
 
 
+_ONES = np.uint64(0x0101010101010101)
+_HIGH = np.uint64(0x8080808080808080)
+
+
+@njit(cache=True, inline="always")
+def _short_ascii_mark(buf: np.ndarray, lo: int, n: int) -> int:
+    """:func:`word_mark` of a token of ``n`` ≤ 8 bytes at ``buf[lo]`` (8 bytes readable
+    there) when they are all ASCII: -1 (one code point, or a digit) or 0; 1 when a byte is
+    not ASCII. The bytes are tested together in one 64-bit word: a loop ending where the
+    token ends costs a mispredicted branch a token, more than the test itself."""
+    x = np.uint64(0)
+    for j in range(8):
+        x |= np.uint64(buf[lo + j]) << np.uint64(8 * j)
+    x &= (np.uint64(1) << np.uint64(8 * n)) - np.uint64(1) if n < 8 else ~np.uint64(0)
+    if x & _HIGH:
+        return 1
+    # a byte is a digit when it is 0x30..0x39: XOR 0x30 puts those (and only those) under 10,
+    # and a byte's high bit, set first, survives subtracting 10 unless it was under 10; the
+    # bytes past the token are 0 (XOR 0x30: 0x30, not under 10)
+    digits = ~(((x ^ (_ZERO_BYTE * _ONES)) | _HIGH) - _TEN * _ONES) & _HIGH
+    return -1 if digits or n < 2 else 0
+
+
 @njit(cache=True, inline="always")
 def word_mark(buf: np.ndarray, lo: int, hi: int) -> int:
     """-1 unless the UTF-8 token ``buf[lo:hi]`` is a word: two or more code points, no
     ASCII digit. Else :data:`LETTERED` when it has a letter beyond ASCII (a character from
     U+00C0 to U+1FFF: accented Latin, Greek, Cyrillic, Hebrew, Arabic, Indic...) other than
     × and ÷ (not punctuation such as a curly apostrophe), 0 when not."""
+    if hi - lo <= 8 and lo + 8 <= buf.size:
+        short = _short_ascii_mark(buf, lo, hi - lo)
+        if short <= 0:
+            return short
     points, mark = 0, 0
     for i in range(lo, hi):
         b = buf[i]
