@@ -21,7 +21,6 @@ from neardup.fingerprints.shingle_kernels import unique_per_doc
 from neardup.util.arrays import run_starts
 
 _ZERO, _NINE = np.uint8(0x30), np.uint8(0x39)
-_ZERO_BYTE, _TEN = np.uint64(0x30), np.uint64(10)
 _CONTINUATION = np.uint8(0xC0)  # the top two bits of a UTF-8 continuation byte are 10
 REPEATED = np.uint64(1)  # the mark of a word its document uses more than once
 LETTERED = np.uint64(2)  # the mark of a word with a letter beyond ASCII
@@ -35,8 +34,10 @@ CHARACTERS = np.uint64(0x43484152_53435249) & WORD
 LONE_CHARACTERS = 6
 
 
-_ONES = np.uint64(0x0101010101010101)
+# eight bytes side by side in a 64-bit word: each byte's high bit, its digit 0, and 10
 _HIGH = np.uint64(0x8080808080808080)
+_ZEROS = np.uint64(0x3030303030303030)
+_TENS = np.uint64(0x0A0A0A0A0A0A0A0A)
 
 
 @njit(cache=True, inline="always")
@@ -54,7 +55,7 @@ def _short_ascii_mark(buf: np.ndarray, lo: int, n: int) -> int:
     # a byte is a digit when it is 0x30..0x39: XOR 0x30 puts those (and only those) under 10,
     # and a byte's high bit, set first, survives subtracting 10 unless it was under 10; the
     # bytes past the token are 0 (XOR 0x30: 0x30, not under 10)
-    digits = ~(((x ^ (_ZERO_BYTE * _ONES)) | _HIGH) - _TEN * _ONES) & _HIGH
+    digits = ~(((x ^ _ZEROS) | _HIGH) - _TENS) & _HIGH
     return -1 if digits or n < 2 else 0
 
 

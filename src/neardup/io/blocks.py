@@ -47,7 +47,6 @@ from neardup.util.heap import release_free_memory
 from neardup.util.kernels import threads_for
 
 BLOCK_BYTES_MAX = 16 * 2**20  # a block stops growing here even with fewer lines than asked
-NEWLINE = 0x0A  # the byte that ends a JSONL line
 
 
 @dataclass(frozen=True, slots=True, eq=False)
