@@ -11,6 +11,8 @@ template set is a lookup behind the same kind of filter.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit, prange
 
@@ -308,7 +310,7 @@ def held_at_least(
     scan: np.ndarray,
     entry_count: np.ndarray,
     entry_least: int,
-    bar: np.ndarray,
+    bar: Callable[[np.ndarray], np.ndarray],
     chunks: int,
 ) -> np.ndarray:
     """The distinct fingerprints of ``mine`` held by at least their ``bar`` of documents
