@@ -19,7 +19,7 @@ from numba import njit, prange
 from neardup.fingerprints.intersect_kernels import GALLOP, first_at_least
 from neardup.fingerprints.shingle_kernels import slide_left
 from neardup.util.arrays import release_mapped_pages
-from neardup.util.hashtable import SLOT_MIX, home_slot
+from neardup.util.hashtable import SLOT_MIX, home_slot, table_bits
 
 _SATURATED = 65535
 
@@ -442,15 +442,6 @@ def _partition(
     return out, out_flags, starts
 
 
-@njit(cache=True)
-def _table_bits(entries: int) -> int:
-    """Bits of a partition's table: at least two slots an entry."""
-    bits = 4
-    while (1 << bits) < 2 * entries:
-        bits += 1
-    return bits
-
-
 @njit(cache=True, parallel=True)
 def _distinct_keys(
     mine: np.ndarray, own: np.ndarray, starts: np.ndarray, pbits: int, chunks: int
@@ -461,30 +452,26 @@ def _distinct_keys(
     threads takes every ``chunks``-th partition into a table of its own."""
     parts = starts.size - 1
     largest = np.max(np.diff(starts)) if parts else 0
-    size = 1 << _table_bits(largest)
+    size = 1 << table_bits(largest)
     keys_out = np.empty(mine.size, dtype=np.uint64)
     held_out = np.zeros(mine.size, dtype=np.int64)
     found = np.zeros(parts, dtype=np.int64)
     flagged = own.size > 0
     for c in prange(chunks):
-        table = np.full(size, -1, dtype=np.int64)  # slot → index into keys_out (-1: empty)
+        table = np.zeros(size, dtype=np.int64)  # slot → index into keys_out + 1 (0: empty)
         for p in range(c, parts, chunks):
             lo, hi = starts[p], starts[p + 1]
-            bits = _table_bits(hi - lo)
-            mask = np.int64((1 << bits) - 1)
+            bits = table_bits(hi - lo)
             n = lo
             for i in range(lo, hi):
-                v = mine[i]
-                s = _in_part(v, pbits, bits)
-                while table[s] >= 0 and keys_out[table[s]] != v:
-                    s = (s + 1) & mask
-                if table[s] < 0:
-                    table[s] = n
-                    keys_out[n] = v
+                s = _slot_in_part(table, keys_out, mine[i], pbits, bits)
+                if table[s] == 0:
+                    keys_out[n] = mine[i]
                     n += 1
+                    table[s] = n
                 if flagged:
-                    held_out[table[s]] += own[i]
-            table[: 1 << bits] = -1
+                    held_out[table[s] - 1] += own[i]
+            table[: 1 << bits] = 0
             found[p] = n - lo
     key_starts = np.zeros(parts + 1, dtype=np.int64)
     key_starts[1:] = np.cumsum(found)
@@ -523,30 +510,35 @@ def _add_held(
     of ``chunks`` threads takes every ``chunks``-th partition)."""
     parts = key_starts.size - 1
     largest = np.max(np.diff(key_starts)) if parts else 0
-    size = 1 << _table_bits(largest)
+    size = 1 << table_bits(largest)
     for c in prange(chunks):
-        table = np.full(size, -1, dtype=np.int64)
+        table = np.zeros(size, dtype=np.int64)  # slot → index into keys + 1 (0: empty)
         for p in range(c, parts, chunks):
             lo, hi = key_starts[p], key_starts[p + 1]
             if seen_starts[p] == seen_starts[p + 1]:
                 continue
-            bits = _table_bits(hi - lo)
-            mask = np.int64((1 << bits) - 1)
+            bits = table_bits(hi - lo)
             for i in range(lo, hi):
                 if held[i] < need[i]:
-                    s = _in_part(keys[i], pbits, bits)
-                    while table[s] >= 0:
-                        s = (s + 1) & mask
-                    table[s] = i
+                    table[_slot_in_part(table, keys, keys[i], pbits, bits)] = i + 1
             for j in range(seen_starts[p], seen_starts[p + 1]):
-                v = seen[j]
-                s = _in_part(v, pbits, bits)
-                while table[s] >= 0:
-                    if keys[table[s]] == v:
-                        held[table[s]] += 1
-                        break
-                    s = (s + 1) & mask
-            table[: 1 << bits] = -1
+                at = table[_slot_in_part(table, keys, seen[j], pbits, bits)]
+                if at:
+                    held[at - 1] += 1
+            table[: 1 << bits] = 0
+
+
+@njit(cache=True, inline="always")
+def _slot_in_part(
+    table: np.ndarray, keys: np.ndarray, value: np.uint64, pbits: int, bits: int
+) -> np.int64:
+    """Where ``value`` is in a partition's table of ``2**bits`` slots (slot → index into
+    ``keys`` + 1; 0: empty), or the empty slot where it would go."""
+    mask = np.int64((1 << bits) - 1)
+    s = _in_part(value, pbits, bits)
+    while table[s] != 0 and keys[table[s] - 1] != value:
+        s = (s + 1) & mask
+    return s
 
 
 @njit(cache=True, inline="always")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from neardup.fingerprints.hash_kernels import _dispatch_valid
+from neardup.fingerprints.hash_kernels import _dispatch_valid, _r64
 from neardup.fingerprints.shingle_kernels import unique_per_doc
 from neardup.util.arrays import run_starts
 
@@ -46,9 +46,7 @@ def _short_ascii_mark(buf: np.ndarray, lo: int, n: int) -> int:
     there) when they are all ASCII: -1 (one code point, or a digit) or 0; 1 when a byte is
     not ASCII. The bytes are tested together in one 64-bit word: a loop ending where the
     token ends costs a mispredicted branch a token, more than the test itself."""
-    x = np.uint64(0)
-    for j in range(8):
-        x |= np.uint64(buf[lo + j]) << np.uint64(8 * j)
+    x = _r64(buf, lo)
     x &= (np.uint64(1) << np.uint64(8 * n)) - np.uint64(1) if n < 8 else ~np.uint64(0)
     if x & _HIGH:
         return 1

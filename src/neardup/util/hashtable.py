@@ -35,11 +35,18 @@ def slot_of(table: np.ndarray, keys: np.ndarray, key: np.uint64, shift: np.uint6
 
 
 @njit(cache=True)
+def table_bits(keys: int) -> int:
+    """Bits (log2 of the slots) of a table for ``keys`` keys: more than two slots a key."""
+    bits = 4
+    while (1 << bits) < 2 * keys + 1:
+        bits += 1
+    return bits
+
+
+@njit(cache=True)
 def key_table(keys: np.ndarray) -> tuple[np.ndarray, np.uint64]:
     """The table of ``keys`` (an equal key later in ``keys`` takes the slot) and its shift."""
-    bits = 4
-    while (1 << bits) < 2 * keys.size + 1:
-        bits += 1
+    bits = table_bits(keys.size)
     shift = np.uint64(64 - bits)
     table = np.zeros(1 << bits, dtype=np.int64)
     for i in range(keys.size):
