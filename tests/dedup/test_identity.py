@@ -10,12 +10,21 @@ import string
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup.dedup import DedupConfig, deduplicate, score_candidates
+from neardup.dedup.config import Pairs
 from neardup.dedup.core import _names
-from neardup.dedup.identity import identity_scores, named_words
+from neardup.dedup.identity import (
+    LEAST_DOCUMENTS,
+    RARE_GROUPS,
+    identity_scores,
+    named_words,
+    run_names,
+)
 from neardup.fingerprints.shingles import fingerprint_batch, fingerprints_and_words, word_sets_utf8
-from neardup.fingerprints.word_kernels import REPEATED, UNREPEATED
+from neardup.fingerprints.word_kernels import REPEATED, UNREPEATED, WORD, word_sets_of
 from neardup.text.canon import split_texts
 from tests.dedup.test_removal_oracle import held
 
@@ -194,7 +203,8 @@ def test_words_made_in_the_fingerprint_pass_equal_those_of_their_own_pass():
         "a b c 123 x1 über straße",
     ]
     config = DedupConfig().text
-    prints, words = fingerprints_and_words(*split_texts(texts), config)
+    prints, lists = fingerprints_and_words(*split_texts(texts), config)
+    words = word_sets_of(*lists)
     alone = word_sets_utf8(*split_texts(texts), config)
     assert all(np.array_equal(a, b) for a, b in zip(words, alone, strict=True))
     assert np.array_equal(prints.values, fingerprint_batch(texts, config).values)
@@ -207,3 +217,58 @@ def test_words_made_in_the_fingerprint_pass_equal_those_of_their_own_pass():
     assert not {"2012", "1", "6", "a", "x1"} & set(
         named_words(texts[0] + " " + texts[3], config).values()
     )
+
+
+@settings(deadline=None, max_examples=80)
+@given(st.integers(0, 2**32 - 1))
+def test_rare_words_of_word_lists_are_those_of_the_documents_sets(seed):
+    """Word lists as the fingerprint pass writes them — a word perhaps twice, in any order,
+    its repetition told by a mark or by the second entry — give the rare and own words of
+    the definition, counted with Python sets: held by 2 or more documents and fewer than 3
+    groups, or by one document alone that repeats it."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 12)
+    vocabulary = [rng.getrandbits(64) & int(WORD) for _ in range(rng.randint(1, 30))]
+    sets = [set(rng.sample(vocabulary, rng.randint(0, len(vocabulary)))) for _ in range(n)]
+    repeated = [{w for w in ws if rng.random() < 0.4} for ws in sets]
+    group = np.array([rng.randrange(n) for _ in range(n)], dtype=np.int64)
+    lists, offsets = [], [0]
+    for ws, again in zip(sets, repeated, strict=True):
+        entries = []
+        for w in ws:
+            if w in again and rng.random() < 0.5:
+                entries.append(w | int(REPEATED))  # told by its mark
+            else:
+                entries.append(w)
+                if w in again:
+                    entries.append(w)  # told by a second entry
+            if w in again and rng.random() < 0.3:
+                entries.append(w)  # met again once out of the table of recent words
+        rng.shuffle(entries)
+        lists += entries
+        offsets.append(len(lists))
+    count = rng.randint(1, 2 * n)
+    left = np.array([rng.randrange(n) for _ in range(count)], dtype=np.int64)
+    right = np.array([rng.randrange(n) for _ in range(count)], dtype=np.int64)
+    ones = np.ones(count)
+    pairs = Pairs(left, right, ones, ones, ones, ones, ones, ones)
+    values = np.array(lists, dtype=np.uint64)
+    names = run_names(values, np.array(offsets, dtype=np.int64), group, pairs)
+
+    holders = {w: [d for d in range(n) if w in sets[d]] for w in vocabulary}
+    for d in range(n):
+        words = names.words[names.word_offsets[d] : names.word_offsets[d + 1]].tolist()
+        rare = names.rare[names.rare_offsets[d] : names.rare_offsets[d + 1]].tolist()
+        if d not in set(left.tolist()) | set(right.tolist()):
+            assert words == rare == []
+            continue
+        marked = {w | (int(REPEATED) if w in repeated[d] else 0) for w in sets[d]}
+        assert words == sorted(marked)
+        expected = []
+        for w in sets[d]:
+            docs = holders[w]
+            if len(docs) >= LEAST_DOCUMENTS and len({int(group[x]) for x in docs}) < RARE_GROUPS:
+                expected.append(w)
+            elif docs == [d] and w in repeated[d]:
+                expected.append(w | int(REPEATED))  # its own word
+        assert rare == sorted(expected)

@@ -134,7 +134,7 @@ Sets = tuple[np.ndarray, np.ndarray]  # values and offsets of per-document sorte
 @dataclass(frozen=True, slots=True, eq=False)
 class Fingerprinted:
     """A batch's fingerprint sets, its keys (None when not asked), the weak-signature notes
-    made while keying, and each text's word hashes (None when not asked)."""
+    made while keying, and each text's word list (None when not asked)."""
 
     prints: FingerprintBatch
     keys: Keys | None
@@ -151,7 +151,8 @@ def fingerprint_texts(
 ) -> Fingerprinted:
     """Canonicalize, shingle and fingerprint a batch of texts (``utf8``, or the strings
     ``texts`` when there are no bytes), with ``method`` their index keys, with ``words``
-    their word hashes for the identity check (sorted distinct, in the same pass)."""
+    their word lists for the identity check (:mod:`neardup.fingerprints.word_kernels`, in
+    the same pass)."""
     word_sets = None
     if words:
         spans = utf8 if utf8 is not None else split_texts(texts or [])

@@ -41,8 +41,14 @@ from neardup.dedup.config import Pairs
 from neardup.dedup.template_kernels import gather
 from neardup.dedup.templates import NEAR_IDENTICAL
 from neardup.dedup.translation import FunctionWords, translations
-from neardup.fingerprints.hashing import fingerprint, kernel_hash
-from neardup.fingerprints.word_kernels import UNREPEATED, WORD, word_sets
+from neardup.fingerprints.hashing import kernel_hash
+from neardup.fingerprints.word_kernels import (
+    UNREPEATED,
+    WORD,
+    token_word_hashes,
+    word_sets,
+    word_sets_of,
+)
 from neardup.text.canon import canonicalize_batch
 from neardup.text.text_config import TextConfig
 from neardup.util.arrays import unique
@@ -55,10 +61,10 @@ HELD_NAMES = 0.2  # … and holding no more than this share of them does not nam
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Names:
-    """Per document: its word hashes (marked where it repeats them:
-    :data:`~neardup.fingerprints.word_kernels.REPEATED`) and its rare word hashes (marked where they
-    are its own words), each sorted and distinct (``words[word_offsets[d]:word_offsets[d +
-    1]]``, ``rare`` likewise)."""
+    """Per document that may be removed or keep another (the others have none): its word
+    set (marked where it repeats a word: :data:`~neardup.fingerprints.word_kernels.REPEATED`)
+    and its rare word hashes (marked where they are its own words), each sorted and distinct
+    (``words[word_offsets[d]:word_offsets[d + 1]]``, ``rare`` likewise)."""
 
     words: np.ndarray
     word_offsets: np.ndarray
@@ -74,16 +80,19 @@ def run_names(
     pairs: Pairs,
     known: FunctionWords | None = None,
 ) -> Names:
-    """The :class:`Names` of a run's documents: the rare words (see the module docstring) of
-    those in ``pairs`` (those that may be removed), counted over every document
-    (``offsets``; ``group``: each one's group of near copies); the others have none.
-    ``known``: the function words that tell a translation."""
+    """The :class:`Names` of a run's documents: the word sets and rare words (see the module
+    docstring) of those in ``pairs`` (those that may be removed), counted over every
+    document's word list (``words[offsets[d]:offsets[d + 1]]``, as the fingerprint pass
+    writes them: :mod:`neardup.fingerprints.word_kernels`; ``group``: each one's group of
+    near copies); the others have none. ``known``: the function words that tell a
+    translation."""
     n = offsets.size - 1
     wanted = unique(np.concatenate((pairs.left, pairs.right)))
-    mine = gather(words, offsets, wanted)  # the wanted documents' words, one after the other
-    sizes = offsets[wanted + 1] - offsets[wanted]
-    mine_offsets = np.zeros(wanted.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=mine_offsets[1:])
+    lists = gather(words, offsets, wanted)  # the wanted documents' lists, one after the other
+    list_offsets = np.zeros(wanted.size + 1, dtype=np.int64)
+    np.cumsum(offsets[wanted + 1] - offsets[wanted], out=list_offsets[1:])
+    mine, mine_offsets = word_sets_of(lists, list_offsets)
+    del lists
     threads = numba.get_num_threads()
     kind = _k.rare_entries(
         words, offsets, group, mine, mine_offsets, group[wanted], LEAST_DOCUMENTS, RARE_GROUPS,
@@ -91,17 +100,25 @@ def run_names(
     )  # fmt: skip
     is_rare = kind > 0
     rare = mine[is_rare]
-    del mine  # as long as all the wanted documents' words: gone before more is made
     shared = kind[is_rare] == 1
     rare[shared] &= WORD  # own words keep their mark
-    some = sizes > 0
-    starts = mine_offsets[:-1][some]
+    some = np.diff(mine_offsets) > 0
+    rare_sizes = np.zeros(wanted.size, dtype=np.int64)
+    if some.any():
+        starts = mine_offsets[:-1][some]
+        rare_sizes[some] = np.add.reduceat(is_rare.view(np.uint8), starts, dtype=np.int64)
+    word_offsets = _offsets_of(n, wanted, np.diff(mine_offsets))
+    return Names(mine, word_offsets, rare, _offsets_of(n, wanted, rare_sizes), known)
+
+
+def _offsets_of(n: int, docs: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The offsets of ``n`` segments, those of ``docs`` (increasing) of ``sizes``, the
+    others empty."""
     per_doc = np.zeros(n, dtype=np.int64)
-    if starts.size:
-        per_doc[wanted[some]] = np.add.reduceat(is_rare.view(np.uint8), starts, dtype=np.int64)
-    rare_offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(per_doc, out=rare_offsets[1:])
-    return Names(words, offsets, rare, rare_offsets, known)
+    per_doc[docs] = sizes
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(per_doc, out=offsets[1:])
+    return offsets
 
 
 def identity_scores(names: Names, pairs: Pairs, guard: float) -> tuple[np.ndarray, np.ndarray]:
@@ -153,15 +170,10 @@ def named_words(text: str, config: TextConfig) -> dict[int, str]:
     text of characters has :data:`~neardup.fingerprints.word_kernels.CHARACTERS` too), for
     showing which rare words a keeper lacks: the run's own word kernel, spelled out."""
     batch = canonicalize_batch([text], config.canon, config.shingle.unit)
-    algorithm, seed = config.shingle.hash, config.shingle.seed
-    marked, _ = word_sets(
-        batch.buf,
-        batch.tok_starts,
-        batch.tok_ends,
-        batch.tok_offsets,
-        *kernel_hash(algorithm, seed),
-    )
-    spelled = {fingerprint(t, algorithm, seed) & int(WORD): t for t in batch.tokens(0)}
+    seed = kernel_hash(config.shingle.hash, config.shingle.seed)[1]
+    tokens = (batch.buf, batch.tok_starts, batch.tok_ends)
+    marked, _ = word_sets(*tokens, batch.tok_offsets, seed)
+    spelled = dict(zip(token_word_hashes(*tokens, seed).tolist(), batch.tokens(0), strict=True))
     return {
         h: spelled.get(h & int(WORD), "(text of characters)")
         for h in (marked & UNREPEATED).tolist()

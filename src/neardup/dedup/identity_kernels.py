@@ -110,8 +110,9 @@ def rare_entries(
 ) -> np.ndarray:
     """Which entries of ``mine`` (word hashes, marked as in ``values``: the sets of some
     documents, ``mine[mine_offsets[k]:mine_offsets[k + 1]]``, labelled ``mine_labels[k]``)
-    are rare: 1 where held by at least ``least_documents`` documents (a document's set is
-    ``values[offsets[d]:offsets[d + 1]]``, labelled ``labels[d]``) and by fewer than
+    are rare: 1 where held by at least ``least_documents`` documents (a document's word
+    list, which may hold a word twice, is ``values[offsets[d]:offsets[d + 1]]``, labelled
+    ``labels[d]``) and by fewer than
     ``rare_groups`` (at most 3) distinct labels, 2 where held by their own document alone and
     repeated in it, 0 elsewhere.
 
@@ -138,6 +139,7 @@ def rare_entries(
             wanted[np.int64(keys[i] >> fshift)] = True
     parts = max(1, min(threads, n))
     documents = np.zeros((parts, m), dtype=np.int64)
+    last = np.full((parts, m), -1, dtype=np.int64)  # the document a part counted a word for last
     seen = np.full((parts * m, 3), -1, dtype=np.int64)  # up to three distinct labels a part
     for p in prange(parts):
         for d in range(p * n // parts, (p + 1) * n // parts):
@@ -146,8 +148,9 @@ def rare_entries(
                 if not wanted[np.int64(v >> fshift)]:
                     continue
                 i = table[slot_of(table, keys, v, shift)] - 1
-                if i < 0 or not open_words[i]:
+                if i < 0 or not open_words[i] or last[p, i] == d:
                     continue
+                last[p, i] = d
                 documents[p, i] += 1
                 _add_label(seen, p * m + i, labels[d])
     rare = np.zeros(m, dtype=np.bool_)

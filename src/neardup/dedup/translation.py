@@ -38,7 +38,7 @@ import numpy as np
 
 from neardup.dedup import identity_kernels as _k
 from neardup.fingerprints.hashing import kernel_hash
-from neardup.fingerprints.word_kernels import WORD, word_sets
+from neardup.fingerprints.word_kernels import WORD, WORD_HASH_VERSION, word_sets
 from neardup.text.canon import canonicalize_batch
 from neardup.text.text_config import TextConfig, config_fingerprint
 from neardup.util.arrays import run_starts
@@ -111,7 +111,7 @@ def function_words(config: TextConfig) -> FunctionWords:
     import stopwords
 
     languages = sorted({_SAME_LANGUAGE.get(x, x) for x in stopwords.AVAILABLE_LANGUAGES})
-    made_by = f"stopwords{stopwords.__version__}"
+    made_by = f"stopwords{stopwords.__version__}-words{WORD_HASH_VERSION}"
     if config.canon.segment and config.shingle.unit == "word":  # Chinese cut by jieba
         made_by += f"-jieba{_version('jieba')}"
     keys, masks = cached_arrays(
@@ -146,7 +146,7 @@ def _hashed_lists(config: TextConfig, languages: list[str]) -> tuple[np.ndarray,
         tokens.tok_starts,
         tokens.tok_ends,
         tokens.tok_offsets,
-        *kernel_hash(config.shingle.hash, config.shingle.seed),
+        kernel_hash(config.shingle.hash, config.shingle.seed)[1],
     )
     one = (np.diff(offsets) == 1) & (np.diff(tokens.tok_offsets) == 1)
     hashes = values[offsets[:-1][one]] & WORD

@@ -12,13 +12,14 @@ tokenizing; here they are never made.
 numba's on-disk cache of ``_fingerprint_into`` is keyed on this file's text alone, yet holds
 the compiled code of every kernel it calls (``_scan``, ``doc_hashes``, ``sort_into``...): a
 change to one of those must come with a change here (this note was last edited with
-``_scan``'s short path of ASCII words, XXH3's of 17..64 bytes and the word sets of
-``fingerprints.word_kernels`` marking repeated and lettered words and texts of characters, a
-token's word mark told in one pass over its bytes, the stopword table's slots from
+``_scan``'s short path of ASCII words, XXH3's of 17..64 bytes, the word lists of
+``fingerprints.word_kernels`` with their table of recent words and their hash of short
+words, a token's word mark told in one pass over its bytes, the stopword table's slots from
 :mod:`neardup.util.hashtable`), or an old cache keeps the old code.
 
-With ``words``, each document's word set (:mod:`neardup.fingerprints.word_kernels`) is made
-in the same pass from the same tokens: the identity check's words cost no second tokenization.
+With ``words``, each document's word list (:mod:`neardup.fingerprints.word_kernels`) is made
+in the same pass from the same tokens: the identity check's words cost no second
+tokenization, and no sort (only the documents in a pair need their sets).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from neardup.fingerprints.shingle_kernels import (
     slide_left,
     sort_into,
 )
-from neardup.fingerprints.word_kernels import distinct_words, doc_words
+from neardup.fingerprints.word_kernels import doc_words, recent_words
 from neardup.text.tokenize_kernels import _ascii_map, _chunks, _scan, byte_growth, stop_bits
 
 
@@ -50,8 +51,8 @@ def fingerprint_texts(
     ``(values, offsets, counts)`` as
     :func:`~neardup.fingerprints.shingle_kernels.unique_per_doc` gives them for the tokens of
     :func:`~neardup.text.tokenize_kernels.tokenize_batch`; with
-    ``words``, also ``(word values, word offsets)``: each document's sorted distinct word
-    hashes (:func:`neardup.fingerprints.word_kernels.word_sets` of the same tokens).
+    ``words``, also ``(word values, word offsets)``: each document's word list
+    (:func:`neardup.fingerprints.word_kernels.doc_words` of the same tokens).
 
     ``tokenizer``: ``(text, starts, ends, table, fold, expansions, stops, joiners)`` of
     ``tokenize_batch``; ``by_char``: character shingles; ``shape``: (size, step, Han size);
@@ -92,6 +93,7 @@ def _fingerprint_into(
     ``times``; ``word_bound`` and ``word_values`` for the word sets, empty for none)."""
     text, starts, ends, table, fold, expansions, stops, joiners = tokenizer
     split_han, by_char, shape, hashing, parts, growth = options
+    seed = hashing[1]
     bound, values, times, word_bound, word_values = region
     with_words = word_bound.size > 0
     n = starts.size
@@ -128,17 +130,17 @@ def _fingerprint_into(
         buckets = np.empty(2 * most + 1, dtype=np.int64)
         at = base[k]
         word_at = word_base[k]
+        recent = recent_words()
         for d in range(d0, d1):
             tok_offsets[1], doc_offsets[1] = _scan(
                 text, starts[d], ends[d], table, fold, expansions, stops, bits, joiners[d],
                 split_han, buf, 0, tok_s, tok_e, 0, ascii_map,
             )  # fmt: skip
             if with_words:
-                w = doc_words(buf, tok_s, tok_e, 0, tok_offsets[1], hashing, hashes, 0)
-                if w > 0:
-                    sort_into(hashes, w, word_values, word_at, buckets)
-                    word_counts[d] = distinct_words(word_values, word_at, w)
-                    word_at += word_counts[d]
+                word_counts[d] = doc_words(
+                    buf, tok_s, tok_e, 0, tok_offsets[1], seed, word_values, word_at, recent
+                )
+                word_at += word_counts[d]
             m = doc_hashes(tokens, 0, shape, hashing, spans, hashes)
             if m == 0:
                 continue

@@ -139,16 +139,18 @@ def fingerprints_and_words(
     config: TextConfig | None = None,
     originals: Sequence[str] | None = None,
 ) -> tuple[FingerprintBatch, tuple[np.ndarray, np.ndarray]]:
-    """:func:`fingerprint_utf8` and :func:`word_sets_utf8` of the same texts in one pass
-    (``originals``: the texts as strings, when they exist already)."""
+    """:func:`fingerprint_utf8` and the word lists (:mod:`neardup.fingerprints.word_kernels`)
+    of the same texts in one pass (``originals``: the texts as strings, when they exist
+    already); :func:`~neardup.fingerprints.word_kernels.word_sets_of` makes them the sets of
+    :func:`word_sets_utf8`."""
     config = config or TextConfig()
     with threads_for(int(ends[-1] - starts[0]) if starts.size else 0):
         if canon.word_steps(config.canon):
             prints = _fingerprint(text, starts, ends, config, originals)
             return prints, word_sets_utf8(text, starts, ends, config)
-        prints, word_sets_found = _fused(text, starts, ends, config, originals, words=True)
-        assert word_sets_found is not None
-        return prints, word_sets_found
+        prints, word_lists_found = _fused(text, starts, ends, config, originals, words=True)
+        assert word_lists_found is not None
+        return prints, word_lists_found
 
 
 def _fingerprint(
@@ -180,7 +182,7 @@ def _fused(
 ) -> tuple[FingerprintBatch, tuple[np.ndarray, np.ndarray] | None]:
     """The compiled pass of :func:`neardup.fingerprints.fingerprint_kernels.fingerprint_texts`
     after the Python steps of canonicalization: the fingerprint sets, and with ``words`` the
-    word sets. Texts over ``LONG_TEXT`` bytes go window by window
+    word lists. Texts over ``LONG_TEXT`` bytes go window by window
     (:mod:`neardup.fingerprints.longtext`)."""
     unit = config.shingle.unit
     prepared, _ = canon.tokenizer_input(text, starts, ends, config.canon, unit, originals)
@@ -202,12 +204,12 @@ def _fused(
         arrays, prepared.split_han, unit == "char", shape, hashing, canon.tokenizer_parts(), words
     )
     batch = FingerprintBatch(*found[:3])
-    word_sets_found = (found[3], found[4]) if words else None
+    word_lists_found = (found[3], found[4]) if words else None
     if long:
         batch = _put_back(batch, long)
-        if word_sets_found is not None:
-            word_sets_found = _sets_put_back(*word_sets_found, long_words)
-    return batch, word_sets_found
+        if word_lists_found is not None:
+            word_lists_found = _sets_put_back(*word_lists_found, long_words)
+    return batch, word_lists_found
 
 
 def _long_words(
@@ -217,8 +219,8 @@ def _long_words(
     shape: tuple[int, int, int],
     hashing: tuple[int, np.uint64],
 ) -> np.ndarray:
-    """The sorted distinct word hashes of long text ``d``, tokenized ``WINDOW`` bytes at a
-    time, each window cut at a space (no token spans one)."""
+    """The word set of long text ``d``, tokenized ``WINDOW`` bytes at a time, each window
+    cut at a space (no token spans one)."""
     text, starts, ends, *tables, joiners = arrays
     lo, hi = int(starts[d]), int(ends[d])
     cuts = [lo]
@@ -304,10 +306,8 @@ def word_sets_utf8(
     config = config or TextConfig()
     with threads_for(int(ends[-1] - starts[0]) if starts.size else 0):
         tokens = canon.canonicalize_utf8(text, starts, ends, config.canon, config.shingle.unit)
-        kind, seed = kernel_hash(config.shingle.hash, config.shingle.seed)
-        return word_sets(
-            tokens.buf, tokens.tok_starts, tokens.tok_ends, tokens.tok_offsets, kind, seed
-        )
+        seed = kernel_hash(config.shingle.hash, config.shingle.seed)[1]
+        return word_sets(tokens.buf, tokens.tok_starts, tokens.tok_ends, tokens.tok_offsets, seed)
 
 
 def fingerprints(text: str, config: TextConfig | None = None) -> np.ndarray:

@@ -45,7 +45,7 @@ from neardup.dedup.flow import (
     run_identity_names,
     verify_corpus,
 )
-from neardup.fingerprints.word_kernels import WORD
+from neardup.fingerprints.word_kernels import WORD, word_sets_of
 from neardup.io.blocks import utf8_spans
 from neardup.text.script_kernels import char_counts
 from neardup.util.arrays import pair_codes, split_pair_codes, unique, unique_counts
@@ -173,7 +173,7 @@ def fingerprint_stage(config: DedupConfig) -> Stage:
             if done.keys is not None:
                 columns["keys"] = _distinct_keys(done.keys.docs, done.keys.keys, batch.num_rows)
             if done.words is not None:
-                columns["words"] = list_array(*done.words)
+                columns["words"] = list_array(*word_sets_of(*done.words))
             yield _batch(columns)
 
     return run
