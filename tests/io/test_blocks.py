@@ -228,22 +228,23 @@ def test_texts_reach_the_kernels_as_one_array_type(tmp_path):
 
 
 _PIECES = [b"NaN", b"Infinity", b"Infinit", b"aN", b"Na", b"I", b'"', b"\\", b"\n", b":", b"x",
-           b"\xe4\xb8\xad", b" "]  # fmt: skip
+           b"\xe4\xb8\xad", b" ", b"\\u0000", b"u000", b"0", b"\\u00"]  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=30))
 def test_the_fast_word_test_finds_every_block_the_exact_scan_refuses(parts):
-    """holds_non_finite_words is the substring test, whole, to the last bytes of a block (a
-    word cut off its end would let a NaN literal through to Arrow)."""
+    """suspect_words is the substring test, whole, to the last bytes of a block (a word or
+    a NUL escape cut off its end would let a NaN literal or a NUL through to Arrow)."""
     import numpy as np
 
-    from neardup.io.jsonl_kernels import holds_non_finite_words, json_non_finite
+    from neardup.io.jsonl_kernels import json_non_finite, suspect_words
 
     block = b"".join(parts)
     raw = np.frombuffer(block, dtype=np.uint8)
-    words = holds_non_finite_words(raw)
+    words, nul = suspect_words(raw)
     assert words == (b"NaN" in block or b"Infinity" in block)
+    assert nul == (b"\\u0000" in block)
     assert words or not json_non_finite(raw)
 
 

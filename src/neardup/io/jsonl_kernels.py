@@ -10,7 +10,7 @@ from numba import njit
 _NEWLINE = 0x0A
 
 
-_QUOTE, _BACKSLASH, _N, _I = 0x22, 0x5C, 0x4E, 0x49
+_QUOTE, _BACKSLASH, _N, _I, _ZERO = 0x22, 0x5C, 0x4E, 0x49, 0x30
 _NAN = np.frombuffer(b"NaN", dtype=np.uint8)
 _INFINITY = np.frombuffer(b"Infinity", dtype=np.uint8)
 
@@ -53,22 +53,33 @@ def json_non_finite(raw: np.ndarray) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def holds_non_finite_words(raw: np.ndarray) -> bool:
-    """Whether the bytes ``NaN`` or ``Infinity`` occur in ``raw`` at all, strings included:
-    one pass without a branch per byte (it vectorizes, ~20 GB/s), so that
-    :func:`json_non_finite`, which tells strings apart byte by byte (~1 GB/s), runs only on
-    the rare blocks that hold the words."""
+def suspect_words(raw: np.ndarray) -> tuple[bool, bool]:
+    """Whether the bytes ``NaN`` or ``Infinity`` occur in ``raw`` at all, strings included,
+    and whether a ``\\u0000`` escape (a NUL) does: one pass without a branch per byte (it
+    vectorizes), so that :func:`json_non_finite`, which tells strings apart byte by byte,
+    runs only on the rare blocks that hold the words."""
     n = raw.size
-    hit = False
+    words, nul = False, False
     for i in range(n - 7):  # both words fit
-        hit |= _nan_at(raw, i) | (
+        words |= _nan_at(raw, i) | (
             (raw[i] == _I) & (raw[i + 1] == 0x6E) & (raw[i + 2] == 0x66) & (raw[i + 3] == 0x69)
             & (raw[i + 4] == 0x6E) & (raw[i + 5] == 0x69) & (raw[i + 6] == 0x74)
             & (raw[i + 7] == 0x79)
         )  # fmt: skip
-    for i in range(max(n - 7, 0), n - 2):  # the last bytes: only NaN fits
-        hit |= _nan_at(raw, i)
-    return hit
+        nul |= _nul_at(raw, i)
+    for i in range(max(n - 7, 0), n - 2):  # the last bytes: only NaN fits, and perhaps a NUL
+        words |= _nan_at(raw, i)
+        if i + 6 <= n:
+            nul |= _nul_at(raw, i)
+    return words, nul
+
+
+@njit(cache=True, inline="always")
+def _nul_at(raw: np.ndarray, i: int) -> bool:
+    return (
+        (raw[i] == _BACKSLASH) & (raw[i + 1] == 0x75) & (raw[i + 2] == _ZERO)
+        & (raw[i + 3] == _ZERO) & (raw[i + 4] == _ZERO) & (raw[i + 5] == _ZERO)
+    )  # fmt: skip
 
 
 @njit(cache=True, inline="always")
