@@ -259,6 +259,12 @@ def test_a_keeper_that_does_not_name_a_document_is_named_with_its_lacking_words(
     assert e.as_dict()["rare_words"]["a"] == 45
     copies = explain(run, "libf0", "f0")
     assert copies.decision == "a_removed_into_b"
+    # a run made by a version that hashed its words otherwise: its rare words are not read
+    summary = json.loads((run.out / "summary.json").read_text())
+    (run.out / "summary.json").write_text(json.dumps(summary | {"word_hash": 1}))
+    older = explain(open_run(run.out), "f0", "f1")
+    assert older.as_dict()["rare_words"]["a"] == 0
+    assert any("hashed its rare words otherwise" in note for note in older.notes)
 
 
 def test_the_rule_says_whether_the_fuller_text_or_the_keep_policy_decided(tmp_path):

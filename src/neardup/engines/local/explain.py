@@ -29,7 +29,7 @@ from neardup.dedup.identity import named_words, nameless
 from neardup.dedup.pairscore import PairScores, score_alone
 from neardup.dedup.templates import NEAR_IDENTICAL
 from neardup.dedup.translation import function_words, translations
-from neardup.engines.local.runread import FinishedRun, RunDocument
+from neardup.engines.local.runread import FinishedRun, RunDocument, words_hashed_alike
 from neardup.errors import InputError
 from neardup.fingerprints.measures import Overlap, overlap
 from neardup.fingerprints.passages import Passages, Shingled, shingled
@@ -170,7 +170,12 @@ def explain(run: FinishedRun, id_a: str, id_b: str) -> Explanation:
         _side(b, sb, sa, prints[1], template, kept_for, names_b),
     )
     if config.identity and run.rare_words is None:
-        notes.append("the run wrote no rare_words.npy: its identity check is not shown")
+        notes.append(
+            "the run wrote no rare_words.npy: its identity check is not shown"
+            if words_hashed_alike(run.summary)
+            else "another version of neardup made the run and hashed its rare words otherwise: "
+            "its identity check is not shown (run it again to see it)"
+        )
     # the run's hubs (a pass over all its pairs) explain only a verified pair both kept
     into_other = a.duplicate_of == id_b or b.duplicate_of == id_a
     hubs = run.hub_groups() if record is not None and not into_other else {}

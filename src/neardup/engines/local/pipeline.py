@@ -56,6 +56,7 @@ from neardup.engines.local.review import (
 )
 from neardup.errors import InputError
 from neardup.fingerprints.passages import Passages
+from neardup.fingerprints.word_kernels import WORD_HASH_VERSION
 from neardup.io.blocks import BatchSource
 from neardup.io.formats import batch_source
 from neardup.io.readers import DEFAULT_MAX_TEXT_BYTES, BadRecord, Document, Skipped, read_documents
@@ -370,6 +371,7 @@ def _summary(
         "inputs": list(inputs.paths),
         "parameters": run_parameters(config, fmt) | input_fields(inputs),
         "config_id": config_fingerprint(config.text),
+        "word_hash": WORD_HASH_VERSION,  # how rare_words.npy's words are hashed
         "timings_seconds": {k: round(v, 3) for k, v in result.timings.items()}
         | {"total": round(seconds, 3)},
     }

@@ -20,6 +20,7 @@ import numpy as np
 from neardup.dedup.config import DedupConfig, Pairs
 from neardup.dedup.configfile import config_from_dict
 from neardup.errors import ConfigError, InputError
+from neardup.fingerprints.word_kernels import WORD_HASH_VERSION
 from neardup.io.formats import named
 
 DUPLICATE_OF = "_duplicate_of"  # the field of a removed record naming its keeper
@@ -161,8 +162,14 @@ def open_run(out: str | Path) -> FinishedRun:
         str(parameters.get("id_field", "id")),
         str(parameters.get("text_field", "text")),
         _hashes(out / "templates.npy"),
-        _hashes(out / "rare_words.npy"),
+        _hashes(out / "rare_words.npy") if words_hashed_alike(summary) else None,
     )
+
+
+def words_hashed_alike(summary: Mapping[str, Any]) -> bool:
+    """Whether the run hashed its rare words (``rare_words.npy``) as this version does: a
+    run of another version's are not compared with words hashed here."""
+    return summary.get("word_hash") == WORD_HASH_VERSION
 
 
 def _hashes(path: Path) -> np.ndarray | None:
