@@ -80,3 +80,21 @@ def test_chunks_keep_every_text_in_order(texts, parts):
     assert [t for chunk in chunks for t in chunk] == texts
     assert len(chunks) <= max(parts, 1)
     assert all(chunks) or chunks == [[]]
+
+
+LICENCE = (
+    "Copyright 2008 Jane Roe <jane@example.org>\n"
+    "THIS SOFTWARE IS PROVIDED BY THE AUTHOR ''AS IS'' AND ANY EXPRESS OR IMPLIED WARRANTIES"
+)
+
+
+def test_a_licence_quoting_as_is_is_not_read_as_a_wiki_page():
+    """Italic quotes and an address in angle brackets are no wiki structure: with the
+    punctuation removed, nothing the parser would do is left (its quotes stay here)."""
+    config = CanonConfig()
+    assert config.punctuation
+    assert clean_text(LICENCE, config) == LICENCE
+    linked = LICENCE + " to prepare [[derivative work]]s"
+    assert "''" not in clean_text(linked, config)  # a wiki link: parsed, its quotes gone
+    kept_punctuation = CanonConfig(punctuation=False)
+    assert "''" not in clean_text(LICENCE, kept_punctuation)  # quotes that stay are markup

@@ -53,10 +53,17 @@ def clean_text(text: str, config: CanonConfig) -> str:
     return text
 
 
+# the wiki markup that hides or carries words: links, templates, references, tables, magic
+# words; the rest (bold and italic quotes, headings' "="s) goes with the punctuation anyway
+_WIKI_STRUCTURE = ("[[", "{{", "<ref", "{|", "__")
+
+
 def _may_be_wiki(text: str, config: CanonConfig) -> bool:
-    """Cheap gate before the wiki check: without ``[ { <`` only markup is left that removing
-    punctuation drops anyway (bold quotes, heading ``=``s)."""
-    return not config.punctuation or "[" in text or "{" in text or "<" in text
+    """Cheap gate before the wiki check: when punctuation is removed, a text without the
+    marks of :data:`_WIKI_STRUCTURE` has only markup that removing punctuation drops anyway.
+    A licence quoting ``''AS IS''`` beside ``<holder@example.org>`` is no wiki page, and
+    parsing it as one costs much (the parser is Python) for nothing."""
+    return not config.punctuation or any(mark in text for mark in _WIKI_STRUCTURE)
 
 
 class _Processes:
