@@ -5,7 +5,8 @@ callback from compiled code (numba compiling a kernel calls back into Python thr
 the exception is printed as "ignored" and the run goes on as if nothing was asked. The command
 line installs :func:`install`: the interrupt is also remembered, and :func:`check` — called
 where a run can stop cleanly (each batch, each stage, before an output directory is swapped
-in) — raises it again.
+in) — raises it again. Inside a finalizer (``__del__``), where the exception would only be
+printed, it is not raised at all: the next :func:`check` raises it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,19 @@ def install() -> None:
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
     _requested.set()
+    if _in_finalizer(frame):
+        return  # raised there, it would be printed as "ignored" and dropped: check() raises it
     raise KeyboardInterrupt
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs inside an object's ``__del__`` (llvmlite frees compiled code
+    that way), where an exception is printed as "ignored" and dropped."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def check() -> None:
