@@ -102,13 +102,11 @@ def run_names(
     rare = mine[is_rare]
     shared = kind[is_rare] == 1
     rare[shared] &= WORD  # own words keep their mark
-    some = np.diff(mine_offsets) > 0
-    rare_sizes = np.zeros(wanted.size, dtype=np.int64)
-    if some.any():
-        starts = mine_offsets[:-1][some]
-        rare_sizes[some] = np.add.reduceat(is_rare.view(np.uint8), starts, dtype=np.int64)
+    rare_before = np.zeros(mine.size + 1, dtype=np.int64)  # rare entries before each entry
+    np.cumsum(is_rare, out=rare_before[1:])
     word_offsets = _offsets_of(n, wanted, np.diff(mine_offsets))
-    return Names(mine, word_offsets, rare, _offsets_of(n, wanted, rare_sizes), known)
+    rare_offsets = _offsets_of(n, wanted, np.diff(rare_before[mine_offsets]))
+    return Names(mine, word_offsets, rare, rare_offsets, known)
 
 
 def _offsets_of(n: int, docs: np.ndarray, sizes: np.ndarray) -> np.ndarray:

@@ -346,7 +346,7 @@ def held_at_least(
         words = key_filter(open_keys, fbits)
         found = _passing(
             values, offsets, scan[start:stop], words, fbits, entry_count, entry_least, chunks,
-            seen, 0,
+            seen,
         )  # fmt: skip
         release_mapped_pages(values)  # read again from the page cache if needed
         seen_p, _, seen_starts = _partition(seen[:found], _NO_FLAGS, pbits, chunks)
@@ -369,16 +369,14 @@ def _passing(
     entry_least: int,
     chunks: int,
     out: np.ndarray,
-    at: int,
 ) -> int:
     """Write the entries of ``docs`` that the filter (and ``entry_count``) let through to
-    ``out`` from ``at`` (room for every entry of ``docs``); returns where they end. Each
+    ``out`` (room for every entry of ``docs``); returns how many there are. Each
     chunk writes from its own base, then the chunks are moved left, in order, onto the
     previous one's end (never past entries not yet moved)."""
     shift = np.uint64(70 - fbits)
     counted = entry_count.size > 0
     bases = np.zeros(chunks + 1, dtype=np.int64)
-    bases[0] = at
     for c in range(chunks):
         for i in range(c * docs.size // chunks, (c + 1) * docs.size // chunks):
             bases[c + 1] += offsets[docs[i] + 1] - offsets[docs[i]]
@@ -396,7 +394,7 @@ def _passing(
                     out[n] = v
                     n += 1
         ends[c] = n
-    m = at
+    m = 0
     for c in range(chunks):
         slide_left(out, bases[c], m, ends[c] - bases[c])
         m += ends[c] - bases[c]

@@ -29,7 +29,7 @@ from neardup.fingerprints.shingle_kernels import (
     unique_per_doc,
 )
 from neardup.fingerprints.shingle_kernels import mark_han as _mark_han
-from neardup.fingerprints.word_kernels import merge_word_sets, word_sets
+from neardup.fingerprints.word_kernels import word_sets, word_sets_of
 from neardup.text import canon
 from neardup.text.canon import TokenBatch, canonicalize_batch
 from neardup.text.text_config import ShingleConfig, TextConfig
@@ -237,8 +237,8 @@ def _long_words(
         *tables,
         np.repeat(joiners[d : d + 1], len(cuts) - 1),
     )
-    found = fingerprint_texts(windows, split_han, False, shape, hashing, 1, True)
-    return merge_word_sets(found[3])
+    lists = fingerprint_texts(windows, split_han, False, shape, hashing, 1, True)[3]
+    return word_sets_of(lists, np.array([0, lists.size], dtype=np.int64))[0]  # one text
 
 
 def _sets_put_back(

@@ -26,7 +26,6 @@ from numba import njit, prange
 
 from neardup.fingerprints.hash_kernels import _r64, _xxh3_64_inline
 from neardup.fingerprints.shingle_kernels import slide_left, sort_into
-from neardup.util.arrays import run_starts
 
 _ZERO, _NINE = np.uint8(0x30), np.uint8(0x39)
 _CONTINUATION = np.uint8(0xC0)  # the top two bits of a UTF-8 continuation byte are 10
@@ -301,16 +300,3 @@ def distinct_words(values: np.ndarray, lo: int, n: int) -> int:
         else:
             values[k] |= REPEATED
     return k + 1 - lo
-
-
-def merge_word_sets(values: np.ndarray) -> np.ndarray:
-    """One word set of the concatenated word lists (or sets) of a text's parts: a word is
-    repeated when a part marks it or two entries hold it."""
-    if not values.size:
-        return values
-    values = np.sort(values)
-    word = values & UNREPEATED
-    first = run_starts(word)
-    runs = np.diff(np.r_[first, word.size])
-    marked = np.bitwise_or.reduceat(values, first) & REPEATED
-    return word[first] | marked | (runs > 1).astype(np.uint64)
