@@ -407,7 +407,7 @@ def test_the_corpus_stage_is_the_local_engine_whatever_the_rows_order():
             {
                 "doc": pa.array(numbers[order]),
                 "length": pa.array(order.astype(np.int64) * 5),
-                "keys": list_array(
+                "fps": list_array(
                     np.concatenate([sets[i] for i in order]),
                     np.r_[0, np.cumsum([sets[i].size for i in order])],
                 ),

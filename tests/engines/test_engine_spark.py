@@ -584,3 +584,40 @@ def test_cli_spark_engine_refuses_a_damaged_gz_even_with_skip_bad(
     assert str(bad) in errors[0]
     assert word in errors[0]
     assert not out.exists()
+
+
+def test_cli_spark_engine_copies_lines_as_the_local_engine(spark, tmp_path):
+    """Two inputs, the first with a BOM, blank lines, trailing spaces and tabs and a bad
+    record skipped: the same documents, and the kept and removed lines byte for byte."""
+    from clirun import run
+
+    texts = [" ".join(f"w{(i * 7 + k) % 50}" for k in range(60)) for i in range(6)]
+    one = tmp_path / "one.jsonl"
+    one.write_bytes(
+        b"\xef\xbb\xbf"
+        + "\n".join(
+            [
+                json.dumps({"id": "a", "text": texts[0]}) + "  ",
+                "",
+                json.dumps({"id": "b", "text": texts[0] + " w1"}) + "\t",
+                '{"id": "bad", "text": 5}',
+                "   ",
+                json.dumps({"id": "c", "text": texts[1]}),
+            ]
+        ).encode()
+        + b"\n"
+    )
+    two = tmp_path / "two.jsonl"
+    lines = [json.dumps({"id": f"t{i}", "text": texts[i % 3] + f" x{i}"}) for i in range(6)]
+    two.write_text("\n".join(lines) + " \n")
+    common = ["dedup", str(one), str(two), "--skip-bad"]
+    local = run(*common, "--out", str(tmp_path / "local"))
+    assert local.exit_code == 0, local.output
+    remote = run(*common, "--out", str(tmp_path / "spark"), "--engine", "spark")
+    assert remote.exit_code == 0, remote.output
+    summary = assert_same_outputs(tmp_path / "local", tmp_path / "spark")
+    assert summary["removed"] >= 3
+    spark_summary = json.loads((tmp_path / "spark" / "summary.json").read_text())
+    assert spark_summary["bad_records"] == 1
+    kept = spark_lines(tmp_path / "spark" / "kept")
+    assert any(line.startswith('{"id": "a"') for line in kept)  # no BOM, no trailing spaces

@@ -37,6 +37,7 @@ from neardup.io.records import (
     DEFAULT_MAX_TEXT_BYTES,
     BadRecord,
     Document,
+    Item,
     ReadOptions,
     Skipped,
     line_limit,
@@ -295,11 +296,25 @@ def parse_block(
     fast = _parse_arrow(block, first_line, count, index, source, opts, id_types)
     if fast is not None:
         return fast
+    return lines_one_by_one(jsonl_item, block, count, first_line, index, source, opts)
+
+
+def lines_one_by_one(
+    parse_line: Callable[[bytes, str, int, ReadOptions], Item],
+    block: bytes | bytearray,
+    count: int,
+    first_line: int,
+    index: int,
+    source: str,
+    opts: ReadOptions,
+) -> TextBatch:
+    """The documents and bad records of a block of ``count`` whole lines, each line read by
+    ``parse_line`` (blank lines skipped)."""
     docs: list[Document] = []
     bad: list[BadRecord] = []
     for k, raw in enumerate(block.split(b"\n")[:count]):
         if raw and not raw.isspace():
-            item = jsonl_item(raw, source, first_line + k, opts)
+            item = parse_line(bytes(raw), source, first_line + k, opts)
             (docs if isinstance(item, Document) else bad).append(item)  # type: ignore[arg-type]
     return TextBatch(
         [d.id for d in docs],

@@ -33,7 +33,6 @@ from neardup.dedup.flow import (
     decide_documents,
     document_prefixes,
     entry_counts,
-    fingerprint_texts,
     identity_names,
     key_counts,
     listed_counts,
@@ -45,9 +44,7 @@ from neardup.dedup.flow import (
     run_identity_names,
     verify_corpus,
 )
-from neardup.fingerprints.word_kernels import WORD, word_sets_of
-from neardup.io.blocks import utf8_spans
-from neardup.text.script_kernels import char_counts
+from neardup.fingerprints.word_kernels import WORD
 from neardup.util.arrays import pair_codes, split_pair_codes, unique, unique_counts
 from neardup.util.hashtable import GOLDEN
 
@@ -145,41 +142,13 @@ def keys_are_fingerprints(config: DedupConfig) -> bool:
 
 
 def fingerprint_schema(config: DedupConfig) -> str:
-    """The schema of :func:`fingerprint_stage`'s output for ``config``."""
+    """The schema of a row per document of fingerprint sets for ``config``
+    (:mod:`neardup.engines.spark.documents` packs them a batch a row)."""
     keys = "" if keys_are_fingerprints(config) else KEYS_SCHEMA
     return FINGERPRINT_SCHEMA + keys + (WORDS_SCHEMA if config.identity else "")
 
 
-def fingerprint_stage(config: DedupConfig) -> Stage:
-    """``doc, text`` → ``doc, length, size, fps[, keys][, words]``: canonicalize, shingle,
-    fingerprint (sorted distinct), sketch and index keys (distinct per document; none when
-    they are the fingerprints: :func:`keys_are_fingerprints`) of every document, and its
-    word hashes for the identity check (sorted distinct)."""
-    with_keys = not keys_are_fingerprints(config)
-
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        method = config.build_method()
-        for batch in batches:
-            texts = utf8_spans(batch.column("text"))  # the column's bytes: no Python strings
-            # weak-signature notes: the local engine reports them; each executor would repeat
-            done = fingerprint_texts(texts, config, method if with_keys else None, config.identity)
-            prints = done.prints
-            columns = {
-                "doc": batch.column("doc"),
-                "length": char_counts(*texts),
-                "size": np.diff(prints.offsets).astype(np.int64),
-                "fps": list_array(prints.values, prints.offsets),
-            }
-            if done.keys is not None:
-                columns["keys"] = _distinct_keys(done.keys.docs, done.keys.keys, batch.num_rows)
-            if done.words is not None:
-                columns["words"] = list_array(*word_sets_of(*done.words))
-            yield _batch(columns)
-
-    return run
-
-
-def _distinct_keys(docs: np.ndarray, keys: np.ndarray, n: int) -> pa.ListArray:
+def distinct_keys(docs: np.ndarray, keys: np.ndarray, n: int) -> pa.ListArray:
     """Each of ``n`` documents' distinct keys (``docs``, ``keys``: an entry each), sorted."""
     docs = np.asarray(docs, dtype=np.int64)
     values = np.asarray(keys, dtype=np.uint64)
@@ -298,7 +267,7 @@ PAIRS_AT_ONCE = 1 << 20  # pairs a batch of :func:`corpus_stage`
 
 
 def corpus_stage(config: DedupConfig, rule: PrefixRule) -> Stage:
-    """``doc, length, keys[, words][, value]`` of every document (one task: the whole
+    """``doc, length, fps[, words][, value]`` of every document (one task: the whole
     corpus's fingerprint sets, the full index's keys; ``value`` the keep field's) →
     ``kind, left, right, …``: the corpus's candidate pairs found and verified as the local
     engine does (:func:`neardup.dedup.flow.corpus_candidates`: count tables, prefixes and
@@ -314,7 +283,7 @@ def corpus_stage(config: DedupConfig, rule: PrefixRule) -> Stage:
     at the threshold, ``left`` -1; the pairs the keeper rounds add, ``doc`` -1)."""
     from neardup.dedup.templates import near_copies
 
-    lists = ("keys", "words") if config.identity else ("keys",)
+    lists = ("fps", "words") if config.identity else ("fps",)
     field = config.keep.kind == "field"
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

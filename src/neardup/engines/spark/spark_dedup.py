@@ -11,7 +11,9 @@ The stages are the local engine's, declared once in :mod:`neardup.dedup.flow` an
 partition or group (:mod:`neardup.engines.spark.batches`), mapped onto Spark:
 
 =========================  ========================================================
-fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions)
+fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions),
+                           a JSONL line parsed and fingerprinted in one pass; the sets
+                           packed a batch a row (:mod:`neardup.engines.spark.documents`)
 a corpus of few keys       with the full index's prefix filter, up to 2**26 key entries
                            (what one task's count tables take): every document's set in
                            one task, which finds and verifies the candidate pairs and
@@ -82,6 +84,7 @@ import numpy as np
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.flow import MAX_COUNT, PrefixRule, prefix_rule, table_bits, tables_serve
 from neardup.engines.spark import batches as B
+from neardup.engines.spark import documents as D
 from neardup.errors import ConfigError, InputError
 from neardup.util.extras import pyspark
 
@@ -120,7 +123,7 @@ class SparkDedup:
     removed: DataFrame
     decisions: DataFrame  # doc, keep_of, label, keeper, declined for documents in a pair
     stats: dict[str, DataFrame | int]
-    documents: DataFrame  # the input rows with their number (``_doc``)
+    texts: Callable[[DataFrame], DataFrame]  # doc, id, text of a frame of documents (doc)
     verified: DataFrame  # the pairs at the threshold by number: left, right, s_lr, s_rl, c_lr …
     small: Callable[[DataFrame], DataFrame]  # a frame of ≤ a row per decided document, to join
 
@@ -199,21 +202,62 @@ def spark_dedup(
         else:
             docs = docs.withColumn(DOC, F.col(order).cast("long"))
         _check_documents(docs, id_col, text_col)
+    values = None
+    columns = [F.col(DOC).alias("doc"), F.col(text_col).alias("text")]
+    if config.keep.kind == "field":
+        values = docs.select(F.col(DOC).alias("doc"), F.col(str(config.keep.field)).alias("value"))
+        columns.append(F.col(str(config.keep.field)).alias("value"))
     with timed("fingerprints and keys"):
-        fp = cached(
-            docs.select(F.col(DOC).alias("doc"), F.col(text_col).alias("text")).mapInArrow(
-                B.fingerprint_stage(config), B.fingerprint_schema(config)
-            )
-        )
-    whole = None if exact_counts else _whole_corpus(docs, fp, config)
+        stage = D.text_stage(config, values is not None)
+        prints = cached(docs.select(*columns).mapInArrow(stage, D.DOCUMENT_SCHEMA))
+    ids = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"))
+    named = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"), columns[1])
+    return dedup_documents(
+        prints,
+        docs,
+        ids,
+        lambda wanted: named.join(wanted, "doc"),
+        config,
+        values,
+        pairs_per_task=pairs_per_task,
+        exact_counts=exact_counts,
+    )
+
+
+def dedup_documents(
+    prints: DataFrame,
+    rows: DataFrame,
+    ids: DataFrame | None,
+    texts: Callable[[DataFrame], DataFrame],
+    config: DedupConfig,
+    values: DataFrame | None = None,
+    *,
+    pairs_per_task: int | None = None,
+    exact_counts: bool | None = None,
+) -> SparkDedup:
+    """The dedup of documents already fingerprinted: ``prints``, rows of
+    :data:`neardup.engines.spark.documents.DOCUMENT_SCHEMA` (cached; released here once
+    read); ``rows``, the input rows to keep or remove (``_doc``: their numbers); ``ids``,
+    their ``doc, id`` (None: those in ``prints``); ``texts``, what gives ``doc, id, text``
+    of a frame of documents (``doc``); ``values``, the keep field's ``doc, value``. The
+    options are :func:`spark_dedup`'s."""
+    from pyspark.sql import functions as F
+
+    documents = prints.where((F.col("kind") == D.DOCUMENT) & F.col("bad").isNull())
+    sizes = documents.select("doc", "id", "size", "keys").localCheckpoint()
+    if ids is None:
+        ids = sizes.select("doc", "id")
+    sets = prints.where(F.col("kind") == D.SETS).select("sets")
+    whole = None if exact_counts else _whole_corpus(sets, sizes, config)
     if whole is not None:  # no later stage reads the sets: their memory goes to the outputs
         scored, templates, candidate_count, capped, decided = whole
-        sizes = fp.select("size").localCheckpoint()
-        fp.unpersist()
+        prints.unpersist()
     else:
         with timed("fingerprints by document"):  # the later stages join the sets by document
-            fp = by_doc(fp)
-            sizes = fp.select("size")
+            names = B.fingerprint_schema(config)
+            unpack = D.packed_stage(D.columns_stage([c.split()[0] for c in names.split(", ")]))
+            fp = by_doc(sets.mapInArrow(unpack, names))
+            prints.unpersist()
         with timed("candidate pairs"):
             candidates, capped, shingles = _candidates(fp, config, exact_counts)
         candidate_count = candidates.agg(F.count("*"))
@@ -227,7 +271,7 @@ def spark_dedup(
     with timed("components and keepers"):
         if whole is None:
             rare = _rare_words(fp, scored, at_threshold) if config.identity else None
-            decided = _decisions(docs, fp, tmpl_sets, rare, at_threshold, config)
+            decided = _decisions(values, fp, tmpl_sets, rare, at_threshold, config)
             with timed("keepers: decisions"):
                 decided = decided.localCheckpoint()
         decisions = decided.where(F.col("doc") >= 0).select(
@@ -236,14 +280,13 @@ def spark_dedup(
         found = decided.where(F.col("doc") < 0).withColumn("score", F.greatest("s_lr", "s_rl"))
         columns = ["left", "right", "score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl"]
         at_threshold = at_threshold.select(*columns).unionByName(found.select(*columns))
-    ids = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"))
     small = _small_side(decisions)
     moved = small(decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC)))
     return SparkDedup(
         pairs=_pair_output(at_threshold, ids, config),
         clusters=_cluster_output(decisions, ids),
-        kept=docs.join(moved, DOC, "left_anti").drop(DOC),
-        removed=_removed(docs, decisions, ids, small),
+        kept=rows.join(moved, DOC, "left_anti").drop(DOC),
+        removed=_removed(rows, decisions, ids, small),
         decisions=decisions,
         stats={
             "documents": sizes,
@@ -253,7 +296,7 @@ def spark_dedup(
             "templates": templates,
             "declined": decisions.agg(F.sum("declined")),
         },
-        documents=docs,
+        texts=lambda wanted: texts(small(wanted)),
         verified=at_threshold,
         small=small,
     )
@@ -310,7 +353,21 @@ def _check_documents(docs: DataFrame, id_col: str, text_col: str) -> None:
     missing = docs.where(F.col(id_col).isNull() | F.col(text_col).isNull()).first()
     if missing is not None:
         raise InputError(f"document {missing[id_col]!r} has no id or no text")
-    twice = docs.groupBy(id_col).count().where(F.col("count") > 1).first()
+    check_distinct_ids(docs, id_col)
+
+
+def check_distinct_ids(docs: DataFrame, id_col: str) -> None:
+    """InputError naming an id that two documents hold, if any: the ids' 64-bit hashes
+    counted first (a shuffle of numbers, not of strings), the ids themselves only where a
+    hash is held twice."""
+    from pyspark.sql import functions as F
+
+    hashed = docs.select(F.xxhash64(id_col).alias("_hash"), id_col)
+    shared = hashed.groupBy("_hash").count().where(F.col("count") > 1).select("_hash")
+    if shared.first() is None:
+        return
+    held = hashed.join(F.broadcast(shared.limit(1 << 20)), "_hash")
+    twice = held.groupBy(id_col).count().where(F.col("count") > 1).first()
     if twice is not None:
         raise InputError(f"duplicate id {twice[id_col]!r} ({twice['count']} documents)")
 
@@ -508,32 +565,27 @@ def _candidates(
 
 
 def _whole_corpus(
-    docs: DataFrame, fp: DataFrame, config: DedupConfig
+    sets: DataFrame, sizes: DataFrame, config: DedupConfig
 ) -> tuple[DataFrame, int, int, int, DataFrame] | None:
     """With the full index's prefix filter, a corpus whose keys fit one count-table task
-    (at most :data:`CORPUS_TASK_KEYS` entries, which the tables serve) gets its candidate
-    pairs, their verification and its keepers in one task, as the local engine finds and
-    decides them (:func:`batches.corpus_stage`: no table, entry or set through Spark's
-    shuffles, no components): ``(scored, templates, candidates, capped, decided)`` as
-    :func:`_scored`, :func:`_candidates` and :func:`_decisions` give them (the counts as
-    numbers; the identity check's rare words counted there, over every document's words).
-    None for other corpora."""
+    (at most :data:`CORPUS_TASK_KEYS` entries, which the tables serve: ``sizes`` holds each
+    document's count of keys) gets its candidate pairs, their verification and its keepers
+    in one task, as the local engine finds and decides them (:func:`batches.corpus_stage`
+    over the packed ``sets``: no table, entry or set through Spark's shuffles, no
+    components): ``(scored, templates, candidates, capped, decided)`` as :func:`_scored`,
+    :func:`_candidates` and :func:`_decisions` give them (the counts as numbers; the identity
+    check's rare words counted there, over every document's words; the keep field's values
+    packed with the sets). None for other corpora."""
     from pyspark.sql import functions as F
 
     rule = prefix_rule(config)
     if rule.score <= 0.0:
         return None
-    keys = _keys(fp, config)
-    entries = _value(keys.agg(F.sum(F.size("keys"))))
+    entries = _value(sizes.agg(F.sum("keys")))
     if entries > CORPUS_TASK_KEYS or not tables_serve(entries):
         return None
     with timed("one task: candidate pairs, verification, rare words, keepers"):
-        stage = B.corpus_stage(config, rule)
-        columns = ["doc", "length", F.col("fps").alias("keys")]
-        sets = fp.select(*columns, *(["words"] if config.identity else []))
-        if config.keep.kind == "field":
-            value = F.col(str(config.keep.field)).alias("value")
-            sets = sets.join(docs.select(F.col(DOC).alias("doc"), value), "doc")
+        stage = D.packed_stage(B.corpus_stage(config, rule))
         out = sets.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
         counts = out.where(F.col("kind") == 1).first()
     columns = ["left", "right", "resemblance", "c_lr", "c_rl", "s_lr", "s_rl", "near_copy"]
@@ -1038,7 +1090,7 @@ def _rare_words_by_driver(fp: DataFrame, mine: pa.Table, labels: pa.Table) -> Da
 
 
 def _decisions(
-    docs: DataFrame,
+    values: DataFrame | None,
     fp: DataFrame,
     tmpl_sets: DataFrame | None,
     rare: DataFrame | None,
@@ -1055,9 +1107,6 @@ def _decisions(
 
     comps = component_labels(pairs.select(F.col("left").alias("src"), F.col("right").alias("dst")))
     comps = comps.select(F.col("node").alias("doc"), F.col("label").alias("comp"))
-    value = (F.col(str(config.keep.field)) if config.keep.kind == "field" else F.lit(None)).alias(
-        "value"
-    )
     empty = F.array().cast("array<long>")
     if tmpl_sets is None:
         tmpl_sets = fp.select("doc", empty.alias("tmpl")).where(F.lit(False))
@@ -1068,7 +1117,11 @@ def _decisions(
         names = ["words", F.coalesce("rare", empty).alias("rare")]
         no_names = [empty.alias("words"), empty.alias("rare")]
         with_sets = with_sets.join(rare, "doc", "left")
-    doc_rows = with_sets.join(docs.select(F.col(DOC).alias("doc"), value), "doc").select(
+    if values is None:
+        with_sets = with_sets.withColumn("value", F.lit(None))
+    else:
+        with_sets = with_sets.join(values, "doc")
+    doc_rows = with_sets.select(
         "comp",
         F.lit(0).alias("kind"),
         F.col("doc").alias("a"),

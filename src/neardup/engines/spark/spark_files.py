@@ -26,24 +26,37 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pyarrow as pa
 
 from neardup.dedup.config import DedupConfig
 from neardup.engines.local.pipeline import Inputs, guarantee, input_fields, run_parameters
-from neardup.engines.spark.spark_dedup import spark_dedup, timed, with_index
+from neardup.engines.spark.documents import (
+    DOCUMENT,
+    DOCUMENT_SCHEMA,
+    TEXT_SCHEMA,
+    line_stage,
+    line_text_stage,
+)
+from neardup.engines.spark.spark_dedup import (
+    DOC,
+    SparkDedup,
+    cached,
+    check_distinct_ids,
+    dedup_documents,
+    spark_dedup,
+    timed,
+    with_index,
+)
 from neardup.engines.spark.spark_review import review_frame
 from neardup.engines.spark.spark_session import spark_errors, spark_session
 from neardup.errors import ConfigError, InputError
 from neardup.io.files import read_through
 from neardup.io.formats import Format, LineFormat, named, spark_format_of
-from neardup.io.records import DEFAULT_MAX_TEXT_BYTES, BadRecord, ReadOptions
+from neardup.io.records import DEFAULT_MAX_TEXT_BYTES, ReadOptions
 from neardup.text.text_config import config_fingerprint
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
-
-PARSED_SCHEMA = "_row long, _id string, _text string, _record string, _bad string"
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 
 def run_spark_dedup(
@@ -82,8 +95,12 @@ def _run(
     started: float,
 ) -> dict[str, Any]:
     with timed("reading inputs"):
-        docs, bad = read_inputs(spark, inputs, source)
-    result = spark_dedup(docs, config, id_col="_id", text_col="_text", order="_row")
+        rows = read_inputs(spark, inputs, source)
+    if isinstance(source, LineFormat):
+        result, bad = _dedup_lines(rows, inputs, source, config)
+    else:
+        docs, bad = _checked(_columns(rows, inputs), inputs)
+        result = spark_dedup(docs, config, id_col="_id", text_col="_text", order="_row")
     out = out_dir.rstrip("/")
     writer_options = {"ignoreNullFields": "false"}
     writer = named(fmt).spark_writer
@@ -108,7 +125,7 @@ def _run(
             with timed(f"writing {name}"):
                 target.format(writer).save(f"{out}/{name}")
     with timed("writing review"):
-        review = review_frame(result, "_id", "_text", config.text)
+        review = review_frame(result, config.text)
         review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
     with timed("summary"):
         counts = result.summary()
@@ -190,11 +207,10 @@ def _local_files(path: str) -> list[Path]:
     return files
 
 
-def read_inputs(spark: SparkSession, inputs: Inputs, source: Format) -> tuple[DataFrame, list[str]]:
-    """Documents (``_row`` in input order, ``_id``, ``_text``, the record) and bad records
-    (raised unless ``skip_bad``; up to 20 examples returned), read as ``source`` says: the
-    lines of a LineFormat, parsed by the local reader's own function, or the columns of a
-    columnar format."""
+def read_inputs(spark: SparkSession, inputs: Inputs, source: Format) -> DataFrame:
+    """The rows of the inputs as ``source`` says Spark reads them (the lines of a
+    LineFormat as ``value``, the columns of a columnar format), each with ``_input`` (the
+    input's index), ``_pos`` (its number in its input, from 0) and ``_row`` (in input order)."""
     from pyspark.sql import functions as F
 
     frames = []
@@ -206,13 +222,14 @@ def read_inputs(spark: SparkSession, inputs: Inputs, source: Format) -> tuple[Da
     raw = frames[0]
     for frame in frames[1:]:
         raw = raw.unionByName(frame, allowMissingColumns=True)
-    numbered = with_index(raw, ["_input", "_file"], "_row", position="_pos")
-    if isinstance(source, LineFormat):
-        parse = _line_stage(inputs, source)
-        parsed = numbered.select("value", "_input", "_pos", "_row").mapInArrow(parse, PARSED_SCHEMA)
-    else:
-        parsed = _columns(numbered, inputs)
-    parsed = parsed.localCheckpoint()
+    return with_index(raw, ["_input", "_file"], "_row", position="_pos")
+
+
+def _checked(parsed: DataFrame, inputs: Inputs) -> tuple[DataFrame, list[str]]:
+    """The rows of ``parsed`` that are not bad records (``_bad`` null), and the bad records'
+    messages (the first raised unless ``skip_bad``; up to 20 examples returned)."""
+    from pyspark.sql import functions as F
+
     bad_rows = parsed.where(F.col("_bad").isNotNull())
     first = bad_rows.agg(F.min("_row")).first()[0]
     bad: list[str] = []
@@ -223,49 +240,64 @@ def read_inputs(spark: SparkSession, inputs: Inputs, source: Format) -> tuple[Da
     return parsed.where(F.col("_bad").isNull()).drop("_bad"), bad
 
 
-def _line_stage(inputs: Inputs, source: LineFormat) -> Any:
-    """Lines → ``_row, _id, _text, _record, _bad`` by the local reader's own line parser."""
+def _dedup_lines(
+    lines: DataFrame, inputs: Inputs, source: LineFormat, config: DedupConfig
+) -> tuple[SparkDedup, list[str]]:
+    """The dedup of the numbered lines of LineFormat inputs, each parsed and fingerprinted in
+    one pass (:func:`neardup.engines.spark.documents.line_stage`); the records kept and
+    removed are the lines as stored (``_record``: without trailing whitespace, nor a BOM
+    on an input's first line, as the local engine copies them), the texts the review reads
+    parsed again from their lines alone."""
+    from pyspark.sql import functions as F
+
+    if config.keep.kind == "field":
+        raise ConfigError(
+            f"--keep field:{config.keep.field} needs the local engine with {source.title} inputs"
+        )
     paths = list(inputs.paths)
     opts = ReadOptions(inputs.id_field, inputs.text_field, DEFAULT_MAX_TEXT_BYTES, len(paths) > 1)
-    parse_line = source.parse_line
+    numbered = lines.select("value", "_input", "_pos", "_row")
+    with timed("fingerprints and keys"):
+        stage = line_stage(config, source, paths, opts)
+        with timed("lines parsed and fingerprinted"):
+            prints = cached(numbered.mapInArrow(stage, DOCUMENT_SCHEMA))
+        found = prints.where(F.col("kind") == DOCUMENT).select(
+            F.col("doc").alias("_row"), F.col("id").alias("_id"), F.col("bad").alias("_bad")
+        )
+        with timed("bad records"):
+            good, bad = _checked(found, inputs)
+        with timed("distinct ids"):
+            check_distinct_ids(good, "_id")
+    record = _stored(F.col("value"), F.col("_pos"))
+    rows = lines.withColumn("_record", record).where(F.col("_record") != "")
+    if bad:  # the lines of bad records are neither kept nor removed
+        skipped = found.where(F.col("_bad").isNotNull()).select("_row")
+        rows = rows.join(skipped, "_row", "left_anti")
+    rows = rows.withColumn(DOC, F.col("_row"))
+    texts_of = line_text_stage(source, paths, opts)
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            out: dict[str, list[Any]] = {k: [] for k in ("_row", "_id", "_text", "_record", "_bad")}
-            lines = batch.column("value").to_pylist()
-            sources = batch.column("_input").to_pylist()
-            positions = np.asarray(batch.column("_pos").to_numpy(zero_copy_only=False))
-            rows = np.asarray(batch.column("_row").to_numpy(zero_copy_only=False))
-            for line, index, pos, row in zip(lines, sources, positions, rows, strict=True):
-                if not line or line.isspace():
-                    continue
-                item = parse_line(line.encode("utf-8"), paths[index], int(pos) + 1, opts)
-                out["_row"].append(int(row))
-                if isinstance(item, BadRecord):
-                    out["_id"].append(None)
-                    out["_text"].append(None)
-                    out["_record"].append(None)
-                    out["_bad"].append(str(item))
-                else:
-                    out["_id"].append(item.id)
-                    out["_text"].append(item.text)
-                    stored = line.rstrip()  # the line as stored: copied, not serialized again
-                    out["_record"].append(stored.removeprefix("\ufeff") if pos == 0 else stored)
-                    out["_bad"].append(None)
-            yield pa.RecordBatch.from_pydict(out, schema=_PARSED)
+    def texts(wanted: DataFrame) -> DataFrame:
+        held = numbered.join(wanted.select(F.col("doc").alias("_row")), "_row")
+        return held.select("value", "_input", "_pos", "_row").mapInArrow(texts_of, TEXT_SCHEMA)
 
-    return run
+    result = dedup_documents(prints, rows, None, texts, config)
+    return result, bad
 
 
-_PARSED = pa.schema(
-    [
-        ("_row", pa.int64()),
-        ("_id", pa.string()),
-        ("_text", pa.string()),
-        ("_record", pa.string()),
-        ("_bad", pa.string()),
-    ]
-)
+# what bytes.rstrip() takes off a line, as a Java regular expression
+_TRAILING = "[ \\t\\r\\x0B\\f]+\\z"
+
+
+def _stored(line: Column, position: Column) -> Column:
+    """A record's line as the local engine stores it: without trailing whitespace (what
+    ``bytes.rstrip`` takes), and without a BOM at the start of an input."""
+    from pyspark.sql import functions as F
+
+    ends_spaced = F.lit(False)
+    for space in (" ", "\t", "\r", "\x0b", "\x0c"):
+        ends_spaced = ends_spaced | line.endswith(space)
+    trimmed = F.when(ends_spaced, F.regexp_replace(line, _TRAILING, "")).otherwise(line)
+    return F.when(position == 0, F.regexp_replace(trimmed, "^\ufeff", "")).otherwise(trimmed)
 
 
 def _duplicate_of_appended(source: LineFormat) -> Any:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from neardup.engines.local.review import MAX_REVIEWED, review_records
-from neardup.engines.spark.spark_dedup import DOC
+from neardup.engines.spark.spark_dedup import timed
 from neardup.text.text_config import TextConfig
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ _ARROW = pa.schema(
 )
 
 
-def review_frame(result: SparkDedup, id_col: str, text_col: str, text: TextConfig) -> DataFrame:
+def review_frame(result: SparkDedup, text: TextConfig) -> DataFrame:
     """``id, keeper, containment, score, missing, missing_passages`` of every removal,
     ordered weakest first (containment, score, input order), as ``review.jsonl``.
 
@@ -52,16 +52,16 @@ def review_frame(result: SparkDedup, id_col: str, text_col: str, text: TextConfi
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    docs = result.documents.select(
-        F.col(DOC).alias("doc"), F.col(id_col).alias("id"), F.col(text_col).alias("text")
-    )
     moved = result.decisions.where(F.col("keep_of") != F.col("doc")).select("doc", "keep_of")
-    gone = docs.join(result.small(moved), "doc")
-    keepers = docs.select(
+    wanted = moved.select("doc").unionByName(moved.select(F.col("keep_of").alias("doc")))
+    with timed("review: texts"):
+        texts = result.texts(wanted.distinct()).localCheckpoint()  # read twice, parsed once
+    gone = texts.join(moved, "doc")
+    keepers = texts.select(
         F.col("doc").alias("keep_of"),
         F.col("id").alias("keeper"),
         F.col("text").alias("keeper_text"),
-    ).join(result.small(moved.select("keep_of").distinct()), "keep_of", "left_semi")
+    )
     pairs = result.verified
     held = pairs.select(
         F.col("left").alias("doc"),
@@ -89,7 +89,8 @@ def review_frame(result: SparkDedup, id_col: str, text_col: str, text: TextConfi
             F.col("doc").alias("_row"),
         )
     )
-    reviewed = rows.mapInArrow(_stage(text), REVIEW_SCHEMA).localCheckpoint()
+    with timed("review: passages"):
+        reviewed = rows.mapInArrow(_stage(text), REVIEW_SCHEMA).localCheckpoint()
     order = (F.col("containment").asc_nulls_last(), F.col("score").asc_nulls_last(), "_row")
     # as the local engine: passages for the weakest MAX_REVIEWED removals that lack something
     lossy = F.col("containment").isNull() | (F.col("containment") != 1.0)

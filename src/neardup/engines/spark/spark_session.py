@@ -306,7 +306,7 @@ def _probe() -> Callable[[int], tuple[str | None, str | None, str, str]]:
             import neardup
 
             version = getattr(neardup, "__version__", "unknown")
-            import neardup.engines.spark.batches  # numpy, numba, pyarrow: what the stages import
+            import neardup.engines.spark.documents  # numpy, numba, pyarrow: what the stages import
         except Exception as exc:
             return version, f"{type(exc).__name__}: {exc}", python, socket.gethostname()
         return version, None, python, socket.gethostname()

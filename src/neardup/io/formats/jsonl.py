@@ -18,7 +18,7 @@ from neardup.io.records import Item, ReadOptions
 from neardup.io.writers import JsonlSink
 
 if TYPE_CHECKING:
-    from neardup.io.blocks import BatchSource
+    from neardup.io.blocks import BatchSource, TextBatch
 
 __all__ = ["FORMAT", "JsonlFormat"]
 
@@ -40,6 +40,15 @@ class JsonlFormat(LineFormat):
 
     def parse_line(self, raw: bytes, source: str, lineno: int, opts: ReadOptions) -> Item:
         return jsonl_item(raw, source, lineno, opts)
+
+    def parse_lines(
+        self, block: bytes, count: int, first_line: int, index: int, source: str, opts: ReadOptions
+    ) -> TextBatch:
+        """Read by Arrow where it reads them exactly as :meth:`parse_line` would
+        (:func:`neardup.io.blocks.parse_block`), else line by line."""
+        from neardup.io.blocks import parse_block
+
+        return parse_block(block, count, first_line, index, source, opts)
 
     def with_duplicate_of(self, line: bytes, keeper: str) -> bytes:
         return with_duplicate_of(line, keeper)

@@ -32,7 +32,7 @@ from neardup.io.records import BadRecord, Document, Item, ReadOptions, line_limi
 from neardup.util.extras import zstandard
 
 if TYPE_CHECKING:
-    from neardup.io.blocks import BatchSource
+    from neardup.io.blocks import BatchSource, TextBatch
     from neardup.io.writers import Sink
 
 __all__ = ["Format", "LineFormat"]
@@ -160,6 +160,16 @@ class LineFormat(Format):
     @abstractmethod
     def with_duplicate_of(self, line: bytes, keeper: str) -> bytes:
         """A record's line as stored with ``_duplicate_of: keeper`` added."""
+
+    def parse_lines(
+        self, block: bytes, count: int, first_line: int, index: int, source: str, opts: ReadOptions
+    ) -> TextBatch:
+        """The documents and bad records of ``count`` whole lines joined by b"\\n" (blank ones
+        skipped), the first of them line ``first_line`` of input ``index``, named ``source``:
+        as :meth:`parse_line` reads each of them."""
+        from neardup.io.blocks import lines_one_by_one
+
+        return lines_one_by_one(self.parse_line, block, count, first_line, index, source, opts)
 
     def text_of_line(self, line: bytes, text_field: str) -> str:
         """The text of a record's line as stored (a line that was read as a document)."""
