@@ -621,3 +621,24 @@ def test_cli_spark_engine_copies_lines_as_the_local_engine(spark, tmp_path):
     assert spark_summary["bad_records"] == 1
     kept = spark_lines(tmp_path / "spark" / "kept")
     assert any(line.startswith('{"id": "a"') for line in kept)  # no BOM, no trailing spaces
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--keep", "field:rank"], "--keep field:rank needs the local engine with JSONL inputs"),
+        (["--format", "parquet"], "writes the records of JSONL inputs as JSONL only"),
+    ],
+)
+def test_what_the_spark_engine_does_not_do_with_jsonl_is_refused_before_spark_starts(
+    tmp_path, option, message
+):
+    from clirun import neardup
+
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"id": "a", "text": "one two three"}\n')
+    done = neardup("dedup", str(path), "--out", str(tmp_path / "o"), "--engine", "spark", *option)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "o").exists()

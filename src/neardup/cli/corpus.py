@@ -230,12 +230,13 @@ def dedup(
         option = "--master" if master is not None else "--spark-conf"
         raise click.UsageError(f"{option} goes with --engine spark")
     if engine == "spark":
-        from neardup.engines.spark.spark_files import run_spark_dedup
+        from neardup.engines.spark.spark_files import check_options, run_spark_dedup
         from neardup.engines.spark.spark_session import check_master, parse_settings
 
         with bad_options():
             check_master(master)
             settings_of_spark = parse_settings(spark_conf)
+            check_options(source, settings, fmt)
         summary = run_spark_dedup(source, out_dir, settings, fmt, master, settings_of_spark)
         _print_summary(summary, out_dir)
         return

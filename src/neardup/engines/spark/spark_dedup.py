@@ -123,6 +123,7 @@ class SparkDedup:
     removed: DataFrame
     decisions: DataFrame  # doc, keep_of, label, keeper, declined for documents in a pair
     stats: dict[str, DataFrame | int]
+    ids: DataFrame  # doc, id of every document
     texts: Callable[[DataFrame], DataFrame]  # doc, id, text of a frame of documents (doc)
     verified: DataFrame  # the pairs at the threshold by number: left, right, s_lr, s_rl, c_lr …
     small: Callable[[DataFrame], DataFrame]  # a frame of ≤ a row per decided document, to join
@@ -296,6 +297,7 @@ def dedup_documents(
             "templates": templates,
             "declined": decisions.agg(F.sum("declined")),
         },
+        ids=ids,
         texts=lambda wanted: texts(small(wanted)),
         verified=at_threshold,
         small=small,
@@ -357,17 +359,10 @@ def _check_documents(docs: DataFrame, id_col: str, text_col: str) -> None:
 
 
 def check_distinct_ids(docs: DataFrame, id_col: str) -> None:
-    """InputError naming an id that two documents hold, if any: the ids' 64-bit hashes
-    counted first (a shuffle of numbers, not of strings), the ids themselves only where a
-    hash is held twice."""
+    """InputError naming an id that two documents hold, if any."""
     from pyspark.sql import functions as F
 
-    hashed = docs.select(F.xxhash64(id_col).alias("_hash"), id_col)
-    shared = hashed.groupBy("_hash").count().where(F.col("count") > 1).select("_hash")
-    if shared.first() is None:
-        return
-    held = hashed.join(F.broadcast(shared.limit(1 << 20)), "_hash")
-    twice = held.groupBy(id_col).count().where(F.col("count") > 1).first()
+    twice = docs.groupBy(id_col).count().where(F.col("count") > 1).first()
     if twice is not None:
         raise InputError(f"duplicate id {twice[id_col]!r} ({twice['count']} documents)")
 

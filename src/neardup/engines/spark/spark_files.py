@@ -71,18 +71,32 @@ def run_spark_dedup(
     Spark settings of the session. Errors of Spark are one line naming the log that holds
     their stack (:mod:`.spark_session`)."""
     started = time.perf_counter()
-    source = spark_format_of(inputs.paths)
-    lines = isinstance(source, LineFormat)  # records kept as their lines
-    if lines:
+    source = check_options(inputs, config, fmt)
+    if isinstance(source, LineFormat):
         check_compressed(inputs.paths)
-    if lines and fmt != source.name:
-        title = source.title
-        raise ConfigError(f"--engine spark writes the records of {title} inputs as {title} only")
     with timed("starting Spark"):
         spark = spark_session(master, settings)
     with spark_errors("Spark failed"):
         check_output(spark, out_dir.rstrip("/"))
         return _run(spark, inputs, out_dir, config, fmt, source, started)
+
+
+def check_options(inputs: Inputs, config: DedupConfig, fmt: str) -> Format:
+    """The inputs' format, as Spark reads it; ConfigError for what the Spark engine does not
+    do with it (records of a format of lines written in another format; the keep field of
+    a record of JSONL), before Spark starts."""
+    source = spark_format_of(inputs.paths)
+    if isinstance(source, LineFormat):  # records kept as their lines
+        title = source.title
+        if fmt != source.name:
+            raise ConfigError(
+                f"--engine spark writes the records of {title} inputs as {title} only"
+            )
+        if config.keep.kind == "field":
+            raise ConfigError(
+                f"--keep field:{config.keep.field} needs the local engine with {title} inputs"
+            )
+    return source
 
 
 def _run(
@@ -250,10 +264,6 @@ def _dedup_lines(
     parsed again from their lines alone."""
     from pyspark.sql import functions as F
 
-    if config.keep.kind == "field":
-        raise ConfigError(
-            f"--keep field:{config.keep.field} needs the local engine with {source.title} inputs"
-        )
     paths = list(inputs.paths)
     opts = ReadOptions(inputs.id_field, inputs.text_field, DEFAULT_MAX_TEXT_BYTES, len(paths) > 1)
     numbered = lines.select("value", "_input", "_pos", "_row")

@@ -43,25 +43,19 @@ def review_frame(result: SparkDedup, text: TextConfig) -> DataFrame:
     """``id, keeper, containment, score, missing, missing_passages`` of every removal,
     ordered weakest first (containment, score, input order), as ``review.jsonl``.
 
-    Built from the run's decisions and verified pairs by document number: only the removed
-    documents and their keepers bring their texts (the removals broadcast to the input rows
-    when few: no text shuffled), and each removal meets the pair of the two (either way
-    round) by number. The reviewed rows (one per removal) are computed
-    here and kept: the ordering samples its input before sorting it, which would otherwise
-    review every removal twice."""
+    Built from the run's decisions and verified pairs by document number: each removal
+    meets its keeper's id and the pair of the two (either way round); as the local engine,
+    only the weakest ``MAX_REVIEWED`` removals that lack something get their missing
+    passages, so only they and their keepers bring their texts (read again from the inputs:
+    :attr:`SparkDedup.texts`). A lossless removal lacks nothing (no passage); a later lossy
+    one has ``missing`` and ``missing_passages`` null. The reviewed rows are computed here and
+    kept: the ordering samples its input before sorting it, which would otherwise review
+    every removal twice."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     moved = result.decisions.where(F.col("keep_of") != F.col("doc")).select("doc", "keep_of")
-    wanted = moved.select("doc").unionByName(moved.select(F.col("keep_of").alias("doc")))
-    with timed("review: texts"):
-        texts = result.texts(wanted.distinct()).localCheckpoint()  # read twice, parsed once
-    gone = texts.join(moved, "doc")
-    keepers = texts.select(
-        F.col("doc").alias("keep_of"),
-        F.col("id").alias("keeper"),
-        F.col("text").alias("keeper_text"),
-    )
+    keepers = result.ids.select(F.col("doc").alias("keep_of"), F.col("id").alias("keeper"))
     pairs = result.verified
     held = pairs.select(
         F.col("left").alias("doc"),
@@ -76,28 +70,41 @@ def review_frame(result: SparkDedup, text: TextConfig) -> DataFrame:
             F.col("s_rl").alias("score"),
         )
     )
-    rows = (
-        gone.join(keepers, "keep_of")
-        .join(held, ["doc", "keep_of"], "left")
-        .select(
-            "id",
-            "keeper",
-            "text",
-            "keeper_text",
-            "containment",
-            "score",
-            F.col("doc").alias("_row"),
-        )
-    )
-    with timed("review: passages"):
-        reviewed = rows.mapInArrow(_stage(text), REVIEW_SCHEMA).localCheckpoint()
     order = (F.col("containment").asc_nulls_last(), F.col("score").asc_nulls_last(), "_row")
-    # as the local engine: passages for the weakest MAX_REVIEWED removals that lack something
     lossy = F.col("containment").isNull() | (F.col("containment") != 1.0)
     earlier = Window.orderBy(*order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    beyond = lossy & (F.sum(lossy.cast("long")).over(earlier) > MAX_REVIEWED)
-    for column in ("missing", "missing_passages"):
-        reviewed = reviewed.withColumn(column, F.when(beyond, None).otherwise(F.col(column)))
+    with timed("review: removals"):
+        removals = (
+            moved.join(result.ids, "doc")
+            .join(keepers, "keep_of")
+            .join(held, ["doc", "keep_of"], "left")
+            .withColumn("_row", F.col("doc"))
+            .withColumn("_lossy", lossy)
+            .withColumn(
+                "_passages", lossy & (F.sum(lossy.cast("long")).over(earlier) <= MAX_REVIEWED)
+            )
+            .localCheckpoint()
+        )
+    wanted = removals.where("_passages")
+    needed = wanted.select("doc").unionByName(wanted.select(F.col("keep_of").alias("doc")))
+    with timed("review: texts"):
+        texts = result.texts(needed.distinct()).localCheckpoint()  # read twice, parsed once
+    rows = wanted.join(texts.select("doc", "text"), "doc").join(
+        texts.select(F.col("doc").alias("keep_of"), F.col("text").alias("keeper_text")),
+        "keep_of",
+    )
+    columns = ["id", "keeper", "containment", "score"]
+    found = rows.select(*columns, "text", "keeper_text", "_row")
+    none = F.lit(None)
+    others = removals.where(~F.col("_passages")).select(
+        *columns,
+        F.when(F.col("_lossy"), none).otherwise(F.array()).cast("array<string>").alias("missing"),
+        F.when(F.col("_lossy"), none).otherwise(F.lit(0)).cast("long").alias("missing_passages"),
+        "_row",
+    )
+    with timed("review: passages"):
+        reviewed = found.mapInArrow(_stage(text), REVIEW_SCHEMA).unionByName(others)
+        reviewed = reviewed.localCheckpoint()
     return reviewed.orderBy(*order).drop("_row")
 
 
