@@ -95,7 +95,8 @@ def list_array(values: np.ndarray, offsets: np.ndarray) -> pa.ListArray:
     )
 
 
-def _ints(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
+def column_ints(batch: pa.RecordBatch | pa.Table, name: str) -> np.ndarray:
+    """The integer column ``name`` as int64."""
     return np.asarray(batch.column(name).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
@@ -119,7 +120,7 @@ def grouped(batches: Iterator[pa.RecordBatch], column: str) -> Iterator[pa.Table
     group of millions of rows) costs no more than its rows."""
     pending: list[pa.RecordBatch] = []
     for batch in batches:
-        keys = _ints(batch, column)
+        keys = column_ints(batch, column)
         if keys.size == 0:
             continue
         # the rows before the batch's last group end their groups (and the pending one)
@@ -199,7 +200,7 @@ def merge_stage(bitset: bool) -> Stage:
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for table in grouped(batches, "chunk"):
-            chunk = _ints(table, "chunk")
+            chunk = column_ints(table, "chunk")
             starts = np.flatnonzero(np.r_[True, chunk[1:] != chunk[:-1]])
             data = table.column("data").to_pylist()
             merged = []
@@ -382,7 +383,7 @@ def _by_doc(
     lists: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in columns]
     plain: dict[str, list[pa.Array]] = {name: [] for name in scalars}
     for batch in batches:
-        docs.append(_ints(batch, "doc"))
+        docs.append(column_ints(batch, "doc"))
         for held, name in zip(lists, columns, strict=True):
             held.append(flat_lists(batch.column(name)))
         for name, parts in plain.items():
@@ -470,8 +471,8 @@ def scatter_stage(
         for batch in batches:
             values = [_flat(batch.column(c)) for c in columns]
             offsets = np.asarray(batch.column(columns[0]).offsets, dtype=np.int64)
-            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
-            values += [np.repeat(_ints(batch, c), np.diff(offsets)) for c in repeated]
+            docs = np.repeat(column_ints(batch, "doc"), np.diff(offsets))
+            values += [np.repeat(column_ints(batch, c), np.diff(offsets)) for c in repeated]
             keep = np.ones(docs.size, dtype=bool)
             if most is not None:
                 keep = _flat(batch.column("count")) <= most
@@ -742,17 +743,17 @@ def with_sets_stage(inner: SetsStage, sets: list[str], rows: int) -> Stage:
     sets are copied once (into one array a column), never filtered out of the rows."""
 
     def batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
-        kind = _ints(table, "kind")
+        kind = column_ints(table, "kind")
         docs = np.flatnonzero(kind == 0)
         pairs = table.filter(pa.array(kind == 1))
-        ids = _ints(table, "left")[docs]
+        ids = column_ints(table, "left")[docs]
         order = np.argsort(ids, kind="stable")
         ids = ids[order]
         of_pairs = inner({name: _doc_sets(table.column(name), docs) for name in sets})
         for start in range(0, pairs.num_rows, rows):
             chunk = pairs.slice(start, rows)
-            left = order[np.searchsorted(ids, _ints(chunk, "left"))]
-            right = order[np.searchsorted(ids, _ints(chunk, "right"))]
+            left = order[np.searchsorted(ids, column_ints(chunk, "left"))]
+            right = order[np.searchsorted(ids, column_ints(chunk, "right"))]
             yield of_pairs(chunk, left, right)
 
     def run(groups: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -785,8 +786,8 @@ def measure_stage(config: DedupConfig) -> SetsStage:
             m = measure_pairs(values, offsets, left, right, config)
             return _batch(
                 {
-                    "left": _ints(chunk, "left"),
-                    "right": _ints(chunk, "right"),
+                    "left": column_ints(chunk, "left"),
+                    "right": column_ints(chunk, "right"),
                     "shared": m.shared,
                     "resemblance": m.resemblance,
                     "c_lr": m.c_lr,
@@ -809,8 +810,8 @@ def template_stage(config: DedupConfig) -> Stage:
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            f = _ints(batch, "f")
-            keep = reaches_template(f.view(np.uint64), _ints(batch, "n"), config.template_df)
+            f = column_ints(batch, "f")
+            keep = reaches_template(f.view(np.uint64), column_ints(batch, "n"), config.template_df)
             yield _batch({"f": f[keep]})
 
     return run
@@ -834,12 +835,12 @@ def content_stage(config: DedupConfig) -> SetsStage:
 
         def of_pairs(chunk: pa.Table, left: np.ndarray, right: np.ndarray) -> pa.RecordBatch:
             template = unique(_gather(*sets["tmpl"], unique(np.concatenate((left, right)))))
-            shared = _ints(chunk, "shared")
+            shared = column_ints(chunk, "shared")
             s_lr, s_rl = content_scores(values, offsets, left, right, shared, template, config)
             return _batch(
                 {
-                    "left": _ints(chunk, "left"),
-                    "right": _ints(chunk, "right"),
+                    "left": column_ints(chunk, "left"),
+                    "right": column_ints(chunk, "right"),
                     "s_lr": s_lr,
                     "s_rl": s_rl,
                 }
@@ -869,12 +870,12 @@ def decision_stage(config: DedupConfig) -> Stage:
 
 
 def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
-    kind = _ints(table, "kind")
+    kind = column_ints(table, "kind")
     is_doc = kind == 0
-    a, b = _ints(table, "a"), _ints(table, "b")
+    a, b = column_ints(table, "a"), column_ints(table, "b")
     order = np.argsort(a[is_doc], kind="stable")
     docs = a[is_doc][order]
-    lengths = _ints(table, "length")[is_doc][order]
+    lengths = column_ints(table, "length")[is_doc][order]
     values = None
     if config.keep.kind == "field":
         column = table.column("value").to_numpy(zero_copy_only=False)
@@ -948,7 +949,7 @@ def word_groups_stage(
         for batch in batches:
             values, offsets = flat_lists(batch.column("words"))
             values = values & WORD  # the words, without their marks
-            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            docs = np.repeat(column_ints(batch, "doc"), np.diff(offsets))
             hit = members(values, wanted)
             docs, words = docs[hit], values[hit]
             groups = docs.copy()
@@ -1001,7 +1002,7 @@ def held_counts_stage(wanted: np.ndarray, skip: np.ndarray) -> Stage:
         found = []
         for batch in batches:
             values, offsets = flat_lists(batch.column("fps"))
-            docs = np.repeat(_ints(batch, "doc"), np.diff(offsets))
+            docs = np.repeat(column_ints(batch, "doc"), np.diff(offsets))
             found.append(values[members(values, wanted) & ~members(docs, skip)])
         held = np.concatenate(found or [np.empty(0, np.uint64)])
         if held.size:

@@ -29,7 +29,12 @@ import pyarrow as pa
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.flow import fingerprint_texts
-from neardup.engines.spark.batches import distinct_keys, keys_are_fingerprints, list_array
+from neardup.engines.spark.batches import (
+    column_ints,
+    distinct_keys,
+    keys_are_fingerprints,
+    list_array,
+)
 from neardup.fingerprints.word_kernels import word_sets_of
 from neardup.io.blocks import TextBatch, utf8_spans
 from neardup.io.records import Document
@@ -69,7 +74,7 @@ def text_stage(config: DedupConfig, value: bool = False) -> Stage:
         method = config.build_method()
         for batch in batches:
             texts = utf8_spans(batch.column("text"))  # the column's bytes: no Python strings
-            docs = np.asarray(batch.column("doc").to_numpy(zero_copy_only=False), np.int64)
+            docs = column_ints(batch, "doc")
             values = batch.column("value") if value else None
             yield _documents(config, method, docs, None, texts, None, values)
 
@@ -103,9 +108,9 @@ def line_text_stage(source: LineFormat, paths: Sequence[str], opts: ReadOptions)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            inputs = _ints(batch, "_input").tolist()
-            positions = _ints(batch, "_pos").tolist()
-            rows = _ints(batch, "_row").tolist()
+            inputs = column_ints(batch, "_input").tolist()
+            positions = column_ints(batch, "_pos").tolist()
+            rows = column_ints(batch, "_row").tolist()
             out: dict[str, list[object]] = {"doc": [], "id": [], "text": []}
             for line, index, pos, row in zip(
                 batch.column("value").to_pylist(), inputs, positions, rows, strict=True
@@ -128,9 +133,9 @@ def _blocks(
 ) -> Iterator[tuple[TextBatch, Callable[[Sequence[int]], np.ndarray]]]:
     """Each run of consecutive lines of one input in ``batch``, parsed, with what gives the
     ``_row`` of its line numbers."""
-    inputs = _ints(batch, "_input")
-    positions = _ints(batch, "_pos")
-    numbers = _ints(batch, "_row")
+    inputs = column_ints(batch, "_input")
+    positions = column_ints(batch, "_pos")
+    numbers = column_ints(batch, "_row")
     data, starts, ends = utf8_spans(batch.column("value"))
     view = memoryview(data)
     breaks = (inputs[1:] != inputs[:-1]) | (positions[1:] != positions[:-1] + 1)
@@ -253,7 +258,3 @@ def columns_stage(names: Sequence[str]) -> Stage:
             yield batch.select(list(names))
 
     return run
-
-
-def _ints(batch: pa.RecordBatch, name: str) -> np.ndarray:
-    return np.asarray(batch.column(name).to_numpy(zero_copy_only=False), dtype=np.int64)
