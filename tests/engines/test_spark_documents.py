@@ -140,3 +140,25 @@ def test_a_dataframe_s_texts_packed_and_read_back_a_row_a_document():
     assert back.column("value").to_pylist() == [1.5, 2.5, None, 0.5, 3.0] * 2
     fps = np.asarray(back.column("fps").combine_chunks().values, np.int64).view(np.uint64)
     assert fps.tolist() == alone.prints.values.tolist() * 2
+
+
+def test_sets_larger_than_a_row_holds_are_packed_in_slices_read_back_whole(monkeypatch):
+    """A batch whose sets exceed PACKED_BYTES goes out in several rows of kind SETS, each
+    about that size: unpacked, they are the batch's sets, in order."""
+    from neardup.engines.spark import documents
+
+    config = DedupConfig()
+    texts = [_text(s) for s in range(40)]
+    batch = pa.RecordBatch.from_pydict({"doc": pa.array(range(40), pa.int64()), "text": texts})
+    whole = pa.Table.from_batches(list(text_stage(config)(iter([batch]))))
+    assert whole.column("kind").to_pylist().count(SETS) == 1
+    monkeypatch.setattr(documents, "PACKED_BYTES", 2_000)
+    out = pa.Table.from_batches(list(text_stage(config)(iter([batch]))))
+    kinds = out.column("kind").to_pylist()
+    assert kinds[:40] == [DOCUMENT] * 40
+    assert kinds.count(SETS) >= 10
+    blobs = [b.as_py() for b in out.column("sets") if b.is_valid]
+    assert max(map(len, blobs)) < 4 * 2_000
+    sets = pa.Table.from_batches(list(unpacked(iter(out.to_batches()))))
+    alone = pa.Table.from_batches(list(unpacked(iter(whole.to_batches()))))
+    assert sets.equals(alone)

@@ -7,10 +7,10 @@ the worker (:data:`DOCUMENT_SCHEMA`):
 
 - a row per document (``kind`` 0): its number, id, length, set size and count of index keys,
   or the bad record a line holds (``bad``);
-- a row per batch (``kind`` 1): every set of the batch's documents (fingerprints, the
-  method's keys, the identity check's words, the keep field's value) as one Arrow IPC
-  stream in ``sets`` — Spark moves it as one binary value, where sets as ``array<long>``
-  cost the JVM a conversion per element at every crossing.
+- rows of ``kind`` 1: the sets of the batch's documents (fingerprints, the method's keys,
+  the identity check's words, the keep field's value), a slice of documents a row, each an
+  Arrow IPC stream in ``sets`` — Spark moves it as one binary value, where sets as
+  ``array<long>`` cost the JVM a conversion per element at every crossing.
 
 :func:`unpacked` reads those streams back as record batches (``doc, length, size, fps[,
 keys][, words][, value]``, each set sorted and distinct): the one task of a small corpus reads
@@ -193,40 +193,52 @@ def _documents(
         sets["value"] = values
     bad_docs, messages = bad if bad is not None else (np.empty(0, np.int64), [])
     m = len(messages)
-    kind = np.r_[np.full(n + m, DOCUMENT, np.int32), np.int32(SETS)]
-    nothing = np.zeros(m, np.int64)
+    packed = _packed(pa.RecordBatch.from_pydict(sets), n + m)
+    c = len(packed) - n - m
+    kind = np.r_[np.full(n + m, DOCUMENT, np.int32), np.full(c, SETS, np.int32)]
+    nothing = np.zeros(m + c, np.int64)
     columns = [
         pa.array(kind),
-        pa.array(np.r_[docs, bad_docs, -1]),
-        pa.array([*(ids if ids is not None else [None] * n), *[None] * (m + 1)], pa.string()),
-        pa.array([*[None] * n, *messages, None], pa.string()),
-        pa.array(np.r_[length, nothing, 0]),
-        pa.array(np.r_[size, nothing, 0]),
-        pa.array(np.r_[keys, nothing, 0]),
-        _with_last(pa.nulls(n + m, pa.binary()), _stream(pa.RecordBatch.from_pydict(sets))),
+        pa.array(np.r_[docs, bad_docs, np.full(c, -1)]),
+        pa.array([*(ids if ids is not None else [None] * n), *[None] * (m + c)], pa.string()),
+        pa.array([*[None] * n, *messages, *[None] * c], pa.string()),
+        pa.array(np.r_[length, nothing]),
+        pa.array(np.r_[size, nothing]),
+        pa.array(np.r_[keys, nothing]),
+        packed,
     ]
     return pa.RecordBatch.from_arrays(columns, schema=_DOCUMENTS)
 
 
-def _stream(batch: pa.RecordBatch) -> pa.Buffer:
+PACKED_BYTES = 1 << 20
+"""About the most bytes of sets a row of kind :data:`SETS` holds (at least one document's):
+the JVM copies each binary value whole, several times, and its collector moves large
+arrays that live long at a cost well above their copy."""
+
+
+def _packed(sets: pa.RecordBatch, nulls: int) -> pa.Array:
+    """A binary column: ``nulls`` nulls, then ``sets`` in slices of about
+    :data:`PACKED_BYTES`, each an Arrow IPC stream, written into one buffer."""
+    rows = sets.num_rows
+    step = max(1, rows * PACKED_BYTES // max(sets.nbytes, 1))
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, batch.schema) as writer:
-        writer.write_batch(batch)
-    return sink.getvalue()
-
-
-def _with_last(nulls: pa.Array, blob: pa.Buffer) -> pa.Array:
-    """``nulls`` (binary) and then ``blob``, without copying it."""
-    rows = len(nulls) + 1
-    offsets = np.zeros(rows + 1, dtype=np.int32)
-    offsets[-1] = blob.size
-    validity = np.zeros(rows, dtype=bool)
-    validity[-1] = True
+    ends = [0]
+    for start in range(0, max(rows, 1), step):
+        with pa.ipc.new_stream(sink, sets.schema) as writer:
+            writer.write_batch(sets.slice(start, step))
+        ends.append(sink.tell())
+    count = nulls + len(ends) - 1
+    offsets = np.r_[np.zeros(nulls, np.int64), ends].astype(np.int32)
+    validity = np.arange(count) >= nulls
     return pa.Array.from_buffers(
         pa.binary(),
-        rows,
-        [pa.py_buffer(np.packbits(validity, bitorder="little")), pa.py_buffer(offsets), blob],
-        null_count=rows - 1,
+        count,
+        [
+            pa.py_buffer(np.packbits(validity, bitorder="little")),
+            pa.py_buffer(offsets),
+            sink.getvalue(),
+        ],
+        null_count=nulls,
     )
 
 

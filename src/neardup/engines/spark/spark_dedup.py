@@ -210,7 +210,7 @@ def spark_dedup(
         columns.append(F.col(str(config.keep.field)).alias("value"))
     with timed("fingerprints and keys"):
         stage = D.text_stage(config, values is not None)
-        prints = cached(docs.select(*columns).mapInArrow(stage, D.DOCUMENT_SCHEMA))
+        prints = cached(docs.select(*columns).mapInArrow(stage, D.DOCUMENT_SCHEMA), on_disk=True)
     ids = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"))
     named = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"), columns[1])
     return dedup_documents(
@@ -378,11 +378,13 @@ def by_doc(df: DataFrame) -> DataFrame:
     return out
 
 
-def cached(df: DataFrame) -> DataFrame:
-    """``df`` cached (memory, else disk) and computed."""
+def cached(df: DataFrame, on_disk: bool = False) -> DataFrame:
+    """``df`` cached and computed: in memory, else on disk; ``on_disk``, on disk only (data
+    read once or twice, whose bulk in the JVM's heap would cost its collector more than
+    reading it back)."""
     from pyspark import StorageLevel
 
-    out = df.persist(StorageLevel.MEMORY_AND_DISK)
+    out = df.persist(StorageLevel.DISK_ONLY if on_disk else StorageLevel.MEMORY_AND_DISK)
     out.count()
     return out
 

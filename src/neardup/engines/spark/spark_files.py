@@ -270,7 +270,7 @@ def _dedup_lines(
     with timed("fingerprints and keys"):
         stage = line_stage(config, source, paths, opts)
         with timed("lines parsed and fingerprinted"):
-            prints = cached(numbered.mapInArrow(stage, DOCUMENT_SCHEMA))
+            prints = cached(numbered.mapInArrow(stage, DOCUMENT_SCHEMA), on_disk=True)
         found = prints.where(F.col("kind") == DOCUMENT).select(
             F.col("doc").alias("_row"), F.col("id").alias("_id"), F.col("bad").alias("_bad")
         )
