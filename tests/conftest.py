@@ -4,6 +4,7 @@ the files flushed to disk."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,10 @@ import pytest
 
 from pgserver import PostgresServer, running_server
 from sparkcluster import Cluster, bare_python, running_cluster
+
+# Spark's JVMs start without a class archive, as on a fresh machine, and build none (each
+# first run would start a dump): tests/engines/test_spark_class_archive.py turns it on
+os.environ.setdefault("NEARDUP_SPARK_CLASS_ARCHIVE", "off")
 
 
 @pytest.fixture(scope="session")

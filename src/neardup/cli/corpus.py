@@ -230,15 +230,21 @@ def dedup(
         option = "--master" if master is not None else "--spark-conf"
         raise click.UsageError(f"{option} goes with --engine spark")
     if engine == "spark":
+        from neardup.engines.spark import spark_session
         from neardup.engines.spark.spark_files import check_options, run_spark_dedup
-        from neardup.engines.spark.spark_session import check_master, parse_settings
 
         with bad_options():
-            check_master(master)
-            settings_of_spark = parse_settings(spark_conf)
+            spark_session.check_master(master)
+            settings_of_spark = spark_session.parse_settings(spark_conf)
             check_options(source, settings, fmt)
         summary = run_spark_dedup(source, out_dir, settings, fmt, master, settings_of_spark)
         _print_summary(summary, out_dir)
+        if spark_session.records_classes() and spark_session.start_class_archive():
+            click.echo(
+                "neardup: preparing Spark's JVM for quicker starts, in the background "
+                "(about half a minute of one core, once)",
+                err=True,
+            )
         return
     _say_if_compiling()
     with _progress_bar(inputs) as (advance, stage):

@@ -144,7 +144,7 @@ def keys_are_fingerprints(config: DedupConfig) -> bool:
 
 def fingerprint_schema(config: DedupConfig) -> str:
     """The schema of a row per document of fingerprint sets for ``config``
-    (:mod:`neardup.engines.spark.documents` packs them a batch a row)."""
+    (:mod:`neardup.engines.spark.documents` packs them in binary values)."""
     keys = "" if keys_are_fingerprints(config) else KEYS_SCHEMA
     return FINGERPRINT_SCHEMA + keys + (WORDS_SCHEMA if config.identity else "")
 

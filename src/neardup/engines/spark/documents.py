@@ -1,4 +1,4 @@
-"""Documents into fingerprint sets for the Spark engine, in one pass, packed a batch a row.
+"""Documents into fingerprint sets for the Spark engine, in one pass, packed in binary values.
 
 A record's line (or a DataFrame's text) crosses from the JVM into a Python worker once: it is
 parsed there by the local reader (:meth:`neardup.io.formats.LineFormat.parse_lines`, Arrow's

@@ -13,7 +13,7 @@ partition or group (:mod:`neardup.engines.spark.batches`), mapped onto Spark:
 =========================  ========================================================
 fingerprints, sketch, keys ``mapInArrow`` over the documents (the same batch functions),
                            a JSONL line parsed and fingerprinted in one pass; the sets
-                           packed a batch a row (:mod:`neardup.engines.spark.documents`)
+                           packed in binary values (:mod:`neardup.engines.spark.documents`)
 a corpus of few keys       with the full index's prefix filter, up to 2**26 key entries
                            (what one task's count tables take): every document's set in
                            one task, which finds and verifies the candidate pairs and

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from neardup.engines.spark import class_archive
 from neardup.errors import ConfigError, NearDupError
 from neardup.util.extras import pyspark
 
@@ -143,11 +144,15 @@ def spark_session(
         conf.set("spark.ui.showConsoleProgress", "false")  # its output goes to the log
         if master:
             conf.setMaster(master)
-        conf.setAll(list(local_defaults(master, settings, os.environ, physical_memory()).items()))
+        defaults = local_defaults(master, settings, os.environ, physical_memory())
+        conf.setAll(list(_with_class_archive(defaults).items()))
         conf.setAll(list(settings.items()))
         with spark_errors("Spark did not start"):
             _start_context(conf)
         spark = SparkSession.builder.getOrCreate()
+        if _classes is not None and _classes[1] is None:
+            with spark_errors("Spark's JVM"):
+                class_archive.check_mapped(spark, _classes[0])
     else:
         spark = SparkSession.builder.getOrCreate()
         with spark_errors("Spark settings"):
@@ -157,6 +162,52 @@ def spark_session(
         prepare_workers(spark)
         check_workers(spark)
     return spark
+
+
+_classes: tuple[str, Path | None] | None = None  # this JVM's archive key; the list it records
+
+
+def _with_class_archive(defaults: dict[str, str]) -> dict[str, str]:
+    """``defaults`` with the class archive's options (:mod:`.class_archive`) added to the
+    JVM's when they are neardup's own (a user's Java options stand as given)."""
+    global _classes
+    options = "spark.driver.extraJavaOptions"
+    if defaults.get(options) != LOCAL_JAVA_OPTIONS or not class_archive.enabled():
+        return defaults
+    try:  # the run goes on without the archive when the cache cannot hold it
+        key = class_archive.installation_key()
+        if key is None:
+            return defaults
+        extra, listed = class_archive.launch_options(key)
+    except OSError:
+        return defaults
+    _classes = (key, listed)
+    return defaults | {options: f"{defaults[options]} {extra}"}
+
+
+def records_classes() -> bool:
+    """Whether this process's JVM records the classes it loads, for the class archive later
+    runs map (:func:`start_class_archive`)."""
+    return _classes is not None and _classes[1] is not None
+
+
+def start_class_archive() -> bool:
+    """After a run whose JVM recorded its classes: start building the archive later runs
+    map, in a process of its own (about half a minute of one core, once); whether it
+    started."""
+    from pyspark.sql import SparkSession
+
+    global _classes
+    spark = SparkSession.getActiveSession()
+    if not records_classes() or spark is None:
+        return False
+    key, listed = _classes  # type: ignore[misc]
+    _classes = None
+    with spark_errors("Spark's JVM"):
+        try:
+            return class_archive.start_dump(spark, listed, key, log_path())  # type: ignore[arg-type]
+        except OSError:
+            return False
 
 
 def _start_context(conf: Any) -> None:
