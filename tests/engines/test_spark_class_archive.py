@@ -2,7 +2,8 @@
 the runs after it, dropped when a JVM cannot map it.
 
 The suite turns the archive off (``tests/conftest.py``); these tests turn it on in a cache
-directory of their own.
+directory of their own. Their JVMs are subprocesses: they need not share the Spark tests'
+worker (``xdist_group("spark")``), and run beside them.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import pytest
 
 from neardup.engines.spark import class_archive
 from neardup.engines.spark.class_archive import SWITCH
-
-pytestmark = pytest.mark.xdist_group("spark")
 
 SMALL = ["--spark-conf", "spark.sql.shuffle.partitions=2", "--spark-conf", "spark.ui.enabled=false"]
 
