@@ -42,6 +42,7 @@ from neardup.engines.spark.batches import (
     mark_stage,
     merge_stage,
     scatter_stage,
+    summed_counts,
     word_groups_stage,
 )
 from neardup.fingerprints.word_kernels import REPEATED, WORD
@@ -345,10 +346,11 @@ def test_word_groups_from_partitions_give_each_word_s_documents_and_groups(seed,
 
 
 @settings(deadline=None, max_examples=60)
-@given(st.integers(0, 10_000), st.integers(1, 4))
-def test_held_counts_from_partitions_count_each_wanted_shingle_s_holders(seed, parts):
+@given(st.integers(0, 10_000), st.integers(1, 4), st.sampled_from([4, 8, 1 << 20]))
+def test_held_counts_from_partitions_count_each_wanted_shingle_s_holders(seed, parts, chunk):
     """Summed over partitions: how many documents, the skipped ones left out, hold each
-    wanted fingerprint; nothing for the others."""
+    wanted fingerprint (0 for one only skipped documents hold), in the wanted order; tables
+    of one count a chunk, of two, or of all."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 40))
     sets = [
@@ -358,9 +360,9 @@ def test_held_counts_from_partitions_count_each_wanted_shingle_s_holders(seed, p
     every = np.unique(np.concatenate(sets))
     wanted = np.sort(rng.choice(every, min(every.size, 9), replace=False))
     skip = np.unique(rng.integers(0, n, int(rng.integers(0, n + 1))))
-    stage = held_counts_stage(wanted, skip)
+    stage = held_counts_stage(wanted, skip, chunk)
     cut = np.sort(rng.integers(0, n + 1, parts - 1))
-    counts: dict[int, int] = {}
+    tables = []
     for start, end in itertools.pairwise([0, *cut.tolist(), n]):
         batch = pa.RecordBatch.from_pydict(
             {
@@ -371,16 +373,14 @@ def test_held_counts_from_partitions_count_each_wanted_shingle_s_holders(seed, p
                 ),
             }
         )
-        for out in stage(iter([batch])):
-            f = out.column("f").to_numpy().view(np.uint64).tolist()
-            for value, held in zip(f, out.column("n").to_pylist(), strict=True):
-                counts[value] = counts.get(value, 0) + held
-    expected = {}
-    for value in wanted.tolist():
-        held = sum(1 for d in range(n) if d not in set(skip.tolist()) and value in sets[d])
-        if held:
-            expected[value] = held
-    assert counts == expected
+        tables += [pa.Table.from_batches([out]) for out in stage(iter([batch]))]
+    counts = summed_counts(pa.concat_tables(tables), wanted.size, chunk)
+    skipped = set(skip.tolist())
+    expected = [
+        sum(1 for d in range(n) if d not in skipped and value in sets[d])
+        for value in wanted.tolist()
+    ]
+    assert counts.tolist() == expected
 
 
 def test_the_corpus_stage_is_the_local_engine_whatever_the_rows_order():

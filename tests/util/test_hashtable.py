@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.fingerprints.shingles import mark_han
-from neardup.util.hashtable import absent, home_slot, key_table, slot_of
+from neardup.util.hashtable import absent, count_keys, home_slot, key_table, slot_of
 
 
 @settings(max_examples=200, deadline=None)
@@ -22,6 +22,24 @@ def test_absent_is_not_np_isin(values, others, scale):
     v = np.array(values, dtype=np.uint64) * np.uint64(scale)
     o = np.array(others, dtype=np.uint64) * np.uint64(scale)
     assert np.array_equal(absent(v, o), ~np.isin(v, o))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), max_size=80),
+    st.sets(st.integers(0, 40), max_size=20),
+    st.sampled_from([1, 2**20, 2**58]),
+)
+def test_count_keys_counts_each_key_among_the_values_and_adds_to_the_counts(values, keys, scale):
+    v = np.array(values, dtype=np.uint64) * np.uint64(scale)
+    k = np.array(sorted(keys), dtype=np.uint64) * np.uint64(scale)
+    table, shift = key_table(k)
+    counts = np.ones(k.size + 3, dtype=np.int32)  # longer than the keys: the rest untouched
+    count_keys(v, table, k, shift, counts)
+    count_keys(v[: len(values) // 2], table, k, shift, counts)
+    half = v[: len(values) // 2]
+    expected = [1 + int(np.sum(v == key)) + int(np.sum(half == key)) for key in k]
+    assert counts.tolist() == [*expected, 1, 1, 1]
 
 
 @settings(max_examples=100, deadline=None)

@@ -63,3 +63,15 @@ def absent(values: np.ndarray, others: np.ndarray) -> np.ndarray:
     for j in range(values.size):
         out[j] = table[slot_of(table, others, values[j], shift)] == 0
     return out
+
+
+@njit(cache=True)
+def count_keys(
+    values: np.ndarray, table: np.ndarray, keys: np.ndarray, shift: np.uint64, counts: np.ndarray
+) -> None:
+    """Add to ``counts[i]`` how many of ``values`` equal ``keys[i]`` (``table``, ``shift``:
+    :func:`key_table` of ``keys``, distinct): one probe a value, however many keys."""
+    for j in range(values.size):
+        at = table[slot_of(table, keys, values[j], shift)]
+        if at != 0:
+            counts[at - 1] += 1

@@ -46,7 +46,7 @@ from neardup.dedup.flow import (
 )
 from neardup.fingerprints.word_kernels import WORD
 from neardup.util.arrays import pair_codes, split_pair_codes, unique, unique_counts
-from neardup.util.hashtable import GOLDEN
+from neardup.util.hashtable import GOLDEN, count_keys, key_table
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
@@ -167,7 +167,8 @@ def _chunks(table: np.ndarray, size: int) -> pa.RecordBatch:
     """``chunk, data``: the non-zero chunks of ``size`` bytes of a byte table."""
     pieces = table.reshape(-1, size)
     used = np.flatnonzero(pieces.any(axis=1))
-    return _batch({"chunk": used.astype(np.int64), "data": [pieces[c].tobytes() for c in used]})
+    data = pa.array([pieces[c].tobytes() for c in used], pa.binary())  # binary when none
+    return _batch({"chunk": used.astype(np.int64), "data": data})
 
 
 _KEYS_AT_ONCE = 1 << 24  # keys counted at a time (a table pass each)
@@ -990,23 +991,37 @@ def members(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return wanted[at] == values
 
 
-HELD_SCHEMA = "f long, n long"
-
-
-def held_counts_stage(wanted: np.ndarray, skip: np.ndarray) -> Stage:
-    """``doc, fps`` → ``f, n``: for each of the ``wanted`` fingerprints (sorted uint64)
-    that the partition's documents hold, how many of them hold it, the documents ``skip``
-    (sorted) left out; a row a fingerprint and partition, to be summed across partitions."""
+def held_counts_stage(wanted: np.ndarray, skip: np.ndarray, chunk: int) -> Stage:
+    """``doc, fps`` → ``chunk, data``: how many of the partition's documents (those in
+    ``skip``, sorted, left out) hold each of the ``wanted`` fingerprints (sorted uint64), a
+    32-bit count each, in ``wanted``'s order: the table's non-zero chunks of ``chunk``
+    bytes, to be summed across partitions (:func:`summed_counts`) — a few rows a task,
+    not a row a fingerprint."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        found = []
+        counts = np.zeros(_padded(wanted.size, chunk), dtype=np.int32)
+        table, shift = key_table(wanted)
         for batch in batches:
             values, offsets = flat_lists(batch.column("fps"))
-            docs = np.repeat(column_ints(batch, "doc"), np.diff(offsets))
-            found.append(values[members(values, wanted) & ~members(docs, skip)])
-        held = np.concatenate(found or [np.empty(0, np.uint64)])
-        if held.size:
-            distinct, n = unique_counts(held)
-            yield _batch({"f": distinct.view(np.int64), "n": n.astype(np.int64)})
+            counted = ~members(column_ints(batch, "doc"), skip)
+            held = values[np.repeat(counted, np.diff(offsets))]
+            count_keys(held, table, wanted, shift, counts)
+        yield _chunks(counts.view(np.uint8), chunk)
 
     return run
+
+
+def summed_counts(chunks: pa.Table, size: int, chunk: int) -> np.ndarray:
+    """The ``size`` counts of the tables :func:`held_counts_stage` wrote, summed."""
+    counts = np.zeros(_padded(size, chunk), dtype=np.int32)
+    step = chunk // 4
+    index = chunks.column("chunk").to_numpy()
+    for c, data in zip(index, chunks.column("data").to_pylist(), strict=True):
+        counts[c * step : (c + 1) * step] += np.frombuffer(data, np.int32)
+    return counts[:size]
+
+
+def _padded(size: int, chunk: int) -> int:
+    """``size`` 32-bit counts rounded up to whole chunks of ``chunk`` bytes."""
+    step = chunk // 4
+    return max(1, -(-size // step)) * step

@@ -82,7 +82,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neardup.dedup.config import DedupConfig
-from neardup.dedup.flow import MAX_COUNT, PrefixRule, prefix_rule, table_bits, tables_serve
+from neardup.dedup.flow import (
+    MAX_COUNT,
+    PrefixRule,
+    prefix_rule,
+    reaches_template,
+    table_bits,
+    tables_serve,
+)
 from neardup.engines.spark import batches as B
 from neardup.engines.spark import documents as D
 from neardup.errors import ConfigError, InputError
@@ -839,8 +846,8 @@ def _templates_by_driver(
     template shingles there are, when the rescored documents' candidate shingles (``held``:
     ``doc, fps``) number at most :data:`DRIVER_WORDS` and the documents that are not their
     group's holder as few: both go to the driver and back to the tasks with the stage that
-    counts each shingle's holders (:func:`batches.held_counts_stage`: a row a shingle and
-    partition, no row per shingle entry). None beyond that."""
+    counts each shingle's holders (:func:`batches.held_counts_stage`: a table of counts a
+    task, summed on the driver; no row per shingle). None beyond that."""
     import pyarrow as pa
     from pyspark.sql import functions as F
 
@@ -855,20 +862,21 @@ def _templates_by_driver(
         return None
     mine_t = mine.toArrow()
     values, offsets = B.flat_lists(mine_t.column("fps"))
-    stage = B.held_counts_stage(unique(values), np.sort(skip.column("doc").to_numpy()))
-    found = (
-        held.mapInArrow(stage, B.HELD_SCHEMA)
-        .groupBy("f")
-        .agg(F.sum("n").alias("n"))
-        .mapInArrow(B.template_stage(config), B.TEMPLATE_SCHEMA)
-        .toArrow()
-    )
-    template = unique(found.column("f").to_numpy().astype(np.int64).view(np.uint64))
+    wanted = unique(values)
+    stage = B.held_counts_stage(wanted, np.sort(skip.column("doc").to_numpy()), COUNT_CHUNK)
+    # the wanted table travels with the stage: unpickled once a core, not once a partition
+    spread = held.coalesce(_cores(held))
+    chunks = spread.mapInArrow(stage, B.CHUNK_SCHEMA).toArrow()
+    counts = B.summed_counts(chunks, wanted.size, COUNT_CHUNK)
+    template = wanted[reaches_template(wanted, counts, config.template_df)]
     is_template = B.members(values, template)
     kept = np.r_[0, np.cumsum(is_template)][offsets]
     table = pa.table({"doc": mine_t.column("doc"), "tmpl": B.list_array(values[is_template], kept)})
     sets = measured.sparkSession.createDataFrame(table, "doc long, tmpl array<long>")
     return sets, int(template.size)
+
+
+COUNT_CHUNK = 1 << 20  # the holders' counts travel in chunks of 1 MiB
 
 
 def _verification_groups(fp: DataFrame, candidates: DataFrame, pairs_per_task: int | None) -> int:
@@ -1039,7 +1047,7 @@ def _rare_words(fp: DataFrame, measured: DataFrame, pairs: DataFrame) -> DataFra
     )
 
 
-DRIVER_WORDS = 1 << 23  # entries (words, shingles) of documents in pairs brought to the driver
+DRIVER_WORDS = 1 << 24  # entries (words, shingles) of documents in pairs brought to the driver
 
 
 def _rare_words_by_driver(fp: DataFrame, mine: pa.Table, labels: pa.Table) -> DataFrame:
