@@ -10,29 +10,28 @@ from hypothesis import strategies as st
 from neardup.fingerprints.shingles import mark_han
 from neardup.util.hashtable import absent, count_keys, home_slot, key_table, slot_of
 
+SMALL = st.lists(st.integers(0, 40), max_size=80)  # repeats likely
+# small fingerprints (a 32-bit hash's) and large ones
+SCALED = st.sampled_from([1, 2**20, 2**58])
+
+
+def _scaled(values: list[int] | set[int], scale: int) -> np.ndarray:
+    ordered = sorted(values) if isinstance(values, set) else values
+    return np.array(ordered, np.uint64) * np.uint64(scale)
+
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.integers(0, 40), max_size=80),
-    st.lists(st.integers(0, 40), max_size=80),
-    st.sampled_from([1, 2**20, 2**58]),
-)
+@given(SMALL, SMALL, SCALED)
 def test_absent_is_not_np_isin(values, others, scale):
-    """Small fingerprints (a 32-bit hash's) and large ones, repeats on both sides."""
-    v = np.array(values, dtype=np.uint64) * np.uint64(scale)
-    o = np.array(others, dtype=np.uint64) * np.uint64(scale)
+    """Repeats on both sides."""
+    v, o = _scaled(values, scale), _scaled(others, scale)
     assert np.array_equal(absent(v, o), ~np.isin(v, o))
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.integers(0, 40), max_size=80),
-    st.sets(st.integers(0, 40), max_size=20),
-    st.sampled_from([1, 2**20, 2**58]),
-)
+@given(SMALL, st.sets(st.integers(0, 40), max_size=20), SCALED)
 def test_count_keys_counts_each_key_among_the_values_and_adds_to_the_counts(values, keys, scale):
-    v = np.array(values, dtype=np.uint64) * np.uint64(scale)
-    k = np.array(sorted(keys), dtype=np.uint64) * np.uint64(scale)
+    v, k = _scaled(values, scale), _scaled(keys, scale)
     table, shift = key_table(k)
     counts = np.ones(k.size + 3, dtype=np.int32)  # longer than the keys: the rest untouched
     count_keys(v, table, k, shift, counts)
