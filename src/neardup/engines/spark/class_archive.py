@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,7 +41,8 @@ DUMP_TIMEOUT = 600  # seconds a dump may take before it is given up
 STALE_SECONDS = 3600  # a class list or a dump's lock this old belongs to a run long gone
 
 
-def enabled(env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+def enabled(env: Mapping[str, str] = os.environ) -> bool:
+    """Whether the archive is used and built (``NEARDUP_SPARK_CLASS_ARCHIVE`` not off)."""
     return env.get(SWITCH, "").strip().lower() not in {"off", "0", "no", "false"}
 
 
