@@ -48,17 +48,19 @@ def test_a_run_records_its_classes_until_an_archive_exists_then_maps_it(cache):
     assert options == f"-XX:SharedArchiveFile={cache / f'{key}.jsa'} -Xshare:auto"
 
 
-def test_lists_of_runs_long_gone_are_removed_and_recent_ones_kept(cache):
+def test_lists_and_dumps_of_runs_long_gone_are_removed_and_recent_ones_kept(cache):
     key = "k" * 20
     cache.mkdir(parents=True)
-    old, recent = cache / f"{key}.1.classes", cache / f"{key}.2.classes"
-    for path in (old, recent):
+    old = [cache / f"{key}.1.classes", cache / f"{key}.1.partial", cache / "other.3.partial"]
+    recent = [cache / f"{key}.2.classes", cache / f"{key}.2.partial"]
+    for path in old + recent:
         path.write_text("java/lang/Object\n")
     hours_ago = time.time() - 2 * class_archive.STALE_SECONDS
-    os.utime(old, (hours_ago, hours_ago))
+    for path in old:
+        os.utime(path, (hours_ago, hours_ago))
     class_archive.launch_options(key)
-    assert not old.exists()
-    assert recent.exists()
+    assert not any(path.exists() for path in old)
+    assert all(path.exists() for path in recent)
 
 
 def test_the_key_names_the_java_and_the_jars(tmp_path, monkeypatch):

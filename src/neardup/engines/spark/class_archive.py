@@ -83,8 +83,9 @@ def launch_options(key: str) -> tuple[str, Path | None]:
     if archive.is_file():
         return f"-XX:SharedArchiveFile={archive} -Xshare:auto", None
     archive.parent.mkdir(parents=True, exist_ok=True)
-    for stale in archive.parent.glob(f"{key}.*.classes"):  # of runs that stopped before a dump
-        _remove_if_older(stale, STALE_SECONDS)
+    for pattern in ("*.classes", "*.partial"):  # of runs and dumps stopped before their end
+        for stale in archive.parent.glob(pattern):
+            _remove_if_older(stale, STALE_SECONDS)
     listed = archive.parent / f"{key}.{os.getpid()}.classes"
     return f"-XX:DumpLoadedClassList={listed}", listed
 
