@@ -239,7 +239,7 @@ def dedup(
             check_options(source, settings, fmt)
         summary = run_spark_dedup(source, out_dir, settings, fmt, master, settings_of_spark)
         _print_summary(summary, out_dir)
-        if spark_session.records_classes() and spark_session.start_class_archive():
+        if spark_session.start_class_archive():  # only after a run that recorded its classes
             click.echo(
                 "neardup: preparing Spark's JVM for quicker starts, in the background "
                 "(about half a minute of one core, once)",
