@@ -1014,7 +1014,7 @@ def held_counts_stage(wanted: np.ndarray, skip: np.ndarray, chunk: int) -> Stage
 def summed_counts(chunks: pa.Table, size: int, chunk: int) -> np.ndarray:
     """The ``size`` counts of the tables :func:`held_counts_stage` wrote, summed."""
     counts = np.zeros(_padded(size, chunk), dtype=np.int32)
-    step = chunk // 4
+    step = chunk // counts.itemsize
     index = chunks.column("chunk").to_numpy()
     for c, data in zip(index, chunks.column("data").to_pylist(), strict=True):
         counts[c * step : (c + 1) * step] += np.frombuffer(data, np.int32)
@@ -1023,5 +1023,5 @@ def summed_counts(chunks: pa.Table, size: int, chunk: int) -> np.ndarray:
 
 def _padded(size: int, chunk: int) -> int:
     """``size`` 32-bit counts rounded up to whole chunks of ``chunk`` bytes."""
-    step = chunk // 4
+    step = chunk // np.dtype(np.int32).itemsize
     return max(1, -(-size // step)) * step
