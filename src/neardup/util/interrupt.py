@@ -6,12 +6,15 @@ the exception is printed as "ignored" and the run goes on as if nothing was aske
 line installs :func:`install`: the interrupt is also remembered, and :func:`check` — called
 where a run can stop cleanly (each batch, each stage, before an output directory is swapped
 in) — raises it again. Inside a finalizer (``__del__``), where the exception would only be
-printed, it is not raised at all: the next :func:`check` raises it.
+printed, it is not raised at all: the next :func:`check` raises it. Once Ctrl-C was pressed,
+the errors of finalizers are no longer printed: an object the interrupt left half-built
+(llvmlite's, mid-compilation) fails in its ``__del__``, and that trace is not news to the user.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from types import FrameType
 
@@ -25,6 +28,7 @@ def install() -> None:
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
     _requested.set()
+    sys.unraisablehook = _unraisable_after_interrupt
     if _in_finalizer(frame):
         return  # raised there, it would be printed as "ignored" and dropped: check() raises it
     raise KeyboardInterrupt
@@ -38,6 +42,10 @@ def _in_finalizer(frame: FrameType | None) -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+def _unraisable_after_interrupt(unraisable: object) -> None:
+    """Drop a finalizer's error once the run is being interrupted (see the module's note)."""
 
 
 def check() -> None:
