@@ -1,6 +1,7 @@
-"""The archive neardup ships to Spark's executors: its name changes when a package or the set
-of compiled kernels changes (not when a cache file is rewritten), it is reused and touched on
-every use, and building a new one removes the archives no run uses any more."""
+"""The archives neardup ships to Spark's executors (neardup with its kernels, and its
+dependencies): a name changes when a package or the set of compiled kernels changes (not when
+a cache file is rewritten), an archive is reused and touched on every use, a new kernel
+rebuilds neardup's archive only, and building one removes the archives no run uses any more."""
 
 from __future__ import annotations
 
@@ -72,28 +73,37 @@ def test_unused_archives_are_those_idle_for_a_day_or_superseded_for_an_hour(tmp_
     assert stale == sorted([paths["same_stale"], paths["other_stale"]])
 
 
-def test_the_archive_is_built_once_touched_on_use_and_replaces_the_unused(tmp_path, monkeypatch):
+def _names(archive: Path) -> list[str]:
+    with tarfile.open(archive) as opened:
+        return sorted(opened.getnames())
+
+
+def test_the_archives_are_built_once_touched_on_use_and_replace_the_unused(tmp_path, monkeypatch):
     root = tmp_path / "site"
     _file(root / "neardup/__init__.py", "")
     _file(root / "dep/core.py", "y = 2")
     monkeypatch.setattr(spark_ship, "packed_files", lambda: iter(_files(root)))
     cache = tmp_path / "cache"
 
-    first = spark_ship.environment_archive(cache)
-    with tarfile.open(first) as archive:
-        assert sorted(archive.getnames()) == ["dep/core.py", "neardup/__init__.py"]
+    (first, own), (deps, deps_dir) = spark_ship.environment_archives(cache)
+    assert (own, deps_dir) == (spark_ship.ARCHIVE_DIR, spark_ship.DEPENDENCIES_DIR)
+    assert _names(first) == ["neardup/__init__.py"]
+    assert _names(deps) == ["dep/core.py"]
     _aged(first, 2 * HOUR)
-    assert spark_ship.environment_archive(cache) == first
-    assert time.time() - first.stat().st_mtime < 60  # touched: in use again
+    _aged(deps, 2 * HOUR)
+    assert spark_ship.environment_archives(cache) == [(first, own), (deps, deps_dir)]
+    for archive in (first, deps):
+        assert time.time() - archive.stat().st_mtime < 60  # touched: in use again
 
     _file(root / "neardup/__pycache__/core.f-1.py311.1.nbc", "kernel")
-    second = spark_ship.environment_archive(cache)
+    (second, _), (same_deps, _) = spark_ship.environment_archives(cache)
     assert second != first
+    assert same_deps == deps  # a new kernel does not pack the dependencies again
     assert first.exists()  # used within the hour: kept
     _aged(first, 2 * HOUR)
     _file(root / "neardup/__pycache__/core.g-9.py311.1.nbc", "kernel")
-    third = spark_ship.environment_archive(cache)
-    assert sorted(cache.glob("*.tar.gz")) == sorted([second, third])
+    (third, _), _ = spark_ship.environment_archives(cache)
+    assert sorted(cache.glob("*.tar.gz")) == sorted([second, third, deps])
     assert not list(cache.glob(".building-*"))
 
 

@@ -242,7 +242,7 @@ def dedup(
         if spark_session.start_class_archive():  # only after a run that recorded its classes
             click.echo(
                 "neardup: preparing Spark's JVM for quicker starts, in the background "
-                "(about half a minute of one core, once)",
+                "(under a minute of one core, once)",
                 err=True,
             )
         return

@@ -3,7 +3,7 @@ mapped from one file at start instead of looked up in the distribution's jars an
 
 The first run with a local master records the classes its JVM loads
 (``-XX:DumpLoadedClassList``); once it is done, a detached process makes the archive of
-them with ``java -Xshare:dump`` (:func:`start_dump`: about half a minute of one core, once
+them with ``java -Xshare:dump`` (:func:`start_dump`: under a minute of one core, once
 per Java and Spark installation, while the user goes on), which later runs map
 (``-XX:SharedArchiveFile``). A JVM that cannot map it (another Java, other jars, a damaged
 file) starts as usual: :func:`check_mapped` then removes the archive, and the next run

@@ -193,7 +193,7 @@ def records_classes() -> bool:
 
 def start_class_archive() -> bool:
     """After a run whose JVM recorded its classes: start building the archive later runs
-    map, in a process of its own (about half a minute of one core, once); whether it
+    map, in a process of its own (under a minute of one core, once); whether it
     started."""
     from pyspark.sql import SparkSession
 
@@ -309,16 +309,18 @@ def prepare_workers(spark: SparkSession) -> None:
     if local:
         return
     started = time.perf_counter()
-    archive = spark_ship.environment_archive()
+    archives = spark_ship.environment_archives()
+    shipped_names = ", ".join(str(archive) for archive, _ in archives)
     logging.getLogger("neardup.spark").info(
-        "shipping %s (%.1f s)", archive, time.perf_counter() - started
+        "shipping %s (%.1f s)", shipped_names, time.perf_counter() - started
     )
-    context.addArchive(f"{archive}#{spark_ship.ARCHIVE_DIR}")
+    for archive, directory in archives:
+        context.addArchive(f"{archive}#{directory}")
     paths = context.environment.get("PYTHONPATH")
-    if not paths or spark_ship.ARCHIVE_DIR not in paths.split(os.pathsep):
-        context.environment["PYTHONPATH"] = os.pathsep.join(
-            [spark_ship.ARCHIVE_DIR, *([paths] if paths else [])]
-        )
+    present = paths.split(os.pathsep) if paths else []
+    shipped = [directory for _, directory in archives if directory not in present]
+    if shipped:
+        context.environment["PYTHONPATH"] = os.pathsep.join([*shipped, *present])
 
 
 def check_workers(spark: SparkSession) -> None:

@@ -1,19 +1,22 @@
-"""neardup and its dependencies as one archive for Spark executors that lack them.
+"""neardup and its dependencies as archives for Spark executors that lack them.
 
-:func:`environment_archive` packs the files of the running neardup package and of every
+:func:`environment_archives` packs the files of the running neardup package, and of every
 package it depends on (its base requirements, transitively, as installed here; PySpark and
-py4j left out: every executor has its own) into one archive in neardup's cache directory.
-Executors unpack it (``spark.archives``) and import from it first (``PYTHONPATH``): their own
-``python3`` runs it, whatever it has installed, provided it is the driver's Python version on
-the driver's platform (the packages' compiled extensions are the driver's).
+py4j left out: every executor has its own), into two archives in neardup's cache directory:
+neardup itself with its compiled kernels (small, rebuilt whenever a kernel is newly
+compiled), and its dependencies (a few hundred MB, rebuilt only when one of them changes).
+Executors unpack them (``spark.archives``) and import from them first (``PYTHONPATH``): their
+own ``python3`` runs them, whatever it has installed, provided it is the driver's Python
+version on the driver's platform (the packages' compiled extensions are the driver's).
 
-The archive is named ``neardup-env-<environment>-<kernels>.tar.gz``. ``<environment>`` covers
-the Python version, the platform and each packed file's name, size and modification time, so
-the archive is built once per environment and rebuilt when a package changes; ``<kernels>``
-covers only the names of the compiled files (``__pycache__``), so a newly compiled kernel
-gives a new archive and a rewritten cache file does not. Building one removes the archives
-unused for a day, and this environment's older ones unused for an hour: the cache holds what
-recent runs use, not one archive per change.
+An archive is named ``<kind>-<environment>-<kernels>.tar.gz`` (kind ``neardup-env`` or
+``neardup-deps``). ``<environment>`` covers the Python version, the platform and each packed
+file's name, size and modification time, so an archive is built once per environment and
+rebuilt when a package changes; ``<kernels>`` covers only the names of the compiled files
+(``__pycache__``), so a newly compiled kernel gives a new archive and a rewritten cache file
+does not. Building one removes the archives unused for a day, and the older ones of its kind
+and environment unused for an hour: the cache holds what recent runs use, not one archive
+per change.
 
 Why not a packed virtual environment (``venv-pack``): it needs the driver to run in a
 virtual environment and refuses editable installs, and it carries everything installed
@@ -39,7 +42,9 @@ from pathlib import Path
 
 from neardup.errors import ConfigError
 
-ARCHIVE_DIR = "neardup-env"  # the directory executors unpack the archive into
+ARCHIVE_DIR = "neardup-env"  # where executors unpack neardup (and its kernels)
+DEPENDENCIES_DIR = "neardup-deps"  # where they unpack its dependencies
+_PACKAGE = "neardup/"  # the names of neardup's own files in the archives
 _PROVIDED = {"pyspark", "py4j"}  # every executor has them (Spark's own Python side)
 _TESTS = "tests"  # the directory of a dependency's test suite (numba's, NumPy's, Arrow's)
 _COMPILED = "__pycache__"  # bytecode and numba's kernels: rewritten as they are used
@@ -53,12 +58,23 @@ def cache_dir() -> Path:
     return Path(base) / "neardup" / "spark"
 
 
-def environment_archive(directory: Path | None = None) -> Path:
-    """The archive of neardup and its dependencies for this environment, built if missing
-    (the archives no longer used are then removed); its time is set to now on every use."""
+def environment_archives(directory: Path | None = None) -> list[tuple[Path, str]]:
+    """The archives of neardup and of its dependencies for this environment, each with the
+    directory executors unpack it into (in the order of their ``PYTHONPATH``); each built if
+    missing and its time set to now (archives no longer used are then removed)."""
     files = sorted(packed_files())
     folder = directory or cache_dir()
-    target = folder / archive_name(files)
+    own = [(name, path) for name, path in files if name.startswith(_PACKAGE)]
+    others = [(name, path) for name, path in files if not name.startswith(_PACKAGE)]
+    # the dependencies' archive first: touched before neardup's build looks for unused ones
+    dependencies = _archive(folder, DEPENDENCIES_DIR, others)
+    return [(_archive(folder, ARCHIVE_DIR, own), ARCHIVE_DIR), (dependencies, DEPENDENCIES_DIR)]
+
+
+def _archive(folder: Path, kind: str, files: list[tuple[str, Path]]) -> Path:
+    """The archive of ``files`` named for ``kind`` in ``folder``, built if missing (the
+    archives no longer used then removed); its time is set to now."""
+    target = folder / archive_name(files, kind)
     if target.exists():
         os.utime(target)
         return target
@@ -79,8 +95,8 @@ def environment_archive(directory: Path | None = None) -> Path:
     return target
 
 
-def archive_name(files: list[tuple[str, Path]]) -> str:
-    """``neardup-env-<environment>-<kernels>.tar.gz`` for ``(name, file)`` pairs: the
+def archive_name(files: list[tuple[str, Path]], kind: str = ARCHIVE_DIR) -> str:
+    """``<kind>-<environment>-<kernels>.tar.gz`` for ``(name, file)`` pairs: the
     environment digest covers every file but the compiled ones by name, size and time; the
     kernels digest covers the compiled ones by name only."""
     environment = hashlib.sha256(f"{sys.version}|{platform.platform()}".encode())
@@ -91,17 +107,17 @@ def archive_name(files: list[tuple[str, Path]]) -> str:
         else:
             stat = path.stat()
             environment.update(f"{name}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
-    return f"{ARCHIVE_DIR}-{environment.hexdigest()[:16]}-{kernels.hexdigest()[:8]}.tar.gz"
+    return f"{kind}-{environment.hexdigest()[:16]}-{kernels.hexdigest()[:8]}.tar.gz"
 
 
 def unused_archives(folder: Path, kept: Path, now: float) -> list[Path]:
     """The archives in ``folder`` to remove beside ``kept``: those unused (by time) for a
-    day, and those of ``kept``'s environment unused for an hour (``kept`` holds their
-    files and more kernels). A run still using one touched it when it started, so an
+    day, and those of ``kept``'s kind and environment unused for an hour (``kept`` holds
+    their files and more kernels). A run still using one touched it when it started, so an
     archive a long job still serves to new executors is kept for a day."""
     environment = kept.name.rsplit("-", 1)[0]
     stale = []
-    for path in folder.glob(f"{ARCHIVE_DIR}-*.tar.gz"):
+    for path in folder.glob("neardup-*.tar.gz"):
         if path == kept:
             continue
         with contextlib.suppress(FileNotFoundError):
