@@ -9,4 +9,5 @@ bash scripts/install-chromium.sh  # headless browser and driver of the browser t
 bash scripts/install-java.sh  # Spark's runtime: local[2] and standalone-cluster tests
 python -m pip install --quiet --disable-pip-version-check -e ".[all,dev]"
 python -m ruff check src tests benchmarks
+python -m neardup compile  # the kernels once, before each test process would compile its own
 python -m pytest -n 2 "$@"

@@ -35,6 +35,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "judge",
         "Search methods, their parameters, shingles and thresholds; write the best settings.",
     ),
+    "compile": (
+        "kernels",
+        "Compile the kernels for this machine now, on every core (else the first run does).",
+    ),
     "compare": (
         "texts",
         "Compare two texts as dedup does: resemblance, containment, Dice, dedup's score.",

@@ -78,7 +78,7 @@ def _say_if_compiling() -> None:
     if not kernels_compiled():
         click.echo(
             "neardup: first run: compiling the kernels for this machine "
-            "(about a minute, once; later runs load them)",
+            "(a minute or two, once; later runs load them; neardup compile does it ahead)",
             err=True,
         )
 
