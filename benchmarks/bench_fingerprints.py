@@ -10,7 +10,7 @@ On a slice of ../shared/data/corpus/en-gutenberg-100k.jsonl.gz (texts in memory)
   ``shingles`` column shows it;
 - ``neardup, default``: the default ``TextConfig`` (HTML/wiki/quote removal when a text has
   markup, NFKC, case folding, punctuation out, word 4-shingles) from Python strings
-  (``iter_fingerprint_batches(texts, config, 4096)``, the library API) — issue 11's floor
+  (``iter_fingerprint_batches(texts, config, 4096)``, the library API) — the target
   is ≥ 80 MB/s for this row on one core;
 - ``neardup, default, UTF-8 in``: the same from the texts' UTF-8 in Arrow string columns of
   4,096 texts, as ``neardup dedup`` gets them from JSONL (``fingerprint_utf8``; the JSON
@@ -44,7 +44,7 @@ from neardup.text.text_config import CanonConfig, ShingleConfig, TextConfig
 from neardup.util.workers import ordered_map
 
 WORD = re.compile(r"\w+")
-FLOOR_MB_S = 80.0  # issue 11: default canonicalization, one core
+FLOOR_MB_S = 80.0  # the target: default canonicalization, one core
 PEERS = TextConfig(
     CanonConfig.profile("none", lowercase=True, punctuation=True), ShingleConfig(size=5)
 )

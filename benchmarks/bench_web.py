@@ -1,5 +1,5 @@
 """The web pages' endpoints through a real ``neardup serve``: compare of two 10 kB texts, and
-search of a large SQLite collection (issue 14's floors: ≤ 100 ms and p99 ≤ 50 ms).
+search of a large SQLite collection (the pages' targets: ≤ 100 ms and p99 ≤ 50 ms).
 
 The collection (Gutenberg chunks of the shared corpus, MinHash, each text kept in its meta as
 the page's "add" keeps it, so searches highlight passages) is built once under ``--db-dir`` and
