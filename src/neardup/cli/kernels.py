@@ -14,15 +14,15 @@ from neardup.cli.app import cli
     "--jobs",
     type=click.IntRange(min=1),
     default=None,
-    help="Commands compiled at a time after the first [default: one a core].",
+    help="Processes compiling at a time [default: one a core].",
 )
 def compile_command(jobs: int | None) -> None:
     """Compile the kernels for this machine now, on every core (else the first run does).
 
-    Runs every method's dedup and a stored collection on the bundled sample, the default
-    dedup first (it compiles the kernels all commands share), the others side by side, and
-    keeps nothing but numba's cache of the compiled kernels. For a container image or a
-    cluster node built ahead; a second call only loads what the first compiled.
+    Runs what users run on the bundled sample (every method's dedup, explain, compare, a
+    stored collection), one process a core, and keeps nothing but numba's cache of the
+    compiled kernels. For a container image or a cluster node built ahead; a second call
+    only loads what the first compiled.
     """
     from neardup.util.precompile import compile_ahead
 
