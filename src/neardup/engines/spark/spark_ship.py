@@ -137,7 +137,7 @@ def packed_files() -> Iterator[tuple[str, Path]]:
     package = Path(neardup.__file__).parent
     for path in sorted(package.rglob("*")):
         if path.is_file():
-            yield f"neardup/{path.relative_to(package).as_posix()}", path
+            yield f"{_PACKAGE}{path.relative_to(package).as_posix()}", path
     for dist in dependencies("neardup"):
         files = dist.files
         if files is None:
