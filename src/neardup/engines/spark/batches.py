@@ -999,7 +999,7 @@ def held_counts_stage(wanted: np.ndarray, skip: np.ndarray, chunk: int) -> Stage
     not a row a fingerprint."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        counts = np.zeros(_padded(wanted.size, chunk), dtype=np.int32)
+        counts = np.zeros(_padded(wanted.size, chunk), dtype=_COUNT)
         table, shift = key_table(wanted)
         for batch in batches:
             values, offsets = flat_lists(batch.column("fps"))
@@ -1013,15 +1013,18 @@ def held_counts_stage(wanted: np.ndarray, skip: np.ndarray, chunk: int) -> Stage
 
 def summed_counts(chunks: pa.Table, size: int, chunk: int) -> np.ndarray:
     """The ``size`` counts of the tables :func:`held_counts_stage` wrote, summed."""
-    counts = np.zeros(_padded(size, chunk), dtype=np.int32)
-    step = chunk // counts.itemsize
+    counts = np.zeros(_padded(size, chunk), dtype=_COUNT)
+    step = chunk // _COUNT.itemsize
     index = chunks.column("chunk").to_numpy()
     for c, data in zip(index, chunks.column("data").to_pylist(), strict=True):
-        counts[c * step : (c + 1) * step] += np.frombuffer(data, np.int32)
+        counts[c * step : (c + 1) * step] += np.frombuffer(data, _COUNT)
     return counts[:size]
 
 
+_COUNT = np.dtype(np.int32)  # a holders' count in the tables
+
+
 def _padded(size: int, chunk: int) -> int:
-    """``size`` 32-bit counts rounded up to whole chunks of ``chunk`` bytes."""
-    step = chunk // np.dtype(np.int32).itemsize
+    """``size`` counts rounded up to whole chunks of ``chunk`` bytes."""
+    step = chunk // _COUNT.itemsize
     return max(1, -(-size // step)) * step
