@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from neardup.engines.spark.spark_session import LOCAL_JAVA_OPTIONS, local_defaults
+from neardup.engines.spark import daemon
+from neardup.engines.spark.spark_session import DAEMON_MODULE, LOCAL_JAVA_OPTIONS, local_defaults
 
 GIB = 1 << 30
 MEMORY, OPTIONS = "spark.driver.memory", "spark.driver.extraJavaOptions"
@@ -21,6 +22,7 @@ def test_a_local_master_gets_a_quarter_of_the_machine_within_bounds(physical, ex
         chosen = local_defaults(master, {}, {}, physical)
         assert chosen.get(MEMORY) == expected
         assert chosen[OPTIONS] == LOCAL_JAVA_OPTIONS
+        assert chosen[DAEMON_MODULE] == daemon.MODULE
 
 
 @pytest.mark.parametrize("master", ["spark://host:7077", "yarn", "k8s://host:443"])
@@ -48,3 +50,18 @@ def test_the_user_s_choice_stands(tmp_path: Path):
     assert OPTIONS not in local_defaults("local[2]", {OPTIONS: "-Xss4m"}, {}, 24 * GIB)
     submit = {"PYSPARK_SUBMIT_ARGS": "--driver-java-options -Xss4m pyspark-shell"}
     assert OPTIONS not in local_defaults("local[2]", {}, submit, 24 * GIB)
+
+
+def test_the_workers_daemon_is_neardup_s_only_for_the_driver_s_own_python(tmp_path: Path):
+    def daemon_module(settings: dict[str, str], env: dict[str, str]) -> str | None:
+        return local_defaults("local[2]", settings, env, 24 * GIB).get(DAEMON_MODULE)
+
+    assert daemon_module({}, {}) == daemon.MODULE
+    assert daemon_module({}, {"PYSPARK_PYTHON": "/opt/other/python"}) is None
+    assert daemon_module({"spark.pyspark.python": "/opt/other/python"}, {}) is None
+    assert daemon_module({DAEMON_MODULE: "my.daemon"}, {}) is None  # the user's stands
+    conf = tmp_path / "spark-defaults.conf"
+    conf.write_text("spark.pyspark.python /opt/other/python\n", encoding="utf-8")
+    assert daemon_module({}, {"SPARK_CONF_DIR": str(tmp_path)}) is None
+    submit = {"PYSPARK_SUBMIT_ARGS": "--driver-java-options -Xss4m pyspark-shell"}
+    assert daemon_module({}, submit) == daemon.MODULE

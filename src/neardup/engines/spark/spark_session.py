@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from neardup.engines.spark import class_archive
+from neardup.engines.spark import class_archive, daemon
 from neardup.errors import ConfigError, NearDupError
 from neardup.util.extras import pyspark
 
@@ -239,7 +239,10 @@ def local_defaults(
     - ``spark.driver.memory``: a quarter of the machine's memory, at least Spark's own 1g
       and at most 32g, in whole MiB (Spark's 1g runs out of heap on corpora of 100,000
       documents);
-    - ``spark.driver.extraJavaOptions``: :data:`LOCAL_JAVA_OPTIONS`.
+    - ``spark.driver.extraJavaOptions``: :data:`LOCAL_JAVA_OPTIONS`;
+    - ``spark.python.daemon.module``: :mod:`neardup.engines.spark.daemon` (the Python
+      workers' imports made once), unless the user chose the workers' Python
+      (``PYSPARK_PYTHON``, ``spark.pyspark.python``), which may not hold neardup.
 
     None for other masters. A setting stands when ``settings``, the environment
     (``SPARK_DRIVER_MEMORY``, ``PYSPARK_SUBMIT_ARGS``: ``--driver-memory`` /
@@ -251,11 +254,11 @@ def local_defaults(
     homes = [env.get("SPARK_CONF_DIR"), env.get("SPARK_HOME") and f"{env['SPARK_HOME']}/conf"]
     files = [Path(home, "spark-defaults.conf") for home in homes if home]
 
-    def chosen(key: str, flag: str) -> bool:
+    def chosen(key: str, flag: str | None = None) -> bool:
         return (
             key in settings
             or key in submit
-            or flag in submit
+            or (flag is not None and flag in submit)
             or any(_defaults_set(path, key) for path in files)
         )
 
@@ -268,7 +271,13 @@ def local_defaults(
     options = "spark.driver.extraJavaOptions"
     if not chosen(options, "--driver-java-options"):
         out[options] = LOCAL_JAVA_OPTIONS
+    python_chosen = env.get("PYSPARK_PYTHON") or chosen("spark.pyspark.python")
+    if not python_chosen and not chosen(DAEMON_MODULE):
+        out[DAEMON_MODULE] = daemon.MODULE
     return out
+
+
+DAEMON_MODULE = "spark.python.daemon.module"
 
 
 def _defaults_set(path: Path, key: str) -> bool:

@@ -1,0 +1,48 @@
+"""The daemon of neardup's Python workers on Spark: PySpark's, with the modules the stages
+run imported once, before it forks a worker for each task.
+
+Spark starts one daemon a Python interpreter and environment on each executor
+(``spark.python.daemon.module``), and the daemon forks the workers that run the tasks.
+PySpark's daemon imports nothing a worker runs, so every worker imports PySpark's worker
+(from its zip archive, compiled each time: a zip holds no cached bytecode), pandas,
+pyarrow, NumPy, numba and neardup's stages anew. Imported here, they are inherited by
+every fork.
+
+NumPy's BLAS is given one thread (Spark runs a worker a core; a thread pool is not
+inherited by a fork). A module that fails to import here is left to the worker, where the
+probe of :func:`neardup.engines.spark.spark_session.check_workers` names what fails.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+MODULE = "neardup.engines.spark.daemon"
+PRELOADED = (
+    "pyspark.worker",
+    "pyspark.sql.pandas.serializers",
+    "neardup.engines.spark.documents",
+    "neardup.engines.spark.batches",
+    "neardup.engines.spark.spark_review",
+)
+
+
+def preload(names: tuple[str, ...] = PRELOADED) -> list[str]:
+    """Import ``names``; those that failed (each worker imports them again and fails
+    where the probe sees it)."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    failed = []
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            failed.append(name)
+    return failed
+
+
+if __name__ == "__main__":
+    preload()
+    from pyspark.daemon import manager
+
+    manager()
