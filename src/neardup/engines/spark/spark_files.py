@@ -31,7 +31,6 @@ import pyarrow as pa
 from neardup.dedup.config import DedupConfig
 from neardup.engines.local.pipeline import Inputs, guarantee, input_fields, run_parameters
 from neardup.engines.spark.documents import (
-    DOCUMENT,
     DOCUMENT_SCHEMA,
     TEXT_SCHEMA,
     line_stage,
@@ -43,6 +42,7 @@ from neardup.engines.spark.spark_dedup import (
     cached,
     check_distinct_ids,
     dedup_documents,
+    document_rows,
     spark_dedup,
     timed,
     with_index,
@@ -271,7 +271,8 @@ def _dedup_lines(
         stage = line_stage(config, source, paths, opts)
         with timed("lines parsed and fingerprinted"):
             prints = cached(numbered.mapInArrow(stage, DOCUMENT_SCHEMA), on_disk=True)
-        found = prints.where(F.col("kind") == DOCUMENT).select(
+            documents = document_rows(prints)
+        found = documents.select(
             F.col("doc").alias("_row"), F.col("id").alias("_id"), F.col("bad").alias("_bad")
         )
         with timed("bad records"):
@@ -290,7 +291,7 @@ def _dedup_lines(
         held = numbered.join(wanted.select(F.col("doc").alias("_row")), "_row")
         return held.select("value", "_input", "_pos", "_row").mapInArrow(texts_of, TEXT_SCHEMA)
 
-    result = dedup_documents(prints, rows, None, texts, config)
+    result = dedup_documents(prints, rows, None, texts, config, documents=documents)
     return result, bad
 
 
