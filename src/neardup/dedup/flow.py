@@ -79,6 +79,12 @@ from neardup.dedup.templates import (
 from neardup.dedup.translation import function_words
 from neardup.errors import weak_notes
 from neardup.fingerprints.intersect_kernels import shared_counts
+from neardup.fingerprints.repeats import (
+    distinct_spans,
+    first_copies,
+    first_copies_of,
+    spread_segments,
+)
 from neardup.fingerprints.shingles import (
     FingerprintBatch,
     fingerprint_batch,
@@ -152,7 +158,32 @@ def fingerprint_texts(
     """Canonicalize, shingle and fingerprint a batch of texts (``utf8``, or the strings
     ``texts`` when there are no bytes), with ``method`` their index keys, with ``words``
     their word lists for the identity check (:mod:`neardup.fingerprints.word_kernels`, in
-    the same pass)."""
+    the same pass). A text repeated in the batch is fingerprinted once
+    (:mod:`neardup.fingerprints.repeats`)."""
+    first = first_copies(*utf8) if utf8 is not None else first_copies_of(texts or [])
+    if first is None:
+        prints, word_sets = _fingerprint_sets(utf8, config, words, texts)
+    else:
+        distinct, source = distinct_spans(first)
+        text_of = None if texts is None else [texts[d] for d in distinct.tolist()]
+        utf8_of = None if utf8 is None else (utf8[0], utf8[1][distinct], utf8[2][distinct])
+        prints, word_sets = _fingerprint_sets(utf8_of, config, words, text_of)
+        take, offsets = spread_segments(prints.offsets, source)
+        prints = FingerprintBatch(prints.values[take], offsets, prints.counts[take])
+        if word_sets is not None:
+            take, offsets = spread_segments(word_sets[1], source)
+            word_sets = (word_sets[0][take], offsets)
+    keys = None
+    with weak_notes() as weak:
+        if method is not None:
+            keys = method.batch_keys(prints)
+    return Fingerprinted(prints, keys, list(weak), word_sets)
+
+
+def _fingerprint_sets(
+    utf8: Utf8 | None, config: DedupConfig, words: bool, texts: list[str] | None
+) -> tuple[FingerprintBatch, Sets | None]:
+    """The fingerprint sets of :func:`fingerprint_texts`, with ``words`` the word lists."""
     word_sets = None
     if words:
         spans = utf8 if utf8 is not None else split_texts(texts or [])
@@ -161,11 +192,7 @@ def fingerprint_texts(
         prints = fingerprint_utf8(*utf8, config.text)
     else:
         prints = fingerprint_batch(texts or [], config.text)
-    keys = None
-    with weak_notes() as weak:
-        if method is not None:
-            keys = method.batch_keys(prints)
-    return Fingerprinted(prints, keys, list(weak), word_sets)
+    return prints, word_sets
 
 
 # ── the keys' order: the prefix filter ───────────────────────────────────────────────────────

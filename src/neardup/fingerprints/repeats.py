@@ -1,0 +1,69 @@
+"""Texts of a batch that repeat an earlier text of the batch byte for byte.
+
+A corpus may hold many copies of one text (a licence in every package of a family, a
+page mirrored under several names). A text's fingerprints and words depend on its own bytes
+alone, so a copy's are those of its first occurrence: the batch is fingerprinted without
+its copies (:func:`distinct_spans`), then every document is given its text's segments
+(:func:`spread_segments`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["distinct_spans", "first_copies", "first_copies_of", "spread_segments"]
+
+
+def first_copies(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """Per document of ``text[starts[d]:ends[d]]`` (UTF-8), the first document with the same
+    bytes (itself if none is earlier); None when no text repeats.
+
+    Only texts whose byte length repeats are compared (as bytes): a batch without copies
+    costs a sort of its lengths."""
+    lengths = ends - starts
+    if lengths.size < 2:
+        return None
+    order = np.argsort(lengths, kind="stable")
+    ordered = lengths[order]
+    same = ordered[1:] == ordered[:-1]  # a length shared with the next in that order
+    maybe = np.sort(order[np.r_[same, False] | np.r_[False, same]])
+    if not maybe.size:
+        return None
+    first = np.arange(lengths.size, dtype=np.int64)
+    seen: dict[bytes, int] = {}
+    for d, lo, hi in zip(maybe.tolist(), starts[maybe].tolist(), ends[maybe].tolist(), strict=True):
+        first[d] = seen.setdefault(text[lo:hi].tobytes(), d)
+    return first if (first[maybe] != maybe).any() else None
+
+
+def first_copies_of(texts: Sequence[str]) -> np.ndarray | None:
+    """:func:`first_copies` of texts given as strings."""
+    seen: dict[str, int] = {}
+    first = np.fromiter(
+        (seen.setdefault(t, d) for d, t in enumerate(texts)), dtype=np.int64, count=len(texts)
+    )
+    return first if len(seen) < len(texts) else None
+
+
+def distinct_spans(first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct, source)`` of :func:`first_copies`' answer: the documents that are their
+    text's first occurrence (increasing), and per document the position of its text's first
+    occurrence among them."""
+    own = first == np.arange(first.size)
+    distinct = np.flatnonzero(own)
+    rank = np.cumsum(own) - 1
+    return distinct, rank[first]
+
+
+def spread_segments(offsets: np.ndarray, source: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(take, spread)``: segment ``source[d]`` of ``offsets`` (segment ``s`` is entries
+    ``offsets[s]:offsets[s + 1]``) as segment ``d`` of new offsets ``spread``; ``take``
+    gives the entries in their new places (``values[take]``)."""
+    sizes = np.diff(offsets)[source]
+    spread = np.zeros(source.size + 1, dtype=offsets.dtype)
+    np.cumsum(sizes, out=spread[1:])
+    shift = np.repeat(offsets[source] - spread[:-1], sizes)
+    take = np.arange(int(spread[-1]), dtype=np.int64) + shift
+    return take, spread
