@@ -257,8 +257,47 @@ def test_passages_are_worked_out_once_per_pair_and_the_page_is_the_same_whatever
 
     monkeypatch.setattr(dedup_report, "shared_passages", counted)
     kept = render_report(result, texts, CONFIG, summary=SUMMARY, review=review)
-    # every removal reviewed is one of the top pairs, whose passages were worked out already
+    # every removal reviewed is one of the top pairs, whose passages were worked out already,
+    # once for each pair of texts (documents "story" and "copy" are one text)
     assert review
-    assert len(pairs) == len(top_pairs(result.pairs, 20)) == len(result.pairs)
+    assert len(top_pairs(result.pairs, 20)) == len(result.pairs)
+    p = result.pairs
+    text_pairs = {
+        tuple(sorted((texts[a], texts[b])))
+        for a, b in zip(p.left.tolist(), p.right.tolist(), strict=True)
+    }
+    assert len(pairs) == len(text_pairs) < len(result.pairs)
     monkeypatch.setattr(dedup_report, "VIEW_BYTES", 0)  # nothing kept but the last
     assert render_report(result, texts, CONFIG, summary=SUMMARY, review=review) == kept
+
+
+def test_copies_of_a_text_are_worked_out_once_and_shown_as_each_alone(monkeypatch):
+    """Documents of one text share their alignment and their passages with each other text:
+    each distinct text is aligned once, and the page is the one each copy worked out alone
+    gives."""
+    from neardup.engines.local import dedup_report
+
+    docs = [("a", STORY), ("b", STORY), ("c", REWRITE), ("d", STORY), ("e", REWRITE)]
+    result = deduplicate(docs, CONFIG)
+    texts = dict(enumerate(t for _, t in docs))
+    aligned: list[str] = []
+    shared: list[tuple[str, str]] = []
+    align, shared_passages = dedup_report.align, dedup_report.shared_passages
+
+    def counted_align(text: str, config: TextConfig):
+        aligned.append(text)
+        return align(text, config)
+
+    def counted_shared(a: str, b: str, config: TextConfig):
+        shared.append((a, b))
+        return shared_passages(a, b, config)
+
+    monkeypatch.setattr(dedup_report, "align", counted_align)
+    monkeypatch.setattr(dedup_report, "shared_passages", counted_shared)
+    once = render_report(result, texts, CONFIG, summary=SUMMARY)
+    assert len(result.pairs) == 10
+    assert sorted(aligned) == sorted([STORY, REWRITE])
+    assert len(shared) == len({frozenset(p) for p in shared}) <= 3
+    monkeypatch.setattr(dedup_report._Views, "_first_of", lambda _, d: d)
+    assert render_report(result, texts, CONFIG, summary=SUMMARY) == once
+    assert len(aligned) > 2

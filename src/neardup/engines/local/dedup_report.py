@@ -390,7 +390,8 @@ class _Views:
     and the removals to review often show the same documents, and each of these is passes
     over whole texts (a long text's cost many times over). The least recently used are
     dropped past ``max_bytes`` held (the canonical texts' characters and the alignments'
-    arrays)."""
+    arrays). Documents of one text (copies: a licence in many packages) share their
+    entries: each is worked out for the first of them."""
 
     def __init__(self, texts: Mapping[int, str], config: TextConfig, max_bytes: int) -> None:
         self.texts = texts
@@ -398,9 +399,11 @@ class _Views:
         self.max_bytes = max_bytes
         self._held: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
         self._bytes = 0
+        self._first: dict[str, int] = {}  # a text → the first document asked about with it
 
     def shared(self, a: int, b: int) -> tuple[Passages, Passages]:
         """:func:`shared_passages` of documents ``a`` and ``b``."""
+        a, b = self._first_of(a), self._first_of(b)
         if ("shared", a, b) not in self._held and ("shared", b, a) in self._held:
             pb, pa = self.shared(b, a)
             return pa, pb
@@ -409,8 +412,13 @@ class _Views:
 
     def original_spans(self, d: int, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
         """:func:`~neardup.fingerprints.highlight.original_spans` of document ``d``."""
+        d = self._first_of(d)
         tokens = self._get(("align", d), partial(align, self.texts[d], self.config))
         return map_spans(tokens, spans)
+
+    def _first_of(self, d: int) -> int:
+        """The first document asked about whose text is document ``d``'s."""
+        return self._first.setdefault(self.texts[d], d)
 
     def _get(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
         if (found := self._held.get(key)) is not None:
