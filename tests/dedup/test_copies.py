@@ -3,11 +3,22 @@ the same answers as walking every pair."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import textgen
 from neardup.dedup import DedupConfig, copies, deduplicate
-from neardup.dedup.copies import Copies, find_copies, per_distinct_pair, set_hashes
+from neardup.dedup.candidates import prefix_candidates
+from neardup.dedup.copies import (
+    Copies,
+    find_copies,
+    per_distinct_pair,
+    set_hashes,
+    spread_pairs,
+    standing_for,
+)
 from neardup.fingerprints.intersect_kernels import shared_counts
+from neardup.util.arrays import pair_codes
 
 
 def _sets(*sets: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -109,3 +120,40 @@ def test_a_run_with_copies_gives_what_walking_every_pair_gives(threshold, monkey
     for name in ("left", "right", "score", "score_lr", "score_rl", "resemblance"):
         assert np.array_equal(getattr(fast.pairs, name), getattr(slow.pairs, name))
     assert np.array_equal(fast.keep_of, slow.keep_of)
+
+
+def test_a_set_is_stood_for_by_its_first_document_and_earliest_copy():
+    first = np.array([0, 1, 0, 3, 1, 0, 6, 0])
+    assert standing_for(first).tolist() == [True, True, True, True, True, False, True, False]
+
+
+def test_pairs_of_standing_documents_spread_to_every_document_of_their_sets():
+    first = np.array([0, 1, 0, 3, 1, 0, 6])  # sets {0, 2, 5}, {1, 4}, {3}, {6}
+    codes = pair_codes(np.array([0, 0, 3]), np.array([2, 3, 6]))  # 0~2: the set's own pairs
+    pairs = {(int(c) >> 32, int(c) & 0xFFFFFFFF) for c in spread_pairs(codes, first)}
+    assert pairs == {(0, 2), (0, 5), (2, 5), (0, 3), (2, 3), (3, 5), (3, 6)}
+    assert spread_pairs(codes[:0], first).size == 0
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(st.sets(st.integers(0, 30), max_size=12), min_size=1, max_size=8),
+    st.lists(st.integers(0, 7), max_size=24),
+    st.sampled_from([(0.5, 0.5, 1, 50), (0.6, 0.3, 2, 4), (0.8, 0.8, 3, 3)]),
+)
+def test_candidates_counting_each_set_once_are_those_counting_every_copy(bases, picks, rule):
+    """Documents repeating a few sets in any order (sets of many copies, empty sets, keys in
+    capped buckets): the same candidate pairs and capped buckets as when no copy is known."""
+    mixed = [np.sort(np.array(sorted(s), np.uint64) * np.uint64(0x9E3779B97F4A7C15)) for s in bases]
+    sets = [mixed[p % len(bases)] for p in picks] or [mixed[0]]
+    values = np.concatenate(sets)
+    offsets = np.r_[0, np.cumsum([s.size for s in sets])].astype(np.int64)
+    score, least, hits, bucket = rule
+    found = find_copies(values, offsets, set_hashes(values, offsets))
+    first = None if found is None else found.first
+    rules = {"prefix_score": score, "least": least, "hits": hits}
+    every = prefix_candidates(offsets, values, bucket, **rules)
+    once = prefix_candidates(offsets, values, bucket, **rules, first=first)
+    assert once.left.tolist() == every.left.tolist()
+    assert once.right.tolist() == every.right.tolist()
+    assert once.capped_buckets == every.capped_buckets

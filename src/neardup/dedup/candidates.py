@@ -53,6 +53,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from neardup.dedup.copies import spread_pairs, standing_for
 from neardup.dedup.defaults import DEFAULT_MAX_BUCKET
 from neardup.dedup.prefix import (
     MAX_COUNT,
@@ -145,17 +146,21 @@ def prefix_candidates(
     fallback_score: float | None = None,
     least: float = 0.0,
     hits: int = DEFAULT_HITS,
+    first: np.ndarray | None = None,
 ) -> Candidates:
     """:func:`candidate_pairs` of keys laid out by document — document ``d``'s distinct keys
     are ``keys[offsets[d]:offsets[d+1]]`` (the fingerprints of a run) — with no array of
-    document ids: the same pairs, less memory."""
+    document ids: the same pairs, less memory. ``first``: per document, the first document
+    with the same keys (:class:`~neardup.dedup.copies.Copies`), whose copies are counted
+    once (the same pairs)."""
     if prefix_score <= 0.0:
         docs = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
         return candidate_pairs(docs, keys, max_bucket)
     fallback = _check(max_bucket, prefix_score, frequent, fallback_score, least, hits)
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    return _prefix_pairs(offsets, keys, prefix_score, frequent, fallback, least, hits, max_bucket)
+    rule = (prefix_score, frequent, fallback, least, hits, max_bucket)
+    return _prefix_pairs(offsets, keys, *rule, first)
 
 
 def _check(
@@ -205,10 +210,13 @@ def _prefix_pairs(
     least: float,
     hits: int,
     max_bucket: int,
+    first: np.ndarray | None = None,
 ) -> Candidates:
     """Candidate pairs of runs (run ``d`` is ``keys[starts[d]:starts[d+1]]``, distinct keys):
     keys counted ≤ ``max_bucket`` by counted hits (or by the prefix when ``least`` is 0),
-    the others by the prefix with capped buckets (module docstring)."""
+    the others by the prefix with capped buckets (module docstring). ``first``: per run,
+    the first run of the same keys; the counted hits count two runs of such a set, then
+    spread their pairs to the others (:mod:`neardup.dedup.copies`)."""
     bits = table_bits(keys.size)
     limit = min(frequent, MAX_COUNT) if frequent > 0 else MAX_COUNT + 1
     cap = min(max_bucket, MAX_COUNT - 1)  # a saturated count may hide any number
@@ -227,10 +235,14 @@ def _prefix_pairs(
     capped = _shared_key_pairs(runs, keys[high], flags[high], max_bucket)
     del high, runs
     keep &= count <= cap  # never in a capped bucket: counted hits
+    if first is not None:
+        keep &= np.repeat(standing_for(first), np.diff(starts))
     words = entry_words(starts, keys, flags, keep)
     del keep, flags
     release_mapped_pages(keys)  # read again from the page cache when verifying
     counted = _counted_pairs(words, need)
+    if first is not None:
+        counted = spread_pairs(counted, first)
     codes = np.concatenate((counted, pair_codes(capped.left, capped.right)))
     return Candidates(*split_pair_codes(unique(codes)), capped.capped_buckets, count)
 

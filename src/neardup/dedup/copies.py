@@ -7,6 +7,12 @@ fingerprints are in memory; sets of equal hashes are compared exactly, and each 
 first document of its set. A per-pair kernel then runs once per distinct pair of sets (the
 pairs of documents without copies as they are), and its answers are spread back: the same
 answers, without the repeated walks.
+
+The candidates' counted pairs (:mod:`neardup.dedup.candidates`) count each pair's shared
+keys among its two documents' entries alone, and a copy's entries are its set's first's: a
+copy pairs with any other document as the first does, and any two copies of a set as the
+first and one copy do. So only those two stand for a set there (:func:`standing_for`), and
+the pairs they make are spread to every document of their sets (:func:`spread_pairs`).
 """
 
 from __future__ import annotations
@@ -18,9 +24,16 @@ import numpy as np
 
 from neardup.dedup import copy_kernels as _k
 from neardup.fingerprints.intersect_kernels import shared_counts
-from neardup.util.arrays import run_starts, split_pair_codes, unordered_pair_codes
+from neardup.util.arrays import run_starts, split_pair_codes, unique, unordered_pair_codes
 
-__all__ = ["Copies", "find_copies", "per_distinct_pair", "set_hashes"]
+__all__ = [
+    "Copies",
+    "find_copies",
+    "per_distinct_pair",
+    "set_hashes",
+    "spread_pairs",
+    "standing_for",
+]
 
 set_hashes = _k.set_hashes
 
@@ -90,3 +103,34 @@ def per_distinct_pair(
     out[rest] = answers[: rest.size]
     out[some[order]] = answers[rest.size + group]
     return out
+
+
+def standing_for(first: np.ndarray) -> np.ndarray:
+    """Per document (``first``: :attr:`Copies.first`), whether it stands for its set among
+    the counted pairs: the set's first document and its earliest copy."""
+    standing = first == np.arange(first.size)
+    copies = np.flatnonzero(~standing)  # increasing: a set's earliest copy comes first
+    sets = first[copies]
+    order = np.argsort(sets, kind="stable")
+    standing[copies[order[run_starts(sets[order])]]] = True
+    return standing
+
+
+def spread_pairs(codes: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The sorted distinct pair codes of every two documents of the sets of each pair of
+    ``codes`` (documents standing for their sets, :func:`standing_for`): a pair of two
+    sets' documents gives every document of one with every document of the other; a set's
+    first with its copy gives every two documents of the set."""
+    left, right = split_pair_codes(codes)
+    set_l, set_r = first[left], first[right]
+    members = np.argsort(first, kind="stable")  # documents grouped by set, sets in order
+    size = np.bincount(first, minlength=first.size)  # documents of the set of a first
+    start = np.cumsum(size) - size  # where a set's documents begin in ``members``
+    ways = size[set_l] * size[set_r]
+    pair = np.repeat(np.arange(codes.size), ways)
+    k = np.arange(int(ways.sum())) - np.repeat(np.cumsum(ways) - ways, ways)
+    across = size[set_r][pair]
+    a = members[start[set_l][pair] + k // across]
+    b = members[start[set_r][pair] + k % across]
+    apart = a != b
+    return unique(unordered_pair_codes(a[apart], b[apart]))

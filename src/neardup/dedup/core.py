@@ -299,13 +299,13 @@ def score_candidates(
         clock = time.perf_counter()
         stage("finding candidate pairs")
         # keys None: the full index, whose keys are the fingerprints, laid out by document
-        candidates = corpus_candidates(keys, (values, offsets), config, prefix_rule(config))
+        copies = spill.copies()  # counted once by the candidates, walked once by verification
+        candidates = corpus_candidates(keys, (values, offsets), config, prefix_rule(config), copies)
         timings["candidates"] = time.perf_counter() - clock
 
         clock = time.perf_counter()
         stage(f"verifying {len(candidates):,} candidate pairs")
         found = len(candidates)
-        copies = spill.copies() if len(candidates) else None
         pairs, template = verify_corpus(
             candidates, (values, offsets), method, signatures, config, keep_all, None, copies
         )

@@ -260,14 +260,17 @@ def corpus_candidates(
     sets: Sets,
     config: DedupConfig,
     rule: PrefixRule,
+    copies: Copies | None = None,
 ) -> Candidates:
     """The candidate pairs of a whole corpus in one pass (the local engine): of the method's
     ``keys`` (``(docs, keys)``), or with None of the fingerprint ``sets`` themselves (the full
-    index), by ``rule``: the count tables, prefixes and :func:`bucket_pairs` fused."""
+    index), by ``rule``: the count tables, prefixes and :func:`bucket_pairs` fused.
+    ``copies``: the documents of identical sets, counted once by the full index."""
     filters = rule.score, rule.frequent, rule.fallback, rule.least
     if keys is None:
         values, offsets = sets
-        return prefix_candidates(offsets, values, config.max_bucket, *filters)
+        first = None if copies is None else copies.first
+        return prefix_candidates(offsets, values, config.max_bucket, *filters, first=first)
     return candidate_pairs(*keys, config.max_bucket, *filters)
 
 
