@@ -32,6 +32,7 @@ import numpy as np
 
 from neardup.text import chars, morph, segment, stopwords
 from neardup.text.cleaning import DOC_SEPARATOR, clean_texts
+from neardup.text.nfkc import nfkc
 from neardup.text.precheck_kernels import MARKUP, NFKC, cleaning_flags
 from neardup.text.script import langs_from_counts
 from neardup.text.script_kernels import script_counts
@@ -230,7 +231,7 @@ def _clean_batch(
         if old in cleaned:  # a copy has the same flags
             continue
         if not flags[d] & MARKUP:
-            cleaned[old] = unicodedata.normalize("NFKC", old)
+            cleaned[old] = nfkc(old)
         elif (found := _MARKUP_CLEANED.find(old, config)) is not None:
             cleaned[old] = found
         else:

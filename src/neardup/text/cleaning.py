@@ -12,12 +12,12 @@ the texts :func:`clean_text` gives on the calling thread.
 from __future__ import annotations
 
 import threading
-import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from neardup.text import clean
+from neardup.text.nfkc import nfkc
 from neardup.text.text_config import CanonConfig
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def clean_text(text: str, config: CanonConfig) -> str:
         text = clean.strip_quoted(text)
     if config.normalize and not text.isascii():
         # per text, not per batch: one odd text would send the whole batch down the slow path
-        text = unicodedata.normalize("NFKC", text)
+        text = nfkc(text)
     if DOC_SEPARATOR in text:
         text = text.replace(DOC_SEPARATOR, " ")
     return text
