@@ -1,10 +1,12 @@
 """The canonicalization pipeline, step by step, in English, Russian and Chinese."""
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.errors import ConfigError
+from neardup.text import canon
 from neardup.text.canon import canonicalize, canonicalize_batch
 from neardup.text.text_config import CanonConfig
 
@@ -276,3 +278,35 @@ def test_remembered_cleanings_stay_within_their_bound():
     huge = "[[huge]] " + "word " * 400
     cache.keep(huge, config, clean_text(huge, config))
     assert not any(text.startswith("[[huge]]") for text, _ in cache._held)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        CanonConfig.profile("none"),
+        CanonConfig.profile("default", stopwords=True),
+        CanonConfig.profile("default", lowercase=False),
+        CanonConfig.profile("default", normalize=False, punctuation=False),
+    ],
+    ids=["none", "stop words", "no lowercase", "no normalize or punctuation"],
+)
+def test_every_setting_gives_the_kernels_tables_of_one_type(config):
+    """numba compiles a kernel once per type of its arguments (a writable array is another
+    type than a read-only one): the tables of any setting are typed as the defaults' are, so
+    the kernels compiled ahead serve every setting."""
+    import numba
+
+    from neardup.text.canon import tokenizer_input
+    from neardup.text.chars import nfkc_stable_table
+
+    text = np.frombuffer(b"Some words, some Words", dtype=np.uint8)
+    starts, ends = np.array([0], np.int64), np.array([text.size], np.int64)
+
+    def types(c):
+        prepared, _ = tokenizer_input(text, starts, ends, c, "word")
+        tables = (prepared.table, prepared.fold, prepared.expansions, prepared.stops)
+        return [numba.typeof(t) for t in tables]
+
+    assert types(config) == types(CanonConfig())
+    assert all(not t.mutable for t in types(config))
+    assert numba.typeof(canon._NO_TABLE) == numba.typeof(nfkc_stable_table())

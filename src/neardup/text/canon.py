@@ -40,9 +40,20 @@ from neardup.text.text_config import CanonConfig, Unit
 from neardup.text.tokenize_kernels import stop_set, token_hash, tokenize_batch
 
 _CHUNKS_PER_THREAD = 4  # tasks per thread of the tokenizer: enough to balance uneven texts
-_NO_STOPS = np.zeros(1, dtype=np.uint64)  # no stop words: the tokenizer skips their lookup
-_NO_TABLE = np.zeros(0, dtype=np.uint8)
-_NO_FOLD = (np.empty(0, dtype=np.uint32), np.zeros((1, 3), dtype=np.uint32))
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    """``array`` made read-only, as every table the kernels take is (those of
+    :mod:`neardup.text.chars`, the stop words' hashes): numba compiles a kernel once for each
+    type of its arguments, and an array's type says whether it is writable, so a step turned
+    off would otherwise compile the kernels again."""
+    array.setflags(write=False)
+    return array
+
+
+_NO_STOPS = _frozen(np.zeros(1, dtype=np.uint64))  # no stop words: the tokenizer skips them
+_NO_TABLE = _frozen(np.zeros(0, dtype=np.uint8))
+_NO_FOLD = (_frozen(np.empty(0, dtype=np.uint32)), _frozen(np.zeros((1, 3), dtype=np.uint32)))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
