@@ -22,7 +22,9 @@ from clirun import neardup, run
 from sparkout import assert_same_outputs
 from textgen import near_copies, text
 
-pytestmark = pytest.mark.xdist_group("spark")  # beside the other Spark tests: one cluster
+# one worker holds the cluster (one a run); the Spark session of the other Spark tests is
+# another worker's, so the two groups run side by side
+pytestmark = pytest.mark.xdist_group("spark-cluster")
 
 SMALL = ["--spark-conf", "spark.sql.shuffle.partitions=2", "--spark-conf", "spark.ui.enabled=false"]
 
