@@ -136,59 +136,32 @@ class SparkDedup:
     small: Callable[[DataFrame], DataFrame]  # a frame of ≤ a row per decided document, to join
 
     def summary(self) -> dict[str, Any]:
-        """Counts of the run (one Spark job over the run's computed tables, not over its
-        outputs: a removed document is one whose keeper is another, a cluster a label held
-        by two or more documents in pairs)."""
+        """Counts of the run (a few Spark actions over the run's computed tables, not over
+        its outputs: a removed document is one whose keeper is another, a cluster a label
+        held by two or more documents in pairs)."""
         from pyspark.sql import functions as F
 
         docs = self.stats["documents"]
         assert not isinstance(docs, int)
+        documents, empty = docs.agg(F.count("*"), F.sum((F.col("size") == 0).cast("long"))).first()
         decisions = self.decisions
+        removed = decisions.where(F.col("keep_of") != F.col("doc")).agg(F.count("*"))
         sizes = decisions.groupBy("label").agg(F.count("*").alias("n")).where(F.col("n") >= 2)
-        counted = {
-            "documents": (docs, F.count("*")),
-            "empty_documents": (docs, F.sum((F.col("size") == 0).cast("long"))),
-            "removed": (decisions.where(F.col("keep_of") != F.col("doc")), F.count("*")),
-            "clusters": (sizes, F.count("*")),
-            "largest_cluster": (sizes, F.max("n")),
+        clusters, largest = sizes.agg(F.count("*"), F.max("n")).first()
+        out: dict[str, Any] = {
+            "documents": int(documents),
+            "removed": _value(removed),
+            "clusters": int(clusters),
+            "largest_cluster": int(largest or 0),
+            "candidate_pairs": _value(self.stats["candidates"]),
+            "verified_pairs": _value(self.stats["verified"]),
+            "capped_buckets": _value(self.stats["capped"]),
+            "template_shingles": _value(self.stats["templates"]),
+            "declined_pairs": _value(self.stats["declined"]),
+            "empty_documents": int(empty or 0),
         }
-        named = {
-            "candidate_pairs": "candidates",
-            "verified_pairs": "verified",
-            "capped_buckets": "capped",
-            "template_shingles": "templates",
-            "declined_pairs": "declined",
-        }
-        out: dict[str, Any] = {}
-        for name, key in named.items():
-            stat = self.stats[key]
-            if isinstance(stat, int):
-                out[name] = stat
-            else:
-                counted[name] = (stat, F.first(F.col(f"`{stat.columns[0]}`")))
-        frames = [
-            frame.agg(value.cast("long").alias("value")).select(F.lit(name).alias("name"), "value")
-            for name, (frame, value) in counted.items()
-        ]
-        union = functools.reduce(lambda a, b: a.unionByName(b), frames)
-        out |= {row["name"]: int(row["value"] or 0) for row in union.collect()}
         out["kept"] = out["documents"] - out["removed"]
-        return {key: out[key] for key in _SUMMARY_ORDER}
-
-
-_SUMMARY_ORDER = (
-    "documents",
-    "removed",
-    "clusters",
-    "largest_cluster",
-    "candidate_pairs",
-    "verified_pairs",
-    "capped_buckets",
-    "template_shingles",
-    "declined_pairs",
-    "empty_documents",
-    "kept",
-)
+        return out
 
 
 def _value(stat: DataFrame | int) -> int:
