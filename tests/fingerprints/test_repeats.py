@@ -6,12 +6,7 @@ from hypothesis import strategies as st
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.flow import fingerprint_texts
-from neardup.fingerprints.repeats import (
-    distinct_spans,
-    first_copies,
-    first_copies_of,
-    spread_segments,
-)
+from neardup.fingerprints.repeats import distinct_spans, first_copies, first_copies_of
 from neardup.text.canon import split_texts
 
 # few distinct texts, so that batches repeat some; markup and non-ASCII take the Python steps
@@ -53,23 +48,6 @@ def test_texts_of_one_length_are_told_apart_by_their_bytes():
     first = first_copies(*split_texts(texts))
     assert first is not None
     assert first.tolist() == [0, 1, 0, 1, 4]
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 5), min_size=1, max_size=8), st.data())
-def test_spread_segments_gives_each_document_its_sources_segment(sizes, data):
-    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    values = np.arange(offsets[-1], dtype=np.uint64) * 7
-    source = np.array(data.draw(st.lists(st.integers(0, len(sizes) - 1), max_size=10)), np.int64)
-    take, spread = spread_segments(offsets, source)
-    for d, s in enumerate(source.tolist()):
-        assert (
-            values[take][spread[d] : spread[d + 1]].tolist()
-            == values[offsets[s] : offsets[s + 1]].tolist()
-        )
-    assert spread.dtype == offsets.dtype
-    assert spread[-1] == take.size
 
 
 def test_distinct_spans_ranks_first_occurrences():

@@ -1,13 +1,13 @@
-"""The sort-based distinct values equal NumPy's."""
+"""The sort-based distinct values equal NumPy's; ragged arrays' segments gathered."""
 
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from neardup.util.arrays import release_mapped_pages, unique, unique_counts
+from neardup.util.arrays import gather_segments, release_mapped_pages, unique, unique_counts
 
 values = st.one_of(
     arrays(np.uint64, st.integers(0, 200), elements=st.integers(0, 2**64 - 1)),
@@ -61,3 +61,20 @@ def test_released_pages_of_a_mapped_file_leave_its_values_and_resident_memory(tm
     assert resident_file_kb() < before - 8_000
     assert int(mapped[-1]) == (1 << 21) - 1
     release_mapped_pages(np.arange(3))  # not mapped: nothing happens
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=8), st.data())
+def test_gather_segments_gives_each_document_its_sources_segment(sizes, data):
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    values = np.arange(offsets[-1], dtype=np.uint64) * 7
+    source = np.array(data.draw(st.lists(st.integers(0, len(sizes) - 1), max_size=10)), np.int64)
+    take, spread = gather_segments(offsets, source)
+    for d, s in enumerate(source.tolist()):
+        assert (
+            values[take][spread[d] : spread[d + 1]].tolist()
+            == values[offsets[s] : offsets[s + 1]].tolist()
+        )
+    assert spread.dtype == offsets.dtype
+    assert spread[-1] == take.size

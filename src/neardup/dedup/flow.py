@@ -79,12 +79,7 @@ from neardup.dedup.templates import (
 from neardup.dedup.translation import function_words
 from neardup.errors import weak_notes
 from neardup.fingerprints.intersect_kernels import shared_counts
-from neardup.fingerprints.repeats import (
-    distinct_spans,
-    first_copies,
-    first_copies_of,
-    spread_segments,
-)
+from neardup.fingerprints.repeats import distinct_spans, first_copies, first_copies_of
 from neardup.fingerprints.shingles import (
     FingerprintBatch,
     fingerprint_batch,
@@ -93,6 +88,7 @@ from neardup.fingerprints.shingles import (
 )
 from neardup.methods.base import Keys, Method, Signatures
 from neardup.text.canon import split_texts
+from neardup.util.arrays import gather_segments
 
 __all__ = [
     "DEFAULT_HITS",
@@ -168,10 +164,10 @@ def fingerprint_texts(
         text_of = None if texts is None else [texts[d] for d in distinct.tolist()]
         utf8_of = None if utf8 is None else (utf8[0], utf8[1][distinct], utf8[2][distinct])
         prints, word_sets = _fingerprint_sets(utf8_of, config, words, text_of)
-        take, offsets = spread_segments(prints.offsets, source)
+        take, offsets = gather_segments(prints.offsets, source)
         prints = FingerprintBatch(prints.values[take], offsets, prints.counts[take])
         if word_sets is not None:
-            take, offsets = spread_segments(word_sets[1], source)
+            take, offsets = gather_segments(word_sets[1], source)
             word_sets = (word_sets[0][take], offsets)
     keys = None
     with weak_notes() as weak:

@@ -4,7 +4,7 @@ A corpus may hold many copies of one text (a licence in every package of a famil
 page mirrored under several names). A text's fingerprints and words depend on its own bytes
 alone, so a copy's are those of its first occurrence: the batch is fingerprinted without
 its copies (:func:`distinct_spans`), then every document is given its text's segments
-(:func:`spread_segments`).
+(:func:`neardup.util.arrays.gather_segments`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["distinct_spans", "first_copies", "first_copies_of", "spread_segments"]
+__all__ = ["distinct_spans", "first_copies", "first_copies_of"]
 
 
 def first_copies(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
@@ -55,15 +55,3 @@ def distinct_spans(first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     distinct = np.flatnonzero(own)
     rank = np.cumsum(own) - 1
     return distinct, rank[first]
-
-
-def spread_segments(offsets: np.ndarray, source: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(take, spread)``: segment ``source[d]`` of ``offsets`` (segment ``s`` is entries
-    ``offsets[s]:offsets[s + 1]``) as segment ``d`` of new offsets ``spread``; ``take``
-    gives the entries in their new places (``values[take]``)."""
-    sizes = np.diff(offsets)[source]
-    spread = np.zeros(source.size + 1, dtype=offsets.dtype)
-    np.cumsum(sizes, out=spread[1:])
-    shift = np.repeat(offsets[source] - spread[:-1], sizes)
-    take = np.arange(int(spread[-1]), dtype=np.int64) + shift
-    return take, spread

@@ -56,6 +56,18 @@ def split_pair_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+def gather_segments(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(take, gathered)``: segments ``rows`` of ``offsets`` (segment ``s`` is entries
+    ``offsets[s]:offsets[s + 1]``) one after the other, segment ``rows[k]`` at
+    ``gathered[k]:gathered[k + 1]``; ``values[take]`` holds their entries."""
+    sizes = np.diff(offsets)[rows]
+    gathered = np.zeros(rows.size + 1, dtype=offsets.dtype)
+    np.cumsum(sizes, out=gathered[1:])
+    shift = np.repeat(offsets[rows] - gathered[:-1], sizes)
+    take = np.arange(int(gathered[-1]), dtype=np.int64) + shift
+    return take, gathered
+
+
 def kept_segments(offsets: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(mask, offsets)`` of the segments ``offsets[d]:offsets[d + 1]`` where ``keep`` (a
     mask of segments): which entries stay, and the offsets of the kept segments."""

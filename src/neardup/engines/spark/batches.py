@@ -45,7 +45,13 @@ from neardup.dedup.flow import (
     verify_corpus,
 )
 from neardup.fingerprints.word_kernels import WORD
-from neardup.util.arrays import pair_codes, split_pair_codes, unique, unique_counts
+from neardup.util.arrays import (
+    gather_segments,
+    pair_codes,
+    split_pair_codes,
+    unique,
+    unique_counts,
+)
 from neardup.util.hashtable import GOLDEN, count_keys, key_table
 
 Stage = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
@@ -367,10 +373,8 @@ def _sets_of(
     values: np.ndarray, offsets: np.ndarray, docs: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The sets of ``docs`` (``values[offsets[d]:offsets[d+1]]``) as ``(values, offsets)``."""
-    sizes = offsets[docs + 1] - offsets[docs]
-    bounds = np.r_[0, np.cumsum(sizes)]
-    at = np.repeat(offsets[docs] - bounds[:-1], sizes) + np.arange(bounds[-1])
-    return values[at], bounds
+    take, bounds = gather_segments(offsets, docs)
+    return values[take], bounds
 
 
 def _by_doc(
@@ -820,9 +824,7 @@ def template_stage(config: DedupConfig) -> Stage:
 
 def _gather(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The values of ``rows`` of a ragged array, one after the other."""
-    lengths = offsets[rows + 1] - offsets[rows]
-    shift = offsets[rows] - np.r_[0, np.cumsum(lengths)[:-1]]
-    return values[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))]
+    return values[gather_segments(offsets, rows)[0]]
 
 
 def content_stage(config: DedupConfig) -> SetsStage:
