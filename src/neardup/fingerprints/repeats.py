@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from neardup.fingerprints.hashing import fingerprint_spans
+
 __all__ = ["distinct_spans", "first_copies", "first_copies_of"]
 
 
@@ -20,15 +22,15 @@ def first_copies(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
     """Per document of ``text[starts[d]:ends[d]]`` (UTF-8), the first document with the same
     bytes (itself if none is earlier); None when no text repeats.
 
-    Only texts whose byte length repeats are compared (as bytes): a batch without copies
-    costs a sort of its lengths."""
+    Only texts whose byte length and 64-bit hash both repeat are compared (as bytes): a
+    batch without copies costs a sort of its lengths and a hash of the texts whose length
+    another shares."""
     lengths = ends - starts
     if lengths.size < 2:
         return None
-    order = np.argsort(lengths, kind="stable")
-    ordered = lengths[order]
-    same = ordered[1:] == ordered[:-1]  # a length shared with the next in that order
-    maybe = np.sort(order[np.r_[same, False] | np.r_[False, same]])
+    maybe = _repeated(lengths)
+    if maybe.size:
+        maybe = maybe[_repeated(fingerprint_spans(text, starts[maybe], ends[maybe]))]
     if not maybe.size:
         return None
     first = np.arange(lengths.size, dtype=np.int64)
@@ -36,6 +38,14 @@ def first_copies(text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
     for d, lo, hi in zip(maybe.tolist(), starts[maybe].tolist(), ends[maybe].tolist(), strict=True):
         first[d] = seen.setdefault(text[lo:hi].tobytes(), d)
     return first if (first[maybe] != maybe).any() else None
+
+
+def _repeated(keys: np.ndarray) -> np.ndarray:
+    """The positions, increasing, of the ``keys`` another position holds too."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    same = ordered[1:] == ordered[:-1]  # a key shared with the next in that order
+    return np.sort(order[np.r_[same, False] | np.r_[False, same]])
 
 
 def first_copies_of(texts: Sequence[str]) -> np.ndarray | None:
