@@ -59,10 +59,16 @@ def removals(result: DedupResult) -> list[Removal]:
     written, then score, then input order)."""
     keep_of = result.keep_of
     docs = np.flatnonzero(keep_of != np.arange(keep_of.size))
-    containment, score = _measures(result.pairs, docs, keep_of[docs])
+    return ordered_removals(docs, keep_of[docs], result.pairs)
+
+
+def ordered_removals(docs: np.ndarray, keepers: np.ndarray, pairs: Pairs) -> list[Removal]:
+    """The removals of ``docs`` (document numbers in input order) into ``keepers``, with
+    their measures from ``pairs``, weakest first (containment, score, input order)."""
+    containment, score = _measures(pairs, docs, keepers)
     order = np.lexsort((docs, score, containment))
     return [
-        Removal(int(docs[i]), int(keep_of[docs[i]]), float(containment[i]), float(score[i]))
+        Removal(int(docs[i]), int(keepers[i]), float(containment[i]), float(score[i]))
         for i in order.tolist()
     ]
 
@@ -208,7 +214,9 @@ def short(passage: str, limit: int = PASSAGE_CHARS) -> str:
     return passage[: cut if cut > 0 else limit] + " …"
 
 
-def review_record(removal: Removal, ids: Sequence[str], missing: Passages | None) -> dict[str, Any]:
+def review_record(
+    removal: Removal, ids: Sequence[str] | Mapping[int, str], missing: Passages | None
+) -> dict[str, Any]:
     """One line of ``review.jsonl``."""
     found = missing.passages() if missing is not None else None
     return {

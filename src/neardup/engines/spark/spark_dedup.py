@@ -80,6 +80,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.flow import (
@@ -92,11 +93,11 @@ from neardup.dedup.flow import (
 )
 from neardup.engines.spark import batches as B
 from neardup.engines.spark import documents as D
+from neardup.engines.spark import outcome as O
 from neardup.errors import ConfigError, InputError
 from neardup.util.extras import pyspark
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     from pyspark.sql import DataFrame
 
 DOC = "_doc"  # the document number column added to the input
@@ -134,6 +135,7 @@ class SparkDedup:
     texts: Callable[[DataFrame], DataFrame]  # doc, id, text of a frame of documents (doc)
     verified: DataFrame  # the pairs at the threshold by number: left, right, s_lr, s_rl, c_lr …
     small: Callable[[DataFrame], DataFrame]  # a frame of ≤ a row per decided document, to join
+    outcome: O.Outcome | None = None  # the decisions and pairs on the driver, when small
 
     def summary(self) -> dict[str, Any]:
         """Counts of the run (a few Spark actions over the run's computed tables, not over
@@ -144,24 +146,37 @@ class SparkDedup:
         docs = self.stats["documents"]
         assert not isinstance(docs, int)
         documents, empty = docs.agg(F.count("*"), F.sum((F.col("size") == 0).cast("long"))).first()
-        decisions = self.decisions
-        removed = decisions.where(F.col("keep_of") != F.col("doc")).agg(F.count("*"))
-        sizes = decisions.groupBy("label").agg(F.count("*").alias("n")).where(F.col("n") >= 2)
-        clusters, largest = sizes.agg(F.count("*"), F.max("n")).first()
+        decided = self._decided() if self.outcome is None else O.counts(self.outcome)
         out: dict[str, Any] = {
             "documents": int(documents),
-            "removed": _value(removed),
-            "clusters": int(clusters),
-            "largest_cluster": int(largest or 0),
+            "removed": decided["removed"],
+            "clusters": decided["clusters"],
+            "largest_cluster": decided["largest_cluster"],
             "candidate_pairs": _value(self.stats["candidates"]),
-            "verified_pairs": _value(self.stats["verified"]),
+            "verified_pairs": decided["verified_pairs"],
             "capped_buckets": _value(self.stats["capped"]),
             "template_shingles": _value(self.stats["templates"]),
-            "declined_pairs": _value(self.stats["declined"]),
+            "declined_pairs": decided["declined_pairs"],
             "empty_documents": int(empty or 0),
         }
         out["kept"] = out["documents"] - out["removed"]
         return out
+
+    def _decided(self) -> dict[str, int]:
+        """:func:`neardup.engines.spark.outcome.counts` by Spark jobs."""
+        from pyspark.sql import functions as F
+
+        decisions = self.decisions
+        removed = decisions.where(F.col("keep_of") != F.col("doc")).agg(F.count("*"))
+        sizes = decisions.groupBy("label").agg(F.count("*").alias("n")).where(F.col("n") >= 2)
+        clusters, largest = sizes.agg(F.count("*"), F.max("n")).first()
+        return {
+            "removed": _value(removed),
+            "clusters": int(clusters),
+            "largest_cluster": int(largest or 0),
+            "verified_pairs": _value(self.stats["verified"]),
+            "declined_pairs": _value(self.stats["declined"]),
+        }
 
 
 def _value(stat: DataFrame | int) -> int:
@@ -254,7 +269,7 @@ def dedup_documents(
     from pyspark.sql import functions as F
 
     documents = document_rows(prints) if documents is None else documents
-    sizes = documents.where(F.col("bad").isNull()).select("doc", "id", "size", "keys")
+    sizes = documents.where(F.col("bad").isNull()).select("doc", "id", "length", "size", "keys")
     if ids is None:
         ids = sizes.select("doc", "id")
     sets = prints.where(F.col("kind") == D.SETS).select("sets")
@@ -290,13 +305,29 @@ def dedup_documents(
         found = decided.where(F.col("doc") < 0).withColumn("score", F.greatest("s_lr", "s_rl"))
         columns = ["left", "right", "score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl"]
         at_threshold = at_threshold.select(*columns).unionByName(found.select(*columns))
-    small = _small_side(decisions)
-    moved = small(decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC)))
+    decided = decisions.count()
+    small = F.broadcast if decided <= BROADCAST_DECISIONS else _as_planned
+    outcome = None
+    if decided <= BROADCAST_DECISIONS:
+        with timed("outcome to the driver"):
+            outcome = _collected(decisions, at_threshold, ids, sizes)
+    if outcome is None:
+        pairs, clusters = _pair_output(at_threshold, ids, config), _cluster_output(decisions, ids)
+        moved = decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC))
+        removed = _removed(rows, decisions, ids, small)
+    else:
+        spark = decisions.sparkSession
+        pairs = spark.createDataFrame(O.pair_table(outcome, config.threshold))
+        clusters = spark.createDataFrame(O.cluster_table(outcome))
+        docs, keepers = outcome.removed()
+        keeper_ids = pa.table({DOC: docs, "_duplicate_of": outcome.ids_of(keepers)})
+        moved = spark.createDataFrame(keeper_ids.select([DOC]))
+        removed = rows.join(F.broadcast(spark.createDataFrame(keeper_ids)), DOC).drop(DOC)
     return SparkDedup(
-        pairs=_pair_output(at_threshold, ids, config),
-        clusters=_cluster_output(decisions, ids),
-        kept=rows.join(moved, DOC, "left_anti").drop(DOC),
-        removed=_removed(rows, decisions, ids, small),
+        pairs=pairs,
+        clusters=clusters,
+        kept=rows.join(small(moved), DOC, "left_anti").drop(DOC),
+        removed=removed,
         decisions=decisions,
         stats={
             "documents": sizes,
@@ -310,32 +341,42 @@ def dedup_documents(
         texts=lambda wanted: texts(small(wanted)),
         verified=at_threshold,
         small=small,
+        outcome=outcome,
     )
+
+
+def _collected(
+    decisions: DataFrame, verified: DataFrame, ids: DataFrame, sizes: DataFrame
+) -> O.Outcome | None:
+    """The decided documents (with their ids and text lengths) and the verified pairs on
+    the driver (:mod:`neardup.engines.spark.outcome`), when at most
+    :data:`~neardup.engines.spark.outcome.OUTCOME_ROWS` pairs; else None."""
+    from pyspark.sql import functions as F
+
+    pairs = verified.select(*O.PAIR_COLUMNS).limit(O.OUTCOME_ROWS + 1).toArrow()
+    if pairs.num_rows > O.OUTCOME_ROWS:
+        return None
+    decided = (
+        F.broadcast(decisions.select(*O.DECISION_COLUMNS))
+        .join(ids, "doc")
+        .join(sizes.select("doc", "length"), "doc")
+    )
+    return O.Outcome.of(decided.toArrow(), pairs)
 
 
 def document_rows(prints: DataFrame) -> DataFrame:
     """The rows of ``prints`` that describe a document or a bad record (``doc, id, bad,
-    size, keys``: no sets), computed once: the checks and counts read them so, and only the
+    length, size, keys``: no sets), computed once: the checks and counts read them so, and only the
     task that pairs documents reads the sets."""
     from pyspark.sql import functions as F
 
     rows = prints.where(F.col("kind") == D.DOCUMENT)
-    return rows.select("doc", "id", "bad", "size", "keys").localCheckpoint()
+    return rows.select("doc", "id", "bad", "length", "size", "keys").localCheckpoint()
 
 
-BROADCAST_DECISIONS = 1 << 22  # documents in pairs up to which the outputs broadcast them
-
-
-def _small_side(decisions: DataFrame) -> Callable[[DataFrame], DataFrame]:
-    """How the outputs join a frame of at most a row per decided document to the input
-    rows: broadcast (the records and texts read where they are, not shuffled) when at most
-    :data:`BROADCAST_DECISIONS` documents are in pairs (one count over the computed
-    decisions), else as Spark plans it."""
-    from pyspark.sql import functions as F
-
-    if decisions.count() <= BROADCAST_DECISIONS:
-        return F.broadcast
-    return _as_planned
+# documents in pairs up to which the outputs broadcast them to the input rows (the records
+# and texts read where they are, not shuffled), and the driver collects the outcome
+BROADCAST_DECISIONS = 1 << 22
 
 
 def _as_planned(frame: DataFrame) -> DataFrame:

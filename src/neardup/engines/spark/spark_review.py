@@ -1,8 +1,11 @@
 """The Spark engine's ``review/``: the records of ``review.jsonl``
-(:mod:`neardup.engines.local.review`) from the run's DataFrames, weakest first.
+(:mod:`neardup.engines.local.review`), weakest first.
 
-Each removed document is joined with its keeper's text and with the verified pair of the two
-(either way round), by document number; each Arrow batch is reviewed by
+When the run's outcome is on the driver (:mod:`neardup.engines.spark.outcome`) and the
+reviewed texts fit it (:data:`TEXTS_ON_DRIVER` characters), the driver orders the removals
+and finds their missing passages as the local engine does, with the texts read by one Spark
+job. Otherwise each removed document is joined with its keeper's text and with the verified
+pair of the two (either way round), by document number, and each Arrow batch is reviewed by
 :func:`neardup.engines.local.review.review_records`.
 """
 
@@ -11,16 +14,26 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 
-from neardup.engines.local.review import MAX_REVIEWED, review_records
+from neardup.engines.local.review import (
+    MAX_REVIEWED,
+    missing_passages,
+    review_record,
+    review_records,
+    texts_needed,
+)
 from neardup.engines.spark.spark_dedup import timed
 from neardup.text.text_config import TextConfig
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
+    from neardup.engines.spark.outcome import Outcome
     from neardup.engines.spark.spark_dedup import SparkDedup
+
+TEXTS_ON_DRIVER = 1 << 28  # characters of the reviewed texts the driver reads to review them
 
 REVIEW_SCHEMA = (
     "id string, keeper string, containment double, score double, missing array<string>, "
@@ -41,7 +54,51 @@ _ARROW = pa.schema(
 
 def review_frame(result: SparkDedup, text: TextConfig) -> DataFrame:
     """``id, keeper, containment, score, missing, missing_passages`` of every removal,
-    ordered weakest first (containment, score, input order), as ``review.jsonl``.
+    ordered weakest first (containment, score, input order), as ``review.jsonl``: by the
+    driver when it holds the run's outcome and the texts fit (:func:`review_table`), else
+    by Spark (:func:`reviewed_by_spark`)."""
+    if result.outcome is not None:
+        table = review_table(result.outcome, _texts_read(result), text)
+        if table is not None:
+            return result.decisions.sparkSession.createDataFrame(table)
+    return reviewed_by_spark(result, text)
+
+
+def review_table(
+    outcome: Outcome, read: Callable[[np.ndarray], dict[int, str]], text: TextConfig
+) -> pa.Table | None:
+    """The review's records worked out on the driver: the removals ordered and the missing
+    passages found by the local engine's functions, with the texts of the documents they
+    need (the weakest ``MAX_REVIEWED`` lossy removals and their keepers) from ``read``;
+    None when those texts exceed :data:`TEXTS_ON_DRIVER` characters."""
+    rows = outcome.removals()
+    needed = np.array(sorted(texts_needed(rows, 0, MAX_REVIEWED)), dtype=np.int64)
+    if int(outcome.lengths_of(needed).sum()) > TEXTS_ON_DRIVER:
+        return None
+    with timed("review: texts"):
+        texts = read(needed)
+    with timed("review: passages"):
+        decided = outcome.column("doc")
+        ids = dict(zip(decided.tolist(), outcome.ids_of(decided).to_pylist(), strict=True))
+        found = missing_passages(rows, texts, text, MAX_REVIEWED)
+        records = [review_record(r, ids, m) for r, m in zip(rows, found, strict=True)]
+    return pa.Table.from_pylist(records, schema=_ARROW.remove(_ARROW.get_field_index("_row")))
+
+
+def _texts_read(result: SparkDedup) -> Callable[[np.ndarray], dict[int, str]]:
+    """The texts of some documents, read by one Spark job."""
+
+    def read(docs: np.ndarray) -> dict[int, str]:
+        wanted = result.decisions.sparkSession.createDataFrame(pa.table({"doc": docs}))
+        table = result.texts(wanted).select("doc", "text").toArrow()
+        docs, texts = table.column("doc").to_pylist(), table.column("text").to_pylist()
+        return dict(zip(docs, texts, strict=True))
+
+    return read
+
+
+def reviewed_by_spark(result: SparkDedup, text: TextConfig) -> DataFrame:
+    """:func:`review_frame` computed by Spark jobs.
 
     Built from the run's decisions and verified pairs by document number: each removal
     meets its keeper's id and the pair of the two (either way round); as the local engine,
