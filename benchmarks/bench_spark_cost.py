@@ -171,14 +171,16 @@ def tree_cpu(command: list[str]) -> dict[str, float]:
 
 
 class StageCpu(logging.Handler):
-    """CPU seconds of this process tree per engine stage (innermost open stage)."""
+    """CPU seconds of this process tree per engine stage (innermost open stage), and the
+    JVM's share of them."""
 
     def __init__(self) -> None:
         super().__init__()
         self.tree = TreeCpu(me=True)
         self.open: list[str] = []
         self.cpu: dict[str, float] = {"before": self.tree.sample()}
-        self.last = self.cpu["before"]
+        self.jvm: dict[str, float] = {"before": 0.0}
+        self.last, self.last_jvm = self.cpu["before"], 0.0
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
@@ -193,12 +195,14 @@ class StageCpu(logging.Handler):
 
     def _charge(self, now: float) -> None:
         name = self.open[-1] if self.open else "between stages"
+        jvm = self.tree.kinds().get("JVM", 0.0)
         self.cpu[name] = self.cpu.get(name, 0.0) + now - self.last
-        self.last = now
+        self.jvm[name] = self.jvm.get(name, 0.0) + jvm - self.last_jvm
+        self.last, self.last_jvm = now, jvm
 
-    def finish(self) -> dict[str, float]:
+    def finish(self) -> dict[str, dict[str, float]]:
         self._charge(self.tree.stop())
-        return self.cpu
+        return {"cpu": self.cpu, "jvm": self.jvm}
 
 
 def stage_child(args: list[str], out: Path) -> None:
@@ -277,7 +281,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="neardup-spark-cost-"))
     neardup = [sys.executable, "-m", "neardup", "dedup", str(path)]
     runs: dict[str, list[dict[str, float]]] = {"local": [], "spark": []}
-    stages: list[dict[str, float]] = []
+    stages: list[dict[str, dict[str, float]]] = []
     removed = 0
     for run in range(args.runs):
         local = work / f"local-{run}"
@@ -295,14 +299,17 @@ def main() -> None:
     with open(path, "rb") as lines:
         docs = sum(1 for _ in lines)
     med = {e: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for e, rs in runs.items()}
-    names = list(dict.fromkeys(n for s in stages for n in s))
-    per_stage = {n: statistics.median(s.get(n, 0.0) for s in stages) for n in names}
+    names = list(dict.fromkeys(n for s in stages for n in s["cpu"]))
+    per_stage = {
+        n: [statistics.median(s[k].get(n, 0.0) for s in stages) for k in ("cpu", "jvm")]
+        for n in names
+    }
     ratio = med["spark"]["cpu"] / med["local"]["cpu"]
     print(f"{path} ({docs} documents, {removed} removed by both), options {args.option}, ")
     print(f"Spark {args.master} {args.spark_conf}; medians of {args.runs} runs\n")
-    print("| stage (Spark) | CPU s |\n|---|---|")
-    for name, seconds in per_stage.items():
-        print(f"| {name} | {seconds:.1f} |")
+    print("| stage (Spark) | CPU s | of which JVM |\n|---|---|---|")
+    for name, (seconds, jvm) in per_stage.items():
+        print(f"| {name} | {seconds:.1f} | {jvm:.1f} |")
     print("\n| engine | wall s | CPU s | of which JVM | CPU ms per document |")
     print("|---|---|---|---|---|")
     for engine, m in med.items():
