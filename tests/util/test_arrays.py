@@ -63,18 +63,27 @@ def test_released_pages_of_a_mapped_file_leave_its_values_and_resident_memory(tm
     release_mapped_pages(np.arange(3))  # not mapped: nothing happens
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 5), min_size=1, max_size=8), st.data())
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=40), st.data())
 def test_gather_segments_gives_each_document_its_sources_segment(sizes, data):
+    """Any rows (entries taken one by one), and every row in order with a few repeated (a
+    batch with a few copies: runs of rows copied as slices)."""
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     values = np.arange(offsets[-1], dtype=np.uint64) * 7
-    source = np.array(data.draw(st.lists(st.integers(0, len(sizes) - 1), max_size=10)), np.int64)
-    take, spread = gather_segments(offsets, source)
+    rows = st.integers(0, len(sizes) - 1)
+    if data.draw(st.booleans()):
+        chosen = data.draw(st.lists(rows, max_size=40))
+    else:
+        chosen = sorted([*range(len(sizes)), *data.draw(st.lists(rows, max_size=3))])
+    source = np.array(chosen, np.int64)
+    gather, spread = gather_segments(offsets, source)
+    gathered = gather(values)
     for d, s in enumerate(source.tolist()):
         assert (
-            values[take][spread[d] : spread[d + 1]].tolist()
+            gathered[spread[d] : spread[d + 1]].tolist()
             == values[offsets[s] : offsets[s + 1]].tolist()
         )
     assert spread.dtype == offsets.dtype
-    assert spread[-1] == take.size
+    assert spread[-1] == gathered.size
+    assert gathered.dtype == values.dtype

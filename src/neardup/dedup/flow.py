@@ -164,11 +164,11 @@ def fingerprint_texts(
         text_of = None if texts is None else [texts[d] for d in distinct.tolist()]
         utf8_of = None if utf8 is None else (utf8[0], utf8[1][distinct], utf8[2][distinct])
         prints, word_sets = _fingerprint_sets(utf8_of, config, words, text_of)
-        take, offsets = gather_segments(prints.offsets, source)
-        prints = FingerprintBatch(prints.values[take], offsets, prints.counts[take])
+        gather, offsets = gather_segments(prints.offsets, source)
+        prints = FingerprintBatch(gather(prints.values), offsets, gather(prints.counts))
         if word_sets is not None:
-            take, offsets = gather_segments(word_sets[1], source)
-            word_sets = (word_sets[0][take], offsets)
+            gather, offsets = gather_segments(word_sets[1], source)
+            word_sets = (gather(word_sets[0]), offsets)
     keys = None
     with weak_notes() as weak:
         if method is not None:

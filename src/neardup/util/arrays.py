@@ -8,6 +8,7 @@ fingerprints and pair codes; these helpers give the same results (sorted) by sor
 from __future__ import annotations
 
 import mmap
+from collections.abc import Callable
 
 import numpy as np
 
@@ -56,16 +57,34 @@ def split_pair_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def gather_segments(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(take, gathered)``: segments ``rows`` of ``offsets`` (segment ``s`` is entries
+def gather_segments(
+    offsets: np.ndarray, rows: np.ndarray
+) -> tuple[Callable[[np.ndarray], np.ndarray], np.ndarray]:
+    """``(gather, gathered)``: segments ``rows`` of ``offsets`` (segment ``s`` is entries
     ``offsets[s]:offsets[s + 1]``) one after the other, segment ``rows[k]`` at
-    ``gathered[k]:gathered[k + 1]``; ``values[take]`` holds their entries."""
+    ``gathered[k]:gathered[k + 1]``; ``gather(values)`` gives their entries. Runs of
+    consecutive rows are copied as one slice each when they are few (a batch that repeats a
+    few of its texts is a few slices), else the entries are taken one by one."""
     sizes = np.diff(offsets)[rows]
     gathered = np.zeros(rows.size + 1, dtype=offsets.dtype)
     np.cumsum(sizes, out=gathered[1:])
+    breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+    if rows.size and breaks.size < rows.size // 8:
+        first, last = np.r_[0, breaks], np.r_[breaks, rows.size] - 1
+        starts, ends = offsets[rows[first]].tolist(), offsets[rows[last] + 1].tolist()
+        spans = list(zip(starts, ends, strict=True))
+
+        def sliced(values: np.ndarray) -> np.ndarray:
+            return np.concatenate([values[start:end] for start, end in spans])
+
+        return sliced, gathered
     shift = np.repeat(offsets[rows] - gathered[:-1], sizes)
     take = np.arange(int(gathered[-1]), dtype=np.int64) + shift
-    return take, gathered
+
+    def taken(values: np.ndarray) -> np.ndarray:
+        return values[take]
+
+    return taken, gathered
 
 
 def kept_segments(offsets: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -373,8 +373,8 @@ def _sets_of(
     values: np.ndarray, offsets: np.ndarray, docs: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The sets of ``docs`` (``values[offsets[d]:offsets[d+1]]``) as ``(values, offsets)``."""
-    take, bounds = gather_segments(offsets, docs)
-    return values[take], bounds
+    gather, bounds = gather_segments(offsets, docs)
+    return gather(values), bounds
 
 
 def _by_doc(
@@ -824,7 +824,7 @@ def template_stage(config: DedupConfig) -> Stage:
 
 def _gather(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The values of ``rows`` of a ragged array, one after the other."""
-    return values[gather_segments(offsets, rows)[0]]
+    return gather_segments(offsets, rows)[0](values)
 
 
 def content_stage(config: DedupConfig) -> SetsStage:
