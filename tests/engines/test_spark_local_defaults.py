@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from neardup.engines.spark import daemon
-from neardup.engines.spark.spark_session import DAEMON_MODULE, LOCAL_JAVA_OPTIONS, local_defaults
+from neardup.engines.spark.spark_session import (
+    DAEMON_MODULE,
+    LOCAL_JAVA_OPTIONS,
+    SIMPLIFIED_TRACEBACK,
+    forks_the_driver,
+    local_defaults,
+)
 
 GIB = 1 << 30
 MEMORY, OPTIONS = "spark.driver.memory", "spark.driver.extraJavaOptions"
@@ -23,6 +30,7 @@ def test_a_local_master_gets_a_quarter_of_the_machine_within_bounds(physical, ex
         assert chosen.get(MEMORY) == expected
         assert chosen[OPTIONS] == LOCAL_JAVA_OPTIONS
         assert chosen[DAEMON_MODULE] == daemon.MODULE
+        assert chosen[SIMPLIFIED_TRACEBACK] == "1"
 
 
 @pytest.mark.parametrize("master", ["spark://host:7077", "yarn", "k8s://host:443"])
@@ -65,3 +73,34 @@ def test_the_workers_daemon_is_neardup_s_only_for_the_driver_s_own_python(tmp_pa
     assert daemon_module({}, {"SPARK_CONF_DIR": str(tmp_path)}) is None
     submit = {"PYSPARK_SUBMIT_ARGS": "--driver-java-options -Xss4m pyspark-shell"}
     assert daemon_module({}, submit) == daemon.MODULE
+
+
+def test_the_workers_environment_is_one_for_every_job_with_neardup_s_daemon():
+    """With neardup's daemon, every job's workers get the variable some of Spark's runners
+    add (one daemon, not two); the user's value stands, and their own daemon gets none."""
+    mine = local_defaults("local[2]", {}, {}, 24 * GIB)
+    assert mine[SIMPLIFIED_TRACEBACK] == "1"
+    theirs = local_defaults("local[2]", {SIMPLIFIED_TRACEBACK: "0"}, {}, 24 * GIB)
+    assert SIMPLIFIED_TRACEBACK not in theirs
+    assert theirs[DAEMON_MODULE] == daemon.MODULE
+    other = local_defaults("local[2]", {DAEMON_MODULE: "my.daemon"}, {}, 24 * GIB)
+    assert SIMPLIFIED_TRACEBACK not in other
+
+
+@pytest.mark.parametrize(
+    ("master", "python", "module", "forks"),
+    [
+        ("local[2]", sys.executable, daemon.MODULE, True),
+        ("local[*]", sys.executable, daemon.MODULE, True),
+        ("local[2]", "/usr/bin/python3", daemon.MODULE, False),  # PYSPARK_PYTHON chosen
+        ("local[2]", sys.executable, None, False),  # PySpark's own daemon
+        ("local[2]", sys.executable, "their.daemon", False),
+        ("spark://host:7077", sys.executable, daemon.MODULE, False),
+    ],
+)
+def test_the_workers_probe_is_left_out_only_where_they_fork_the_driver(
+    master, python, module, forks
+):
+    """Only forks of neardup's daemon in the driver's interpreter on a local master run
+    this neardup for certain; any other workers are probed first."""
+    assert forks_the_driver(master, python, module) is forks

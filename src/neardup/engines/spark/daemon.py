@@ -8,6 +8,9 @@ PySpark's daemon imports nothing a worker runs, so every worker imports PySpark'
 pyarrow, NumPy, numba and neardup's stages anew. Imported here, they are inherited by
 every fork.
 
+The compiled kernels are not loaded here: running one of the parallel ones starts numba's
+OpenMP threads, and GNU OpenMP refuses to run in a fork of a process that used it.
+
 NumPy's BLAS is given one thread (Spark runs a worker a core; a thread pool is not
 inherited by a fork). A module that fails to import here is left to the worker, where the
 probe of :func:`neardup.engines.spark.spark_session.check_workers` names what fails.

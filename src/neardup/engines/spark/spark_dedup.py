@@ -232,7 +232,8 @@ def spark_dedup(
         columns.append(F.col(str(config.keep.field)).alias("value"))
     with timed("fingerprints and keys"):
         stage = D.text_stage(config, values is not None)
-        prints = cached(docs.select(*columns).mapInArrow(stage, D.DOCUMENT_SCHEMA), on_disk=True)
+        found = docs.select(*columns).mapInArrow(stage, D.DOCUMENT_SCHEMA)
+        prints, documents = fingerprinted(found)
     ids = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"))
     named = docs.select(F.col(DOC).alias("doc"), F.col(id_col).alias("id"), columns[1])
     return dedup_documents(
@@ -242,6 +243,7 @@ def spark_dedup(
         lambda wanted: named.join(wanted, "doc"),
         config,
         values,
+        documents=documents,
         pairs_per_task=pairs_per_task,
         exact_counts=exact_counts,
     )
@@ -364,6 +366,18 @@ def _collected(
     return O.Outcome.of(decided.toArrow(), pairs)
 
 
+def fingerprinted(prints: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """``prints`` (rows of :data:`neardup.engines.spark.documents.DOCUMENT_SCHEMA`) cached
+    on disk only (read once or twice, their bulk in the JVM's heap would cost its collector
+    more than reading them back), and their :func:`document_rows`, computed by one job: the
+    sets are written to the cache as the documents' rows are taken from them (not read back
+    for those)."""
+    from pyspark import StorageLevel
+
+    prints = prints.persist(StorageLevel.DISK_ONLY)
+    return prints, document_rows(prints)
+
+
 def document_rows(prints: DataFrame) -> DataFrame:
     """The rows of ``prints`` that describe a document or a bad record (``doc, id, bad,
     length, size, keys``: no sets), computed once: the checks and counts read them so, and only the
@@ -438,13 +452,11 @@ def by_doc(df: DataFrame) -> DataFrame:
     return out
 
 
-def cached(df: DataFrame, on_disk: bool = False) -> DataFrame:
-    """``df`` cached and computed: in memory, else on disk; ``on_disk``, on disk only (data
-    read once or twice, whose bulk in the JVM's heap would cost its collector more than
-    reading it back)."""
+def cached(df: DataFrame) -> DataFrame:
+    """``df`` cached (in memory, else on disk) and computed."""
     from pyspark import StorageLevel
 
-    out = df.persist(StorageLevel.DISK_ONLY if on_disk else StorageLevel.MEMORY_AND_DISK)
+    out = df.persist(StorageLevel.MEMORY_AND_DISK)
     out.count()
     return out
 

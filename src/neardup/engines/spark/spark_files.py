@@ -39,10 +39,9 @@ from neardup.engines.spark.documents import (
 from neardup.engines.spark.spark_dedup import (
     DOC,
     SparkDedup,
-    cached,
     check_distinct_ids,
     dedup_documents,
-    document_rows,
+    fingerprinted,
     spark_dedup,
     timed,
     with_index,
@@ -270,8 +269,7 @@ def _dedup_lines(
     with timed("fingerprints and keys"):
         stage = line_stage(config, source, paths, opts)
         with timed("lines parsed and fingerprinted"):
-            prints = cached(numbered.mapInArrow(stage, DOCUMENT_SCHEMA), on_disk=True)
-            documents = document_rows(prints)
+            prints, documents = fingerprinted(numbered.mapInArrow(stage, DOCUMENT_SCHEMA))
         found = documents.select(
             F.col("doc").alias("_row"), F.col("id").alias("_id"), F.col("bad").alias("_bad")
         )

@@ -12,7 +12,8 @@ terminal, and then makes sure the Python workers run this neardup
 - with any other master, neardup and its dependencies are shipped to the executors
   (:mod:`neardup.engines.spark.spark_ship`) and imported there first;
 - a tiny first job (:func:`check_workers`) imports neardup in the workers: a worker that
-  cannot, or that runs another neardup version, stops the run with one line.
+  cannot, or that runs another neardup version, stops the run with one line (not needed
+  where the workers are forks of neardup's daemon in the driver's interpreter).
 
 Errors of Spark itself become one line naming the log file that holds the whole stack
 (:func:`spark_errors`).
@@ -160,8 +161,18 @@ def spark_session(
                 spark.conf.set(key, value)
     with spark_errors("Spark's executors cannot run neardup"):
         prepare_workers(spark)
-        check_workers(spark)
+        context = spark.sparkContext
+        daemon_module = spark.conf.get(DAEMON_MODULE, None)
+        if not forks_the_driver(context.master, context.pythonExec, daemon_module):
+            check_workers(spark)
     return spark
+
+
+def forks_the_driver(master: str, python: str | None, daemon_module: str | None) -> bool:
+    """Whether the workers are forks of neardup's daemon (:mod:`.daemon`) in the driver's
+    own interpreter, on a local master: they run this neardup, or none starts (the daemon is
+    a module of neardup), so :func:`check_workers` has nothing to find."""
+    return is_local(master) and python == sys.executable and daemon_module == daemon.MODULE
 
 
 _classes: tuple[str, Path | None] | None = None  # this JVM's archive key; the list it records
@@ -242,7 +253,10 @@ def local_defaults(
     - ``spark.driver.extraJavaOptions``: :data:`LOCAL_JAVA_OPTIONS`;
     - ``spark.python.daemon.module``: :mod:`neardup.engines.spark.daemon` (the Python
       workers' imports made once), unless the user chose the workers' Python
-      (``PYSPARK_PYTHON``, ``spark.pyspark.python``), which may not hold neardup.
+      (``PYSPARK_PYTHON``, ``spark.pyspark.python``), which may not hold neardup; with it,
+      ``SPARK_SIMPLIFIED_TRACEBACK`` in the workers' environment (:data:`SIMPLIFIED_TRACEBACK`:
+      one daemon for every job, not one for the jobs whose runners set it and one for those
+      that do not).
 
     None for other masters. A setting stands when ``settings``, the environment
     (``SPARK_DRIVER_MEMORY``, ``PYSPARK_SUBMIT_ARGS``: ``--driver-memory`` /
@@ -274,10 +288,15 @@ def local_defaults(
     python_chosen = env.get("PYSPARK_PYTHON") or chosen("spark.pyspark.python")
     if not python_chosen and not chosen(DAEMON_MODULE):
         out[DAEMON_MODULE] = daemon.MODULE
+        if not chosen(SIMPLIFIED_TRACEBACK):
+            out[SIMPLIFIED_TRACEBACK] = "1"
     return out
 
 
 DAEMON_MODULE = "spark.python.daemon.module"
+# Spark starts a Python daemon for each environment its runners give the workers, and some
+# of its runners add this variable where others do not: set for all, one daemon serves all
+SIMPLIFIED_TRACEBACK = "spark.executorEnv.SPARK_SIMPLIFIED_TRACEBACK"
 
 
 def _defaults_set(path: Path, key: str) -> bool:
