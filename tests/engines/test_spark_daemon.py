@@ -40,3 +40,15 @@ def test_numpy_s_blas_gets_one_thread_unless_the_user_chose():
 
 def test_the_module_spark_is_told_to_run_is_this_one():
     assert daemon.__name__ == daemon.MODULE
+
+
+def test_numba_is_set_up_before_any_fork_and_starts_no_thread():
+    """The forks find numba's registries filled (their first kernel loads from the cache at
+    once), and no thread is running that a fork would lose."""
+    printed = _printed(
+        "import os; from neardup.engines.spark import daemon; daemon.preload(); "
+        "print(daemon.prepare_numba()); from numba.core.registry import cpu_target; "
+        "print(cpu_target.target_context._registries != {}); "
+        "import threading; print(threading.active_count())"
+    )
+    assert printed == ["True", "True", "1"]

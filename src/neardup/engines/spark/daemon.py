@@ -8,8 +8,10 @@ PySpark's daemon imports nothing a worker runs, so every worker imports PySpark'
 pyarrow, NumPy, numba and neardup's stages anew. Imported here, they are inherited by
 every fork.
 
-The compiled kernels are not loaded here: running one of the parallel ones starts numba's
-OpenMP threads, and GNU OpenMP refuses to run in a fork of a process that used it.
+numba's own set-up before its first kernel (its extensions' entry points, its typing and
+target registries) is done here too (:func:`prepare_numba`); the compiled kernels are not
+loaded: running one of the parallel ones starts numba's OpenMP threads, and GNU OpenMP
+refuses to run in a fork of a process that used it.
 
 NumPy's BLAS is given one thread (Spark runs a worker a core; a thread pool is not
 inherited by a fork). A module that fails to import here is left to the worker, where the
@@ -25,6 +27,7 @@ MODULE = "neardup.engines.spark.daemon"
 PRELOADED = (
     "pyspark.worker",
     "pyspark.sql.pandas.serializers",
+    "pandas",  # Arrow's conversions to NumPy import it
     "neardup.engines.spark.documents",
     "neardup.engines.spark.batches",
     "neardup.engines.spark.spark_review",
@@ -44,8 +47,24 @@ def preload(names: tuple[str, ...] = PRELOADED) -> list[str]:
     return failed
 
 
+def prepare_numba() -> bool:
+    """numba's set-up that its first kernel would do in every worker (no thread started);
+    whether it was done."""
+    try:
+        from numba.core import entrypoints
+        from numba.core.registry import cpu_target
+
+        entrypoints.init_all()
+        cpu_target.typing_context.refresh()
+        cpu_target.target_context.refresh()
+    except Exception:  # numba's internals moved: each worker does it, as without this
+        return False
+    return True
+
+
 if __name__ == "__main__":
     preload()
+    prepare_numba()
     from pyspark.daemon import manager
 
     manager()
