@@ -36,6 +36,8 @@ def assert_same_outputs(local: Path, spark: Path) -> dict:
     assert pairs == wanted_pairs
     summary = json.loads((spark / "summary.json").read_text())
     local_summary = json.loads((local / "summary.json").read_text())
-    for key in ("documents", "kept", "removed", "clusters", "verified_pairs", "candidate_pairs"):
+    counts = ("documents", "kept", "removed", "clusters", "largest_cluster", "verified_pairs")
+    counts += ("candidate_pairs", "declined_pairs", "empty_documents")
+    for key in counts:
         assert summary[key] == local_summary[key], key
     return local_summary

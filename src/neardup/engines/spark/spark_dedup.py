@@ -380,8 +380,8 @@ def fingerprinted(prints: DataFrame) -> tuple[DataFrame, DataFrame]:
 
 def document_rows(prints: DataFrame) -> DataFrame:
     """The rows of ``prints`` that describe a document or a bad record (``doc, id, bad,
-    length, size, keys``: no sets), computed once: the checks and counts read them so, and only the
-    task that pairs documents reads the sets."""
+    length, size, keys``: no sets), computed once: the checks and counts read them so, and
+    only the task that pairs documents reads the sets."""
     from pyspark.sql import functions as F
 
     rows = prints.where(F.col("kind") == D.DOCUMENT)

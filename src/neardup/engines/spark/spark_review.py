@@ -78,8 +78,8 @@ def review_table(
     with timed("review: texts"):
         texts = read(needed)
     with timed("review: passages"):
-        decided = outcome.column("doc")
-        ids = dict(zip(decided.tolist(), outcome.ids_of(decided).to_pylist(), strict=True))
+        decided, names = outcome.column("doc").tolist(), outcome.decisions.column("id")
+        ids = dict(zip(decided, names.to_pylist(), strict=True))
         found = missing_passages(rows, texts, text, MAX_REVIEWED)
         records = [review_record(r, ids, m) for r, m in zip(rows, found, strict=True)]
     return pa.Table.from_pylist(records, schema=_ARROW.remove(_ARROW.get_field_index("_row")))
@@ -91,8 +91,8 @@ def _texts_read(result: SparkDedup) -> Callable[[np.ndarray], dict[int, str]]:
     def read(docs: np.ndarray) -> dict[int, str]:
         wanted = result.decisions.sparkSession.createDataFrame(pa.table({"doc": docs}))
         table = result.texts(wanted).select("doc", "text").toArrow()
-        docs, texts = table.column("doc").to_pylist(), table.column("text").to_pylist()
-        return dict(zip(docs, texts, strict=True))
+        held, texts = table.column("doc").to_pylist(), table.column("text").to_pylist()
+        return dict(zip(held, texts, strict=True))
 
     return read
 
