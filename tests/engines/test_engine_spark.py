@@ -311,6 +311,24 @@ def test_row_order_is_the_input_order_without_an_order_column(spark):
     assert {r["id"]: r["_duplicate_of"] for r in result.removed.collect()} == local["removed"]
 
 
+def test_ids_keep_their_type_in_pairs_and_clusters(spark):
+    """Integer ids come out as integers from the outcome on the driver, with the local
+    engine's pairs and clusters."""
+    docs = random_corpus(7, n=60)
+    number = {doc_id: k for k, (doc_id, _) in enumerate(docs)}
+    local = local_answer(docs, DedupConfig())
+    frame = spark.createDataFrame([(number[i], t) for i, t in docs], "id long, text string")
+    result = spark_dedup(frame, DedupConfig())
+    pairs = result.pairs.collect()
+    assert pairs
+    assert all(isinstance(p["a"], int) and isinstance(p["b"], int) for p in pairs)
+    assert {(p["a"], p["b"]) for p in pairs} == {(number[a], number[b]) for a, b in local["pairs"]}
+    clusters = sorted(result.clusters.collect(), key=lambda c: c["cluster"])
+    assert [(c["ids"], c["keep"]) for c in clusters] == [
+        ([number[i] for i in members], number[keep]) for members, keep in local["clusters"]
+    ]
+
+
 def test_bad_input_is_named(spark):
     frame = spark.createDataFrame([("a", "x y z"), ("a", "x y z w")], "id string, text string")
     with pytest.raises(InputError, match="duplicate id 'a'"):

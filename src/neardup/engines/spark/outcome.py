@@ -24,22 +24,8 @@ OUTCOME_ROWS = 1 << 22  # documents in pairs, and verified pairs, that the drive
 
 DECISION_COLUMNS = ("doc", "keep_of", "label", "keeper", "declined")
 PAIR_COLUMNS = ("left", "right", "score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl")
-CLUSTER_SCHEMA = pa.schema(
-    [("cluster", pa.int64()), ("ids", pa.list_(pa.string())), ("keep", pa.string())]
-)
-PAIR_SCHEMA = pa.schema(
-    [
-        ("a", pa.string()),
-        ("b", pa.string()),
-        ("score", pa.float64()),
-        ("score_a_in_b", pa.float64()),
-        ("score_b_in_a", pa.float64()),
-        ("resemblance", pa.float64()),
-        ("containment_a_in_b", pa.float64()),
-        ("containment_b_in_a", pa.float64()),
-        ("contained", pa.string()),
-    ]
-)
+MEASURES = ("score", "score_a_in_b", "score_b_in_a", "resemblance")
+MEASURES += ("containment_a_in_b", "containment_b_in_a")
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,8 +74,9 @@ class Outcome:
 
 
 def pair_table(outcome: Outcome, threshold: float) -> pa.Table:
-    """``pairs``: the verified pairs by ids, ordered by their documents; ``contained`` names
-    the direction whose score reaches the threshold and beats the other's."""
+    """``pairs``: the verified pairs by ids (of the ids' own type), ordered by their
+    documents; ``contained`` names the direction whose score reaches the threshold and beats
+    the other's."""
     pairs = outcome.pairs.sort_by([("left", "ascending"), ("right", "ascending")])
     s_lr, s_rl = pairs.column("s_lr").to_numpy(), pairs.column("s_rl").to_numpy()
     reached = pairs.column("score").to_numpy() >= threshold
@@ -102,7 +89,7 @@ def pair_table(outcome: Outcome, threshold: float) -> pa.Table:
         *(pairs.column(name) for name in ("score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl")),
         pa.array(contained, pa.string()),
     ]
-    return pa.Table.from_arrays(columns, schema=PAIR_SCHEMA)
+    return pa.Table.from_arrays(columns, names=["a", "b", *MEASURES, "contained"])
 
 
 def cluster_table(outcome: Outcome) -> pa.Table:
@@ -125,7 +112,7 @@ def cluster_table(outcome: Outcome) -> pa.Table:
             pa.ListArray.from_arrays(offsets, ids),
             outcome.ids_of(keepers),
         ],
-        schema=CLUSTER_SCHEMA,
+        names=["cluster", "ids", "keep"],
     )
 
 
