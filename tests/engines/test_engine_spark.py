@@ -329,6 +329,19 @@ def test_ids_keep_their_type_in_pairs_and_clusters(spark):
     ]
 
 
+@pytest.mark.parametrize("on_driver", [0, 1 << 22])
+def test_a_duplicate_id_is_named_with_its_count(spark, monkeypatch, on_driver):
+    """Counted on the driver, or by Spark's aggregation beyond the driver's bound."""
+    from neardup.engines.spark import spark_dedup as engine
+
+    monkeypatch.setattr(engine, "IDS_ON_DRIVER", on_driver)
+    rows = [("a", "x"), ("b", "y"), ("b", "z"), ("c", "w"), ("b", "v")]
+    frame = spark.createDataFrame(rows, "id string, text string")
+    with pytest.raises(InputError, match=r"^duplicate id 'b' \(3 documents\)$"):
+        engine.check_distinct_ids(frame, "id")
+    engine.check_distinct_ids(frame.where("id != 'b'"), "id")  # distinct: no error
+
+
 def test_bad_input_is_named(spark):
     frame = spark.createDataFrame([("a", "x y z"), ("a", "x y z w")], "id string, text string")
     with pytest.raises(InputError, match="duplicate id 'a'"):

@@ -81,6 +81,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.flow import (
@@ -432,10 +433,23 @@ def _check_documents(docs: DataFrame, id_col: str, text_col: str) -> None:
     check_distinct_ids(docs, id_col)
 
 
+IDS_ON_DRIVER = 1 << 22  # documents up to which the driver checks their ids are distinct
+
+
 def check_distinct_ids(docs: DataFrame, id_col: str) -> None:
-    """InputError naming an id that two documents hold, if any."""
+    """InputError naming an id that two documents hold, if any: counted on the driver for
+    at most :data:`IDS_ON_DRIVER` documents (their ids collected at once), else by a Spark
+    aggregation (the ids shuffled)."""
     from pyspark.sql import functions as F
 
+    ids = docs.select(id_col).limit(IDS_ON_DRIVER + 1).toArrow().column(0)
+    if len(ids) <= IDS_ON_DRIVER:
+        counts = pc.value_counts(ids)
+        twice = counts.filter(pc.greater(counts.field("counts"), 1))
+        if len(twice):
+            first = twice[0].as_py()
+            raise InputError(f"duplicate id {first['values']!r} ({first['counts']} documents)")
+        return
     twice = docs.groupBy(id_col).count().where(F.col("count") > 1).first()
     if twice is not None:
         raise InputError(f"duplicate id {twice[id_col]!r} ({twice['count']} documents)")
