@@ -275,6 +275,9 @@ def dedup_documents(
     sizes = documents.where(F.col("bad").isNull()).select("doc", "id", "length", "size", "keys")
     if ids is None:
         ids = sizes.select("doc", "id")
+        described = sizes.select("doc", "id", "length")
+    else:
+        described = ids.join(sizes.select("doc", "length"), "doc")
     sets = prints.where(F.col("kind") == D.SETS).select("sets")
     whole = None if exact_counts else _whole_corpus(sets, sizes, config)
     if whole is not None:  # no later stage reads the sets: their memory goes to the outputs
@@ -313,7 +316,7 @@ def dedup_documents(
     outcome = None
     if decided <= BROADCAST_DECISIONS:
         with timed("outcome to the driver"):
-            outcome = _collected(decisions, at_threshold, ids, sizes)
+            outcome = _collected(decisions, at_threshold, described)
     if outcome is None:
         pairs, clusters = _pair_output(at_threshold, ids, config), _cluster_output(decisions, ids)
         moved = decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC))
@@ -348,22 +351,16 @@ def dedup_documents(
     )
 
 
-def _collected(
-    decisions: DataFrame, verified: DataFrame, ids: DataFrame, sizes: DataFrame
-) -> O.Outcome | None:
-    """The decided documents (with their ids and text lengths) and the verified pairs on
-    the driver (:mod:`neardup.engines.spark.outcome`), when at most
+def _collected(decisions: DataFrame, verified: DataFrame, described: DataFrame) -> O.Outcome | None:
+    """The decided documents (with their ``id`` and ``length`` from ``described``) and the
+    verified pairs on the driver (:mod:`neardup.engines.spark.outcome`), when at most
     :data:`~neardup.engines.spark.outcome.OUTCOME_ROWS` pairs; else None."""
     from pyspark.sql import functions as F
 
     pairs = verified.select(*O.PAIR_COLUMNS).limit(O.OUTCOME_ROWS + 1).toArrow()
     if pairs.num_rows > O.OUTCOME_ROWS:
         return None
-    decided = (
-        F.broadcast(decisions.select(*O.DECISION_COLUMNS))
-        .join(ids, "doc")
-        .join(sizes.select("doc", "length"), "doc")
-    )
+    decided = F.broadcast(decisions.select(*O.DECISION_COLUMNS)).join(described, "doc")
     return O.Outcome.of(decided.toArrow(), pairs)
 
 
