@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from neardup.dedup.config import Pairs
 from neardup.engines.local.review import Removal, ordered_removals
+from neardup.util.arrays import run_starts
 
 OUTCOME_ROWS = 1 << 22  # documents in pairs, and verified pairs, that the driver collects
 
@@ -98,8 +99,7 @@ def cluster_table(outcome: Outcome) -> pa.Table:
     first member)."""
     labels, docs = outcome.column("label"), outcome.column("doc")
     order = np.lexsort((docs, labels))  # by label, members in input order
-    sorted_labels = labels[order]
-    starts = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])
+    starts = run_starts(labels[order])
     sizes = np.diff(np.r_[starts, labels.size])
     members = order[np.repeat(sizes >= 2, sizes)]
     starts, sizes = starts[sizes >= 2], sizes[sizes >= 2]

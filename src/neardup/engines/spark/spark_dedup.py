@@ -327,8 +327,9 @@ def dedup_documents(
         clusters = spark.createDataFrame(O.cluster_table(outcome))
         docs, keepers = outcome.removed()
         keeper_ids = pa.table({DOC: docs, "_duplicate_of": outcome.ids_of(keepers)})
-        moved = spark.createDataFrame(keeper_ids.select([DOC]))
-        removed = rows.join(F.broadcast(spark.createDataFrame(keeper_ids)), DOC).drop(DOC)
+        removals = spark.createDataFrame(keeper_ids)  # one local table for kept and removed
+        moved = removals.select(DOC)
+        removed = rows.join(F.broadcast(removals), DOC).drop(DOC)
     return SparkDedup(
         pairs=pairs,
         clusters=clusters,
