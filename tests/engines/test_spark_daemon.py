@@ -52,3 +52,14 @@ def test_numba_is_set_up_before_any_fork_and_starts_no_thread():
         "import threading; print(threading.active_count())"
     )
     assert printed == ["True", "True", "1"]
+
+
+def test_the_daemon_sets_numba_up_without_scipy_s_blas_or_cffi():
+    """numba's set-up in the daemon skips its BLAS probe (SciPy's linear algebra) and its
+    cffi support, as the command line does: no kernel of neardup uses either."""
+    printed = _printed(
+        "import sys; from neardup.engines.spark import daemon; daemon.prepare(); "
+        "print('numba.np.arraymath' in sys.modules, 'scipy.linalg' in sys.modules, "
+        "sys.modules.get('cffi', 'absent') is None)"
+    )
+    assert printed == ["True", "False", "True"]

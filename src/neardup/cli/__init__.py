@@ -30,6 +30,7 @@ import click
 from neardup.cli.app import cli
 from neardup.errors import NearDupError, printable
 from neardup.util import heap, interrupt
+from neardup.util.numba_trim import trim_numba_imports
 
 __all__ = ["cli", "main", "run"]
 
@@ -83,29 +84,6 @@ def main() -> None:
         sys.exit(1)
 
 
-def _skip_blas_probe() -> None:
-    """Keep numba from importing SciPy's linear algebra when it loads its first kernel.
-
-    numba probes for BLAS (``import scipy.linalg.cython_blas``, a tenth of a second or more
-    where SciPy is installed) only to choose how ``np.dot`` and its kin are compiled; no
-    command runs them. Blocking the module makes the probe answer "no BLAS" at once.
-    Process-wide: for the command line, not the library (a program that imported SciPy's
-    BLAS already keeps it).
-    """
-    sys.modules.setdefault("scipy.linalg.cython_blas", None)  # type: ignore[arg-type]
-
-
-def _skip_cffi_support() -> None:
-    """Keep numba from loading its cffi support when it loads its first kernel.
-
-    Where cffi is installed, numba's typing registries import it and make an ``FFI()``
-    (cffi's C parser with it) in every process, only to type cffi functions passed to a
-    kernel; no command passes any. Blocking the module makes numba's support answer
-    "no cffi" at once. Process-wide, for the command line only, as :func:`_skip_blas_probe`.
-    """
-    sys.modules.setdefault("cffi", None)  # type: ignore[arg-type]
-
-
 def run() -> None:
     """The ``neardup`` command: :func:`main`, then out of the process at once.
 
@@ -115,8 +93,7 @@ def run() -> None:
     stdout/stderr are flushed; if a thread of ours still runs, the usual exit waits for it.
     """
     heap.reuse_freed_memory()
-    _skip_blas_probe()
-    _skip_cffi_support()
+    trim_numba_imports()
     try:
         main()
         code: object = 0

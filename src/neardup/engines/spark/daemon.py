@@ -9,7 +9,8 @@ pyarrow, NumPy, numba and neardup's stages anew. Imported here, they are inherit
 every fork.
 
 numba's own set-up before its first kernel (its extensions' entry points, its typing and
-target registries) is done here too (:func:`prepare_numba`); the compiled kernels are not
+target registries) is done here too (:func:`prepare_numba`), without the imports no kernel of
+neardup needs (:mod:`neardup.util.numba_trim`: SciPy's BLAS, cffi); the compiled kernels are not
 loaded: running one of the parallel ones starts numba's OpenMP threads, and GNU OpenMP
 refuses to run in a fork of a process that used it.
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 import importlib
 import os
+
+from neardup.util.numba_trim import trim_numba_imports
 
 MODULE = "neardup.engines.spark.daemon"
 PRELOADED = (
@@ -62,9 +65,16 @@ def prepare_numba() -> bool:
     return True
 
 
-if __name__ == "__main__":
+def prepare() -> None:
+    """All the daemon does before it starts forking: what no kernel needs kept out, the
+    stages' modules imported, numba set up."""
+    trim_numba_imports()
     preload()
     prepare_numba()
+
+
+if __name__ == "__main__":
+    prepare()
     from pyspark.daemon import manager
 
     manager()
