@@ -342,6 +342,37 @@ def test_a_duplicate_id_is_named_with_its_count(spark, monkeypatch, on_driver):
     engine.check_distinct_ids(frame.where("id != 'b'"), "id")  # distinct: no error
 
 
+def _on_disk_only(spark) -> set[int]:  # type: ignore[no-untyped-def]
+    """The RDDs whose blocks the session holds on disk only (the fingerprint sets)."""
+    infos = spark.sparkContext._jsc.sc().getRDDStorageInfo()
+    levels = {i.id(): i.storageLevel() for i in infos}
+    return {rdd for rdd, level in levels.items() if level.useDisk() and not level.useMemory()}
+
+
+@pytest.mark.parametrize("method", ["defaults", "minhash"])
+def test_the_fingerprint_sets_are_released_once_read(spark, method):
+    """The sets kept on disk for the stages that read them (a local checkpoint with a local
+    master) are freed once read, on the one task's path and on the distributed one."""
+    before = _on_disk_only(spark)
+    frame = spark.createDataFrame(random_corpus(6, n=60), "id string, text string")
+    config = DedupConfig() if method == "defaults" else DedupConfig(method="minhash")
+    result = spark_dedup(frame, config)
+    assert result.removed.count() > 0
+    assert _on_disk_only(spark) <= before
+
+
+def test_a_cached_frame_is_released_as_a_checkpointed_one(spark):
+    from pyspark import StorageLevel
+
+    from neardup.engines.spark.spark_dedup import released
+
+    cached = spark.range(1000).persist(StorageLevel.DISK_ONLY)
+    assert cached.count() == 1000
+    assert cached.is_cached
+    released(cached)
+    assert not cached.is_cached
+
+
 def test_bad_input_is_named(spark):
     frame = spark.createDataFrame([("a", "x y z"), ("a", "x y z w")], "id string, text string")
     with pytest.raises(InputError, match="duplicate id 'a'"):

@@ -263,10 +263,11 @@ def dedup_documents(
     exact_counts: bool | None = None,
 ) -> SparkDedup:
     """The dedup of documents already fingerprinted: ``prints``, rows of
-    :data:`neardup.engines.spark.documents.DOCUMENT_SCHEMA` (cached; released here once
-    read); ``rows``, the input rows to keep or remove (``_doc``: their numbers); ``ids``,
-    their ``doc, id`` (None: those in ``prints``); ``texts``, what gives ``doc, id, text``
-    of a frame of documents (``doc``); ``values``, the keep field's ``doc, value``;
+    :data:`neardup.engines.spark.documents.DOCUMENT_SCHEMA` (:func:`fingerprinted`;
+    released here once read); ``rows``, the input rows to keep or remove (``_doc``: their
+    numbers); ``ids``, their ``doc, id`` (None: those in ``prints``); ``texts``, what gives
+    ``doc, id, text`` of a frame of documents (``doc``); ``values``, the keep field's
+    ``doc, value``;
     ``documents``, :func:`document_rows` of ``prints`` when the caller computed them. The
     options are :func:`spark_dedup`'s."""
     from pyspark.sql import functions as F
@@ -282,13 +283,13 @@ def dedup_documents(
     whole = None if exact_counts else _whole_corpus(sets, sizes, config)
     if whole is not None:  # no later stage reads the sets: their memory goes to the outputs
         scored, templates, candidate_count, capped, decided = whole
-        prints.unpersist()
+        released(prints)
     else:
         with timed("fingerprints by document"):  # the later stages join the sets by document
             names = B.fingerprint_schema(config)
             unpack = D.packed_stage(D.columns_stage([c.split()[0] for c in names.split(", ")]))
             fp = by_doc(sets.mapInArrow(unpack, names))
-            prints.unpersist()
+            released(prints)
         with timed("candidate pairs"):
             candidates, capped, shingles = _candidates(fp, config, exact_counts)
         candidate_count = candidates.agg(F.count("*"))
@@ -366,15 +367,35 @@ def _collected(decisions: DataFrame, verified: DataFrame, described: DataFrame) 
 
 
 def fingerprinted(prints: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """``prints`` (rows of :data:`neardup.engines.spark.documents.DOCUMENT_SCHEMA`) cached
-    on disk only (read once or twice, their bulk in the JVM's heap would cost its collector
-    more than reading them back), and their :func:`document_rows`, computed by one job: the
-    sets are written to the cache as the documents' rows are taken from them (not read back
-    for those)."""
+    """``prints`` (rows of :data:`neardup.engines.spark.documents.DOCUMENT_SCHEMA`) kept on
+    disk (read once or twice, their bulk in the JVM's heap would cost its collector more
+    than reading them back), and their :func:`document_rows`, computed by one job: the sets
+    are written to disk as the documents' rows are taken from them (not read back for
+    those). Release them with :func:`released`.
+
+    With a local master they are a local checkpoint: rows written as they are, where the
+    cache of a DataFrame builds column buffers of each batch first (copies of the sets that
+    the JVM's collector then moves). Its lineage is dropped, which costs nothing there: the
+    one executor is the driver's JVM. Elsewhere a lost executor's blocks are computed again
+    from their lineage: they are cached."""
     from pyspark import StorageLevel
 
-    prints = prints.persist(StorageLevel.DISK_ONLY)
+    from neardup.engines.spark.spark_session import is_local
+
+    if is_local(prints.sparkSession.sparkContext.master):
+        prints = prints.localCheckpoint(eager=False, storageLevel=StorageLevel.DISK_ONLY)
+    else:
+        prints = prints.persist(StorageLevel.DISK_ONLY)
     return prints, document_rows(prints)
+
+
+def released(frame: DataFrame) -> None:
+    """Free the blocks of ``frame``, cached or locally checkpointed (a checkpoint's blocks
+    stay until the session ends otherwise)."""
+    frame.unpersist()
+    plan = frame._jdf.queryExecution().logical()
+    if plan.nodeName() == "LogicalRDD":
+        plan.rdd().unpersist(False)
 
 
 def document_rows(prints: DataFrame) -> DataFrame:
