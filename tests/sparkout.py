@@ -37,7 +37,8 @@ def assert_same_outputs(local: Path, spark: Path) -> dict:
     summary = json.loads((spark / "summary.json").read_text())
     local_summary = json.loads((local / "summary.json").read_text())
     counts = ("documents", "kept", "removed", "clusters", "largest_cluster", "verified_pairs")
-    counts += ("candidate_pairs", "declined_pairs", "empty_documents")
+    counts += ("candidate_pairs", "declined_pairs", "empty_documents", "bad_records")
+    counts += ("bad_examples",)
     for key in counts:
         assert summary[key] == local_summary[key], key
     return local_summary

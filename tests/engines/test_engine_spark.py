@@ -691,6 +691,26 @@ def test_cli_spark_engine_copies_lines_as_the_local_engine(spark, tmp_path):
     assert any(line.startswith('{"id": "a"') for line in kept)  # no BOM, no trailing spaces
 
 
+def test_cli_spark_engine_counts_every_bad_record_as_the_local_engine(spark, tmp_path):
+    """More bad records than the summary names: both engines count them all and name the
+    same first ones."""
+    from clirun import run
+
+    lines = []
+    for k in range(30):
+        lines.append(json.dumps({"id": f"d{k}", "text": f"story {k % 4} " * 40}))
+        lines.append(f'{{"id": "bad{k}", "text": {k}}}')
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    common = ["dedup", str(path), "--skip-bad"]
+    for engine, out in (("local", "local"), ("spark", "spark")):
+        done = run(*common, "--out", str(tmp_path / out), "--engine", engine)
+        assert done.exit_code == 0, done.output
+    summary = assert_same_outputs(tmp_path / "local", tmp_path / "spark")
+    assert summary["bad_records"] == 30
+    assert len(summary["bad_examples"]) == 20
+
+
 @pytest.mark.parametrize(
     ("option", "message"),
     [

@@ -81,7 +81,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.flow import (
@@ -95,6 +94,7 @@ from neardup.dedup.flow import (
 from neardup.engines.spark import batches as B
 from neardup.engines.spark import documents as D
 from neardup.engines.spark import outcome as O
+from neardup.engines.spark.document_rows import DocumentRows, refuse_repeated
 from neardup.errors import ConfigError, InputError
 from neardup.util.extras import pyspark
 
@@ -136,20 +136,18 @@ class SparkDedup:
     texts: Callable[[DataFrame], DataFrame]  # doc, id, text of a frame of documents (doc)
     verified: DataFrame  # the pairs at the threshold by number: left, right, s_lr, s_rl, c_lr …
     small: Callable[[DataFrame], DataFrame]  # a frame of ≤ a row per decided document, to join
+    documents: DocumentRows  # the documents' rows (ids, lengths, sizes, bad records)
     outcome: O.Outcome | None = None  # the decisions and pairs on the driver, when small
 
     def summary(self) -> dict[str, Any]:
         """Counts of the run (a few Spark actions over the run's computed tables, not over
         its outputs: a removed document is one whose keeper is another, a cluster a label
         held by two or more documents in pairs)."""
-        from pyspark.sql import functions as F
 
-        docs = self.stats["documents"]
-        assert not isinstance(docs, int)
-        documents, empty = docs.agg(F.count("*"), F.sum((F.col("size") == 0).cast("long"))).first()
+        documents, empty = self.documents.counts()
         decided = self._decided() if self.outcome is None else O.counts(self.outcome)
         out: dict[str, Any] = {
-            "documents": int(documents),
+            "documents": documents,
             "removed": decided["removed"],
             "clusters": decided["clusters"],
             "largest_cluster": decided["largest_cluster"],
@@ -158,7 +156,7 @@ class SparkDedup:
             "capped_buckets": _value(self.stats["capped"]),
             "template_shingles": _value(self.stats["templates"]),
             "declined_pairs": decided["declined_pairs"],
-            "empty_documents": int(empty or 0),
+            "empty_documents": empty,
         }
         out["kept"] = out["documents"] - out["removed"]
         return out
@@ -258,7 +256,7 @@ def dedup_documents(
     config: DedupConfig,
     values: DataFrame | None = None,
     *,
-    documents: DataFrame | None = None,
+    documents: DocumentRows | None = None,
     pairs_per_task: int | None = None,
     exact_counts: bool | None = None,
 ) -> SparkDedup:
@@ -273,14 +271,16 @@ def dedup_documents(
     from pyspark.sql import functions as F
 
     documents = document_rows(prints) if documents is None else documents
-    sizes = documents.where(F.col("bad").isNull()).select("doc", "id", "length", "size", "keys")
+    sizes = documents.documents()
+    on_driver = None  # the ids and lengths of the documents, when the driver holds them
     if ids is None:
         ids = sizes.select("doc", "id")
         described = sizes.select("doc", "id", "length")
-    else:
+        on_driver = documents.described()
+    else:  # the DataFrame's own ids, of their own type
         described = ids.join(sizes.select("doc", "length"), "doc")
     sets = prints.where(F.col("kind") == D.SETS).select("sets")
-    whole = None if exact_counts else _whole_corpus(sets, sizes, config)
+    whole = None if exact_counts else _whole_corpus(sets, documents, config)
     if whole is not None:  # no later stage reads the sets: their memory goes to the outputs
         scored, templates, candidate_count, capped, decided = whole
         released(prints)
@@ -317,7 +317,7 @@ def dedup_documents(
     outcome = None
     if decided <= BROADCAST_DECISIONS:
         with timed("outcome to the driver"):
-            outcome = _collected(decisions, at_threshold, described)
+            outcome = _collected(decisions, at_threshold, described, on_driver)
     if outcome is None:
         pairs, clusters = _pair_output(at_threshold, ids, config), _cluster_output(decisions, ids)
         moved = decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC))
@@ -338,7 +338,6 @@ def dedup_documents(
         removed=removed,
         decisions=decisions,
         stats={
-            "documents": sizes,
             "candidates": candidate_count,
             "verified": at_threshold.agg(F.count("*")),
             "capped": capped,
@@ -349,24 +348,30 @@ def dedup_documents(
         texts=lambda wanted: texts(small(wanted)),
         verified=at_threshold,
         small=small,
+        documents=documents,
         outcome=outcome,
     )
 
 
-def _collected(decisions: DataFrame, verified: DataFrame, described: DataFrame) -> O.Outcome | None:
-    """The decided documents (with their ``id`` and ``length`` from ``described``) and the
-    verified pairs on the driver (:mod:`neardup.engines.spark.outcome`), when at most
+def _collected(
+    decisions: DataFrame, verified: DataFrame, described: DataFrame, on_driver: pa.Table | None
+) -> O.Outcome | None:
+    """The decided documents (with their ``id`` and ``length`` from ``described``, or from
+    its table ``on_driver``) and the verified pairs on the driver
+    (:mod:`neardup.engines.spark.outcome`), when at most
     :data:`~neardup.engines.spark.outcome.OUTCOME_ROWS` pairs; else None."""
     from pyspark.sql import functions as F
 
     pairs = verified.select(*O.PAIR_COLUMNS).limit(O.OUTCOME_ROWS + 1).toArrow()
     if pairs.num_rows > O.OUTCOME_ROWS:
         return None
-    decided = F.broadcast(decisions.select(*O.DECISION_COLUMNS)).join(described, "doc")
-    return O.Outcome.of(decided.toArrow(), pairs)
+    decided = decisions.select(*O.DECISION_COLUMNS)
+    if on_driver is not None:
+        return O.Outcome.of(decided.toArrow().join(on_driver, "doc"), pairs)
+    return O.Outcome.of(F.broadcast(decided).join(described, "doc").toArrow(), pairs)
 
 
-def fingerprinted(prints: DataFrame) -> tuple[DataFrame, DataFrame]:
+def fingerprinted(prints: DataFrame) -> tuple[DataFrame, DocumentRows]:
     """``prints`` (rows of :data:`neardup.engines.spark.documents.DOCUMENT_SCHEMA`) kept on
     disk (read once or twice, their bulk in the JVM's heap would cost its collector more
     than reading them back), and their :func:`document_rows`, computed by one job: the sets
@@ -398,14 +403,13 @@ def released(frame: DataFrame) -> None:
         plan.rdd().unpersist(False)
 
 
-def document_rows(prints: DataFrame) -> DataFrame:
-    """The rows of ``prints`` that describe a document or a bad record (``doc, id, bad,
-    length, size, keys``: no sets), computed once: the checks and counts read them so, and
-    only the task that pairs documents reads the sets."""
+def document_rows(prints: DataFrame) -> DocumentRows:
+    """The rows of ``prints`` that describe a document or a bad record (no sets), computed
+    once (:class:`~neardup.engines.spark.document_rows.DocumentRows`): the checks and counts
+    read them so, and only the task that pairs documents reads the sets."""
     from pyspark.sql import functions as F
 
-    rows = prints.where(F.col("kind") == D.DOCUMENT)
-    return rows.select("doc", "id", "bad", "length", "size", "keys").localCheckpoint()
+    return DocumentRows.of(prints.where(F.col("kind") == D.DOCUMENT))
 
 
 # documents in pairs up to which the outputs broadcast them to the input rows (the records
@@ -463,11 +467,7 @@ def check_distinct_ids(docs: DataFrame, id_col: str) -> None:
 
     ids = docs.select(id_col).limit(IDS_ON_DRIVER + 1).toArrow().column(0)
     if len(ids) <= IDS_ON_DRIVER:
-        counts = pc.value_counts(ids)
-        twice = counts.filter(pc.greater(counts.field("counts"), 1))
-        if len(twice):
-            first = twice[0].as_py()
-            raise InputError(f"duplicate id {first['values']!r} ({first['counts']} documents)")
+        refuse_repeated(ids.combine_chunks())
         return
     twice = docs.groupBy(id_col).count().where(F.col("count") > 1).first()
     if twice is not None:
@@ -667,11 +667,11 @@ def _candidates(
 
 
 def _whole_corpus(
-    sets: DataFrame, sizes: DataFrame, config: DedupConfig
+    sets: DataFrame, documents: DocumentRows, config: DedupConfig
 ) -> tuple[DataFrame, int, int, int, DataFrame] | None:
     """With the full index's prefix filter, a corpus whose keys fit one count-table task
-    (at most :data:`CORPUS_TASK_KEYS` entries, which the tables serve: ``sizes`` holds each
-    document's count of keys) gets its candidate pairs, their verification and its keepers
+    (at most :data:`CORPUS_TASK_KEYS` entries, which the tables serve: ``documents`` holds
+    each document's count of keys) gets its candidate pairs, their verification and its keepers
     in one task, as the local engine finds and decides them (:func:`batches.corpus_stage`
     over the packed ``sets``: no table, entry or set through Spark's shuffles, no
     components): ``(scored, templates, candidates, capped, decided)`` as :func:`_scored`,
@@ -683,7 +683,7 @@ def _whole_corpus(
     rule = prefix_rule(config)
     if rule.score <= 0.0:
         return None
-    entries = _value(sizes.agg(F.sum("keys")))
+    entries = documents.entries()
     if entries > CORPUS_TASK_KEYS or not tables_serve(entries):
         return None
     with timed("one task: candidate pairs, verification, rare words, keepers"):

@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from neardup.dedup.config import DedupConfig
 from neardup.engines.local.pipeline import Inputs, guarantee, input_fields, run_parameters
+from neardup.engines.spark.document_rows import BadRecords, bad_records
 from neardup.engines.spark.documents import (
     DOCUMENT_SCHEMA,
     TEXT_SCHEMA,
@@ -39,7 +40,6 @@ from neardup.engines.spark.documents import (
 from neardup.engines.spark.spark_dedup import (
     DOC,
     SparkDedup,
-    check_distinct_ids,
     dedup_documents,
     fingerprinted,
     spark_dedup,
@@ -143,8 +143,8 @@ def _run(
     with timed("summary"):
         counts = result.summary()
     summary = counts | {
-        "bad_records": len(bad),
-        "bad_examples": bad,
+        "bad_records": bad.count,
+        "bad_examples": bad.examples,
         "guarantee": guarantee(config),
         "inputs": list(inputs.paths),
         "engine": "spark",
@@ -238,24 +238,24 @@ def read_inputs(spark: SparkSession, inputs: Inputs, source: Format) -> DataFram
     return with_index(raw, ["_input", "_file"], "_row", position="_pos")
 
 
-def _checked(parsed: DataFrame, inputs: Inputs) -> tuple[DataFrame, list[str]]:
-    """The rows of ``parsed`` that are not bad records (``_bad`` null), and the bad records'
-    messages (the first raised unless ``skip_bad``; up to 20 examples returned)."""
+def _checked(parsed: DataFrame, inputs: Inputs) -> tuple[DataFrame, BadRecords]:
+    """The rows of ``parsed`` that are not bad records (``_bad`` null), and the bad records
+    (the first raised unless ``skip_bad``)."""
     from pyspark.sql import functions as F
 
     bad_rows = parsed.where(F.col("_bad").isNotNull())
     first = bad_rows.agg(F.min("_row")).first()[0]
-    bad: list[str] = []
+    bad = BadRecords(0, [])
     if first is not None:
         if not inputs.skip_bad:
             raise InputError(bad_rows.where(F.col("_row") == first).first()["_bad"])
-        bad = [r["_bad"] for r in bad_rows.orderBy("_row").limit(20).collect()]
+        bad = bad_records(bad_rows, "_row", "_bad")
     return parsed.where(F.col("_bad").isNull()).drop("_bad"), bad
 
 
 def _dedup_lines(
     lines: DataFrame, inputs: Inputs, source: LineFormat, config: DedupConfig
-) -> tuple[SparkDedup, list[str]]:
+) -> tuple[SparkDedup, BadRecords]:
     """The dedup of the numbered lines of LineFormat inputs, each parsed and fingerprinted in
     one pass (:func:`neardup.engines.spark.documents.line_stage`); the records kept and
     removed are the lines as stored (``_record``: without trailing whitespace, nor a BOM
@@ -270,17 +270,16 @@ def _dedup_lines(
         stage = line_stage(config, source, paths, opts)
         with timed("lines parsed and fingerprinted"):
             prints, documents = fingerprinted(numbered.mapInArrow(stage, DOCUMENT_SCHEMA))
-        found = documents.select(
-            F.col("doc").alias("_row"), F.col("id").alias("_id"), F.col("bad").alias("_bad")
-        )
         with timed("bad records"):
-            good, bad = _checked(found, inputs)
+            bad = documents.bad()
+            if bad.count and not inputs.skip_bad:
+                raise InputError(bad.examples[0])
         with timed("distinct ids"):
-            check_distinct_ids(good, "_id")
+            documents.check_distinct_ids()
     record = _stored(F.col("value"), F.col("_pos"))
     rows = lines.withColumn("_record", record).where(F.col("_record") != "")
-    if bad:  # the lines of bad records are neither kept nor removed
-        skipped = found.where(F.col("_bad").isNotNull()).select("_row")
+    if bad.count:  # the lines of bad records are neither kept nor removed
+        skipped = documents.frame.where(F.col("bad").isNotNull()).select(F.col("doc").alias("_row"))
         rows = rows.join(skipped, "_row", "left_anti")
     rows = rows.withColumn(DOC, F.col("_row"))
     texts_of = line_text_stage(source, paths, opts)
