@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 import os
 
+from neardup.util import heap
 from neardup.util.numba_trim import trim_numba_imports
 
 MODULE = "neardup.engines.spark.daemon"
@@ -66,8 +67,10 @@ def prepare_numba() -> bool:
 
 
 def prepare() -> None:
-    """All the daemon does before it starts forking: what no kernel needs kept out, the
-    stages' modules imported, numba set up."""
+    """All the daemon does before it starts forking: the C heap tuned for batches (as the
+    command line tunes it: :func:`neardup.util.heap.reuse_freed_memory`), what no kernel
+    needs kept out, the stages' modules imported, numba set up."""
+    heap.reuse_freed_memory()
     trim_numba_imports()
     preload()
     prepare_numba()
