@@ -442,19 +442,20 @@ def test_cli_spark_engine_writes_what_the_local_engine_writes(
         assert there.scored == here.scored
 
 
-@pytest.mark.parametrize("texts_on_driver", [0, 1 << 28])
+@pytest.mark.parametrize("texts_in_one_task", [0, 1 << 28])
 def test_cli_spark_engine_bounds_the_review_as_the_local_engine(
-    spark, tmp_path, monkeypatch, texts_on_driver
+    spark, tmp_path, monkeypatch, texts_in_one_task
 ):
-    """The review bounded as the local engine bounds it, by the driver (the outcome and the
-    reviewed texts on it) or by Spark's jobs (the texts over what the driver reads)."""
+    """The review bounded as the local engine bounds it, from the outcome on the driver (the
+    reviewed texts read in one task) or by Spark's jobs (the texts over what one task
+    reads)."""
     import neardup.engines.local.pipeline as pipeline
     import neardup.engines.spark.spark_review as spark_review
     from neardup.io.sample_corpus import sample_path
 
     monkeypatch.setattr(pipeline, "MAX_REVIEWED", 1)
     monkeypatch.setattr(spark_review, "MAX_REVIEWED", 1)
-    monkeypatch.setattr(spark_review, "TEXTS_ON_DRIVER", texts_on_driver)
+    monkeypatch.setattr(spark_review, "TEXTS_IN_ONE_TASK", texts_in_one_task)
     with sample_path() as path:
         _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
     review = [json.loads(x) for x in spark_lines(tmp_path / "spark" / "review")]

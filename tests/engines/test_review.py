@@ -136,3 +136,34 @@ def test_only_the_weakest_removals_get_their_passages(review_run, tmp_path, monk
             }
             assert row["missing"] is None
             assert row["missing_passages"] is None
+
+
+@pytest.mark.parametrize("reviewed", [1, 10_000])
+def test_the_spark_task_s_passages_are_the_local_engine_s(reviewed):
+    """The stage that finds the review's passages in one Spark task gives each removal the
+    fields the local engine writes, bounded as it bounds them; a text not given is a
+    removal with none found (no Spark here: the stage run on Arrow batches)."""
+    import pyarrow as pa
+
+    from neardup.engines.local.review import Removal, missing_fields, missing_passages
+    from neardup.engines.spark.spark_review import passages_stage
+
+    config = DedupConfig()
+    bodies = [text(900 + i, 60) for i in range(4)]
+    texts = {0: bodies[0], 1: edit(bodies[0], 1, 3), 2: bodies[1], 3: edit(bodies[1], 2, 5)}
+    texts[4] = " ".join(bodies[2].split()[:30])
+    rows = [Removal(1, 0, 0.9, 0.9), Removal(3, 2, 0.8, 0.8), Removal(4, 5, 1.0, 1.0)]
+    rows.append(Removal(6, 2, 0.7, 0.7))  # document 6's text is not given
+    given = [pa.RecordBatch.from_pydict({"doc": [d], "text": [t]}) for d, t in texts.items()]
+    (out,) = passages_stage(rows, config.text, reviewed)(iter(given))
+    wanted = [missing_fields(m) for m in missing_passages(rows, texts, config.text, reviewed)]
+    assert out.column("row").to_pylist() == [0, 1, 2, 3]
+    missing, counts = out.column("missing").to_pylist(), out.column("missing_passages").to_pylist()
+    assert list(zip(missing, counts, strict=True)) == wanted
+    assert (wanted[0][1] or 0) > 0  # a lossy removal has passages
+    assert wanted[2] == ([], 0)  # a lossless one: none
+    assert wanted[3] == (None, None)  # no text at hand
+    if reviewed == 1:
+        assert wanted[1] == (None, None)  # past the first lossy removal
+    else:
+        assert (wanted[1][1] or 0) > 0

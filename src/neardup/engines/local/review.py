@@ -218,14 +218,32 @@ def review_record(
     removal: Removal, ids: Sequence[str] | Mapping[int, str], missing: Passages | None
 ) -> dict[str, Any]:
     """One line of ``review.jsonl``."""
-    found = missing.passages() if missing is not None else None
+    return record_of(removal, ids, *missing_fields(missing))
+
+
+def missing_fields(missing: Passages | None) -> tuple[list[str] | None, int | None]:
+    """``missing`` and ``missing_passages`` of a removal's line: its first passages, cut
+    short, and how many there are (both None: not found)."""
+    if missing is None:
+        return None, None
+    found = missing.passages()
+    return [short(p) for p in found[:MAX_PASSAGES]], len(found)
+
+
+def record_of(
+    removal: Removal,
+    ids: Sequence[str] | Mapping[int, str],
+    missing: list[str] | None,
+    count: int | None,
+) -> dict[str, Any]:
+    """One line of ``review.jsonl`` from its :func:`missing_fields`."""
     return {
         "id": ids[removal.doc],
         "keeper": ids[removal.keeper],
         "containment": _number(removal.containment),
         "score": _number(removal.score),
-        "missing": None if found is None else [short(p) for p in found[:MAX_PASSAGES]],
-        "missing_passages": None if found is None else len(found),
+        "missing": missing,
+        "missing_passages": count,
     }
 
 

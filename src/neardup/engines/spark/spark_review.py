@@ -2,11 +2,11 @@
 (:mod:`neardup.engines.local.review`), weakest first.
 
 When the run's outcome is on the driver (:mod:`neardup.engines.spark.outcome`) and the
-reviewed texts fit it (:data:`TEXTS_ON_DRIVER` characters), the driver orders the removals
-and finds their missing passages as the local engine does, with the texts read by one Spark
-job. Otherwise each removed document is joined with its keeper's text and with the verified
-pair of the two (either way round), by document number, and each Arrow batch is reviewed by
-:func:`neardup.engines.local.review.review_records`.
+reviewed texts fit one task (:data:`TEXTS_IN_ONE_TASK` characters), the driver orders the
+removals as the local engine does and one Spark task reads the texts and finds their missing
+passages as it does. Otherwise each removed document is joined with its keeper's text and
+with the verified pair of the two (either way round), by document number, and each Arrow
+batch is reviewed by :func:`neardup.engines.local.review.review_records`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ import pyarrow as pa
 
 from neardup.engines.local.review import (
     MAX_REVIEWED,
+    Removal,
+    missing_fields,
     missing_passages,
-    review_record,
+    record_of,
     review_records,
     texts_needed,
 )
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from neardup.engines.spark.outcome import Outcome
     from neardup.engines.spark.spark_dedup import SparkDedup
 
-TEXTS_ON_DRIVER = 1 << 28  # characters of the reviewed texts the driver reads to review them
+TEXTS_IN_ONE_TASK = 1 << 28  # characters of the reviewed texts one task reads to review them
 
 REVIEW_SCHEMA = (
     "id string, keeper string, containment double, score double, missing array<string>, "
@@ -54,47 +56,86 @@ _ARROW = pa.schema(
 
 def review_frame(result: SparkDedup, text: TextConfig) -> DataFrame:
     """``id, keeper, containment, score, missing, missing_passages`` of every removal,
-    ordered weakest first (containment, score, input order), as ``review.jsonl``: by the
-    driver when it holds the run's outcome and the texts fit (:func:`review_table`), else
-    by Spark (:func:`reviewed_by_spark`)."""
+    ordered weakest first (containment, score, input order), as ``review.jsonl``: from the
+    run's outcome on the driver when it holds one and the texts fit one task
+    (:func:`review_table`), else by Spark (:func:`reviewed_by_spark`)."""
     if result.outcome is not None:
-        table = review_table(result.outcome, _texts_read(result), text)
+        table = review_table(result.outcome, _passages_found(result, text))
         if table is not None:
             return result.decisions.sparkSession.createDataFrame(table)
     return reviewed_by_spark(result, text)
 
 
+Found = list[tuple[list[str] | None, int | None]]  # each removal's missing passages, count
+
+
 def review_table(
-    outcome: Outcome, read: Callable[[np.ndarray], dict[int, str]], text: TextConfig
+    outcome: Outcome, find: Callable[[list[Removal], np.ndarray], Found]
 ) -> pa.Table | None:
-    """The review's records worked out on the driver: the removals ordered and the missing
-    passages found by the local engine's functions, with the texts of the documents they
-    need (the weakest ``MAX_REVIEWED`` lossy removals and their keepers) from ``read``;
-    None when those texts exceed :data:`TEXTS_ON_DRIVER` characters."""
+    """The review's records: the removals ordered as the local engine orders them, their
+    missing passages from ``find`` (given the removals and the documents whose texts they
+    need: the weakest ``MAX_REVIEWED`` lossy removals and their keepers); None when those
+    texts exceed :data:`TEXTS_IN_ONE_TASK` characters."""
     rows = outcome.removals()
     needed = np.array(sorted(texts_needed(rows, 0, MAX_REVIEWED)), dtype=np.int64)
-    if int(outcome.lengths_of(needed).sum()) > TEXTS_ON_DRIVER:
+    if int(outcome.lengths_of(needed).sum()) > TEXTS_IN_ONE_TASK:
         return None
-    with timed("review: texts"):
-        texts = read(needed)
-    with timed("review: passages"):
-        decided, names = outcome.column("doc").tolist(), outcome.decisions.column("id")
-        ids = dict(zip(decided, names.to_pylist(), strict=True))
-        found = missing_passages(rows, texts, text, MAX_REVIEWED)
-        records = [review_record(r, ids, m) for r, m in zip(rows, found, strict=True)]
+    with timed("review: texts and passages"):
+        found = find(rows, needed)
+    decided, names = outcome.column("doc").tolist(), outcome.decisions.column("id")
+    ids = dict(zip(decided, names.to_pylist(), strict=True))
+    records = [record_of(r, ids, *f) for r, f in zip(rows, found, strict=True)]
     return pa.Table.from_pylist(records, schema=_ARROW.remove(_ARROW.get_field_index("_row")))
 
 
-def _texts_read(result: SparkDedup) -> Callable[[np.ndarray], dict[int, str]]:
-    """The texts of some documents, read by one Spark job."""
+def _passages_found(
+    result: SparkDedup, text: TextConfig
+) -> Callable[[list[Removal], np.ndarray], Found]:
+    """The removals' missing passages found by one Spark task, which reads the texts they
+    need (:attr:`SparkDedup.texts`) and finds them as the local engine does
+    (:func:`passages_stage`): neither the texts nor the passage kernels reach the driver."""
 
-    def read(docs: np.ndarray) -> dict[int, str]:
-        wanted = result.decisions.sparkSession.createDataFrame(pa.table({"doc": docs}))
-        table = result.texts(wanted).select("doc", "text").toArrow()
-        held, texts = table.column("doc").to_pylist(), table.column("text").to_pylist()
-        return dict(zip(held, texts, strict=True))
+    def find(rows: list[Removal], needed: np.ndarray) -> Found:
+        wanted = result.decisions.sparkSession.createDataFrame(pa.table({"doc": needed}))
+        texts = result.texts(wanted).select("doc", "text").coalesce(1)
+        stage = passages_stage(rows, text, MAX_REVIEWED)
+        table = texts.mapInArrow(stage, PASSAGES_SCHEMA).toArrow()
+        table = table.sort_by("row")
+        return list(
+            zip(
+                table.column("missing").to_pylist(),
+                table.column("missing_passages").to_pylist(),
+                strict=True,
+            )
+        )
 
-    return read
+    return find
+
+
+PASSAGES_SCHEMA = "row long, missing array<string>, missing_passages long"
+_PASSAGES = pa.schema(
+    [("row", pa.int64()), ("missing", pa.list_(pa.string())), ("missing_passages", pa.int64())]
+)
+
+
+def passages_stage(
+    rows: list[Removal], text: TextConfig, reviewed: int
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """``doc, text`` of the documents ``rows`` need (every batch of one task) → a row per
+    removal: its index in ``rows`` and its missing passages (:func:`missing_fields`, of the
+    first ``reviewed`` lossy removals; a text not given: none found)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        texts: dict[int, str] = {}
+        for batch in batches:
+            docs, held = batch.column("doc").to_pylist(), batch.column("text").to_pylist()
+            texts.update(zip(docs, held, strict=True))
+        found = missing_passages(rows, texts, text, reviewed)
+        missing, counts = zip(*map(missing_fields, found), strict=True) if rows else ((), ())
+        columns = {"row": range(len(rows)), "missing": missing, "missing_passages": counts}
+        yield pa.RecordBatch.from_pydict(columns, schema=_PASSAGES)
+
+    return run
 
 
 def reviewed_by_spark(result: SparkDedup, text: TextConfig) -> DataFrame:
