@@ -6,8 +6,8 @@ message). The run reads them for its checks and counts: the first bad record, di
 the index's entries, the summary's documents and empty texts, the ids and lengths of the
 documents in pairs. Each of those is a Spark job when the rows stay in Spark; a corpus of at
 most :data:`DOCUMENTS_ON_DRIVER` documents has them collected once (a few tens of bytes a
-document) and answered on the driver, the DataFrame made from that table only if a later
-stage joins it.
+document) and answered on the driver, and the stages that join them get a DataFrame of that
+table (a local relation: nothing computed again).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from neardup.engines.local.pipeline import SHOWN_IDS
 from neardup.errors import InputError
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 DOCUMENTS_ON_DRIVER = 1 << 22  # documents (and bad records) whose rows the driver collects
 COLUMNS = ("doc", "id", "bad", "length", "size", "keys")
-BAD_EXAMPLES = 20  # bad records named in the summary
+BAD_EXAMPLES = SHOWN_IDS  # bad records named in the summary, as the local engine names them
 
 
 class BadRecords(NamedTuple):
