@@ -527,6 +527,32 @@ def test_cli_spark_engine_reads_parquet_as_the_local_engine(spark, tmp_path):
     assert pq.read_table(tmp_path / "local" / "removed.parquet").num_rows > 0
 
 
+def test_cli_spark_engine_refuses_or_skips_parquet_rows_without_text(spark, tmp_path):
+    """A Parquet row without its text is a bad record: the first named and the run refused,
+    or with ``--skip-bad`` every one counted, as the local engine counts them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from clirun import neardup, run
+
+    docs = random_corpus(8, n=40)
+    texts = [None if k % 7 == 3 else t for k, (_, t) in enumerate(docs)]
+    path = tmp_path / "docs.parquet"
+    pq.write_table(pa.table({"id": [i for i, _ in docs], "text": texts}), path)
+    common = ["dedup", str(path), "--format", "parquet", "--engine", "spark"]
+    refused = neardup(*common, "--master", "local[1]", "--out", str(tmp_path / "refused"))
+    assert refused.returncode == 1
+    assert "row 4: no text in field 'text'" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    counts = {}
+    for engine in ("local", "spark"):
+        out = tmp_path / engine
+        done = run(*common[:-1], engine, "--skip-bad", "--out", str(out))
+        assert done.exit_code == 0, done.output
+        counts[engine] = json.loads((out / "summary.json").read_text())["bad_records"]
+    assert counts == {"local": 6, "spark": 6}
+
+
 # ── the session's Python workers and the output directory ────────────────────────────────────
 
 

@@ -38,6 +38,11 @@ class BadRecords(NamedTuple):
     count: int
     examples: list[str]
 
+    def refuse(self, skip_bad: bool) -> None:
+        """InputError with the first bad record's message, unless ``skip_bad``."""
+        if self.count and not skip_bad:
+            raise InputError(self.examples[0])
+
 
 @dataclass(frozen=True, eq=False)
 class DocumentRows:
@@ -84,12 +89,9 @@ class DocumentRows:
     def check_distinct_ids(self) -> None:
         """InputError naming an id two documents hold, if any."""
         if self.table is None:
-            from neardup.engines.spark.spark_dedup import check_distinct_ids
-
-            check_distinct_ids(self.documents(), "id")
+            refuse_repeated_by_spark(self.documents(), "id")
             return
-        good = self._good()
-        refuse_repeated(good.column("id").combine_chunks())
+        refuse_repeated(self._good().column("id").combine_chunks())
 
     def entries(self) -> int:
         """The index's entries: the documents' keys, summed."""
@@ -128,6 +130,16 @@ def refuse_repeated(ids: pa.Array) -> None:
     if len(twice):
         first = twice[0].as_py()
         raise InputError(f"duplicate id {first['values']!r} ({first['counts']} documents)")
+
+
+def refuse_repeated_by_spark(docs: DataFrame, id_col: str) -> None:
+    """:func:`refuse_repeated` of the ids ``id_col`` of ``docs``, by a Spark aggregation (the
+    ids shuffled)."""
+    from pyspark.sql import functions as F
+
+    twice = docs.groupBy(id_col).count().where(F.col("count") > 1).first()
+    if twice is not None:
+        raise InputError(f"duplicate id {twice[id_col]!r} ({twice['count']} documents)")
 
 
 def bad_records(rows: DataFrame, order: str, message: str) -> BadRecords:

@@ -94,7 +94,12 @@ from neardup.dedup.flow import (
 from neardup.engines.spark import batches as B
 from neardup.engines.spark import documents as D
 from neardup.engines.spark import outcome as O
-from neardup.engines.spark.document_rows import DocumentRows, refuse_repeated
+from neardup.engines.spark.document_rows import (
+    DOCUMENTS_ON_DRIVER,
+    DocumentRows,
+    refuse_repeated,
+    refuse_repeated_by_spark,
+)
 from neardup.errors import ConfigError, InputError
 from neardup.util.extras import pyspark
 
@@ -456,22 +461,18 @@ def _check_documents(docs: DataFrame, id_col: str, text_col: str) -> None:
     check_distinct_ids(docs, id_col)
 
 
-IDS_ON_DRIVER = 1 << 22  # documents up to which the driver checks their ids are distinct
+IDS_ON_DRIVER = DOCUMENTS_ON_DRIVER  # documents whose ids the driver checks distinct
 
 
 def check_distinct_ids(docs: DataFrame, id_col: str) -> None:
     """InputError naming an id that two documents hold, if any: counted on the driver for
     at most :data:`IDS_ON_DRIVER` documents (their ids collected at once), else by a Spark
     aggregation (the ids shuffled)."""
-    from pyspark.sql import functions as F
-
     ids = docs.select(id_col).limit(IDS_ON_DRIVER + 1).toArrow().column(0)
     if len(ids) <= IDS_ON_DRIVER:
         refuse_repeated(ids.combine_chunks())
-        return
-    twice = docs.groupBy(id_col).count().where(F.col("count") > 1).first()
-    if twice is not None:
-        raise InputError(f"duplicate id {twice[id_col]!r} ({twice['count']} documents)")
+    else:
+        refuse_repeated_by_spark(docs, id_col)
 
 
 def by_doc(df: DataFrame) -> DataFrame:

@@ -243,13 +243,8 @@ def _checked(parsed: DataFrame, inputs: Inputs) -> tuple[DataFrame, BadRecords]:
     (the first raised unless ``skip_bad``)."""
     from pyspark.sql import functions as F
 
-    bad_rows = parsed.where(F.col("_bad").isNotNull())
-    first = bad_rows.agg(F.min("_row")).first()[0]
-    bad = BadRecords(0, [])
-    if first is not None:
-        if not inputs.skip_bad:
-            raise InputError(bad_rows.where(F.col("_row") == first).first()["_bad"])
-        bad = bad_records(bad_rows, "_row", "_bad")
+    bad = bad_records(parsed.where(F.col("_bad").isNotNull()), "_row", "_bad")
+    bad.refuse(inputs.skip_bad)
     return parsed.where(F.col("_bad").isNull()).drop("_bad"), bad
 
 
@@ -272,8 +267,7 @@ def _dedup_lines(
             prints, documents = fingerprinted(numbered.mapInArrow(stage, DOCUMENT_SCHEMA))
         with timed("bad records"):
             bad = documents.bad()
-            if bad.count and not inputs.skip_bad:
-                raise InputError(bad.examples[0])
+            bad.refuse(inputs.skip_bad)
         with timed("distinct ids"):
             documents.check_distinct_ids()
     record = _stored(F.col("value"), F.col("_pos"))
