@@ -442,6 +442,30 @@ def test_cli_spark_engine_writes_what_the_local_engine_writes(
         assert there.scored == here.scored
 
 
+def test_cli_spark_engine_reads_the_one_task_rows_in_spark_past_the_driver_bound(
+    spark, tmp_path, monkeypatch
+):
+    """One task pairs the sample; with more of its rows than the driver collects, the
+    counts, the decisions and the pairs are read from them by Spark's jobs: the local
+    engine's files all the same."""
+    from neardup.engines.spark import outcome
+    from neardup.engines.spark import spark_dedup as engine
+    from neardup.io.sample_corpus import sample_path
+
+    monkeypatch.setattr(outcome, "OUTCOME_ROWS", 1)
+    read_by_spark = []
+    first = engine.WholeCorpus.frames
+    monkeypatch.setattr(
+        engine.WholeCorpus,
+        "frames",
+        lambda self: read_by_spark.append(self.rows is None) or first(self),
+    )
+    with sample_path() as path:
+        _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
+    assert read_by_spark == [True]
+    assert assert_same_outputs(tmp_path / "local", tmp_path / "spark")["removed"]
+
+
 @pytest.mark.parametrize("texts_in_one_task", [0, 1 << 28])
 def test_cli_spark_engine_bounds_the_review_as_the_local_engine(
     spark, tmp_path, monkeypatch, texts_in_one_task

@@ -81,6 +81,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from neardup.dedup.config import DedupConfig
 from neardup.dedup.flow import (
@@ -287,7 +288,7 @@ def dedup_documents(
     sets = prints.where(F.col("kind") == D.SETS).select("sets")
     whole = None if exact_counts else _whole_corpus(sets, documents, config)
     if whole is not None:  # no later stage reads the sets: their memory goes to the outputs
-        scored, templates, candidate_count, capped, decided = whole
+        scored, templates, candidate_count, capped, decided = whole.frames()
         released(prints)
     else:
         with timed("fingerprints by document"):  # the later stages join the sets by document
@@ -302,9 +303,11 @@ def dedup_documents(
         if whole is None:
             scored, templates, tmpl_sets = _scored(fp, candidates, shingles, config, pairs_per_task)
         with timed("templates: rescoring on content"):
-            scored = scored.localCheckpoint()  # read again by the rare words' groups
+            if whole is None:  # the one task's rows are checkpointed already
+                scored = scored.localCheckpoint()  # read again by the rare words' groups
             at_threshold = scored.where(F.col("score") >= F.lit(config.threshold))
-            at_threshold = at_threshold.localCheckpoint()
+            if whole is None:
+                at_threshold = at_threshold.localCheckpoint()
     with timed("components and keepers"):
         if whole is None:
             rare = _rare_words(fp, scored, at_threshold) if config.identity else None
@@ -317,12 +320,16 @@ def dedup_documents(
         found = decided.where(F.col("doc") < 0).withColumn("score", F.greatest("s_lr", "s_rl"))
         columns = ["left", "right", "score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl"]
         at_threshold = at_threshold.select(*columns).unionByName(found.select(*columns))
-    decided = decisions.count()
+    collected = None if whole is None else whole.rows
+    decided = decisions.count() if collected is None else _decision_rows(collected).num_rows
     small = F.broadcast if decided <= BROADCAST_DECISIONS else _as_planned
     outcome = None
     if decided <= BROADCAST_DECISIONS:
         with timed("outcome to the driver"):
-            outcome = _collected(decisions, at_threshold, described, on_driver)
+            if collected is None:
+                outcome = _collected(decisions, at_threshold, described, on_driver)
+            else:
+                outcome = _outcome_of(collected, described, on_driver)
     if outcome is None:
         pairs, clusters = _pair_output(at_threshold, ids, config), _cluster_output(decisions, ids)
         moved = decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC))
@@ -365,15 +372,51 @@ def _collected(
     its table ``on_driver``) and the verified pairs on the driver
     (:mod:`neardup.engines.spark.outcome`), when at most
     :data:`~neardup.engines.spark.outcome.OUTCOME_ROWS` pairs; else None."""
-    from pyspark.sql import functions as F
-
     pairs = verified.select(*O.PAIR_COLUMNS).limit(O.OUTCOME_ROWS + 1).toArrow()
     if pairs.num_rows > O.OUTCOME_ROWS:
         return None
     decided = decisions.select(*O.DECISION_COLUMNS)
+    return O.Outcome.of(_described(decided, described, on_driver), pairs)
+
+
+def _outcome_of(rows: pa.Table, described: DataFrame, on_driver: pa.Table | None) -> O.Outcome:
+    """The outcome of the one task's rows on the driver (:attr:`WholeCorpus.rows`): its
+    decisions, with each document's ``id`` and ``length`` (as :func:`_collected`), and the
+    pairs at the threshold with those the keeper rounds add."""
+    kind, doc = rows.column("kind"), rows.column("doc")
+    verified = rows.filter(pc.equal(kind, 0))
+    added = rows.filter(pc.and_(pc.equal(kind, 4), pc.less(doc, 0)))
+    scored = [
+        t.append_column("score", pc.max_element_wise(t["s_lr"], t["s_rl"]))
+        for t in (verified, added)
+    ]
+    pairs = pa.concat_tables(scored).select(list(O.PAIR_COLUMNS))
+    decided: pa.Table | DataFrame = _decision_rows(rows)
+    if on_driver is None:
+        decided = described.sparkSession.createDataFrame(decided)
+    return O.Outcome.of(_described(decided, described, on_driver), pairs)
+
+
+def _decision_rows(rows: pa.Table) -> pa.Table:
+    """The decisions among the one task's rows on the driver
+    (:data:`~neardup.engines.spark.outcome.DECISION_COLUMNS`)."""
+    decided = pc.and_(pc.equal(rows.column("kind"), 4), pc.greater_equal(rows.column("doc"), 0))
+    return rows.filter(decided).select(list(O.DECISION_COLUMNS))
+
+
+def _described(
+    decided: DataFrame | pa.Table, described: DataFrame, on_driver: pa.Table | None
+) -> pa.Table:
+    """``decided`` (:data:`~neardup.engines.spark.outcome.DECISION_COLUMNS`) on the driver
+    with each document's ``id`` and ``length``: joined there to ``on_driver`` when it holds
+    them, else in Spark to ``described``."""
+    from pyspark.sql import functions as F
+
     if on_driver is not None:
-        return O.Outcome.of(decided.toArrow().join(on_driver, "doc"), pairs)
-    return O.Outcome.of(F.broadcast(decided).join(described, "doc").toArrow(), pairs)
+        table = decided if isinstance(decided, pa.Table) else decided.toArrow()
+        return table.join(on_driver, "doc")
+    assert not isinstance(decided, pa.Table)
+    return F.broadcast(decided).join(described, "doc").toArrow()
 
 
 def fingerprinted(prints: DataFrame) -> tuple[DataFrame, DocumentRows]:
@@ -669,16 +712,15 @@ def _candidates(
 
 def _whole_corpus(
     sets: DataFrame, documents: DocumentRows, config: DedupConfig
-) -> tuple[DataFrame, int, int, int, DataFrame] | None:
+) -> WholeCorpus | None:
     """With the full index's prefix filter, a corpus whose keys fit one count-table task
     (at most :data:`CORPUS_TASK_KEYS` entries, which the tables serve: ``documents`` holds
     each document's count of keys) gets its candidate pairs, their verification and its keepers
     in one task, as the local engine finds and decides them (:func:`batches.corpus_stage`
     over the packed ``sets``: no table, entry or set through Spark's shuffles, no
-    components): ``(scored, templates, candidates, capped, decided)`` as :func:`_scored`,
-    :func:`_candidates` and :func:`_decisions` give them (the counts as numbers; the identity
-    check's rare words counted there, over every document's words; the keep field's values
-    packed with the sets). None for other corpora."""
+    components; the identity check's rare words counted there, over every document's
+    words; the keep field's values packed with the sets): its rows, and those the outcome
+    reads on the driver by the same job (:class:`WholeCorpus`). None for other corpora."""
     from pyspark.sql import functions as F
 
     rule = prefix_rule(config)
@@ -690,13 +732,38 @@ def _whole_corpus(
     with timed("one task: candidate pairs, verification, rare words, keepers"):
         stage = D.packed_stage(B.corpus_stage(config, rule))
         out = sets.coalesce(1).mapInArrow(stage, B.CORPUS_SCHEMA).localCheckpoint()
-        counts = out.where(F.col("kind") == 1).first()
-    columns = ["left", "right", "resemblance", "c_lr", "c_rl", "s_lr", "s_rl", "near_copy"]
-    scored = _with_score(out.where(F.col("kind") == 0).select(*columns))
-    decision = [c.split()[0] for c in B.DECISION_SCHEMA.split(", ")]
-    decided = out.where(F.col("kind") == 4).select(*decision)
-    templates = int(counts["resemblance"])
-    return scored, templates, int(counts["left"]), int(counts["right"]), decided
+        at_threshold = F.greatest("s_lr", "s_rl") >= F.lit(config.threshold)
+        needed = out.where((F.col("kind") != 0) | at_threshold)
+        rows = needed.limit(O.OUTCOME_ROWS + 1).toArrow()
+    return WholeCorpus(out, rows if rows.num_rows <= O.OUTCOME_ROWS else None)
+
+
+@dataclass(frozen=True, eq=False)
+class WholeCorpus:
+    """The one task's rows (:data:`~neardup.engines.spark.batches.CORPUS_SCHEMA`), computed
+    once (a local checkpoint); ``rows``: those the outcome reads (the counts, the pairs at
+    the threshold, the decisions), collected by the same job when at most
+    :data:`~neardup.engines.spark.outcome.OUTCOME_ROWS` (else None: Spark reads them)."""
+
+    out: DataFrame
+    rows: pa.Table | None
+
+    def frames(self) -> tuple[DataFrame, int, int, int, DataFrame]:
+        """``(scored, templates, candidates, capped, decided)`` as :func:`_scored`,
+        :func:`_candidates` and :func:`_decisions` give them (the counts as numbers)."""
+        from pyspark.sql import functions as F
+
+        out = self.out
+        if self.rows is not None:
+            counts = self.rows.filter(pc.equal(self.rows.column("kind"), 1)).to_pylist()[0]
+        else:
+            counts = out.where(F.col("kind") == 1).first().asDict()
+        columns = ["left", "right", "resemblance", "c_lr", "c_rl", "s_lr", "s_rl", "near_copy"]
+        scored = _with_score(out.where(F.col("kind") == 0).select(*columns))
+        decision = [c.split()[0] for c in B.DECISION_SCHEMA.split(", ")]
+        decided = out.where(F.col("kind") == 4).select(*decision)
+        templates = int(counts["resemblance"])
+        return scored, templates, int(counts["left"]), int(counts["right"]), decided
 
 
 def _keys(fp: DataFrame, config: DedupConfig) -> DataFrame:
