@@ -63,3 +63,25 @@ def test_the_daemon_sets_numba_up_without_scipy_s_blas_or_cffi():
         "sys.modules.get('cffi', 'absent') is None)"
     )
     assert printed == ["True", "False", "True"]
+
+
+def test_arrow_in_the_workers_runs_without_pandas_yet_pandas_still_imports():
+    """After the daemon's set-up, pyarrow's conversions both ways import no pandas (it costs
+    every run a quarter of a second of CPU for nothing), and a program that imports pandas
+    itself still gets it."""
+    printed = _printed(
+        "import sys; from neardup.engines.spark import daemon; daemon.prepare(); "
+        "import numpy as np, pyarrow as pa; "
+        "batch = pa.RecordBatch.from_pydict({'a': np.arange(3)}); "
+        "print(batch.column('a').to_numpy().sum(), pa.array([1, 2]).to_pylist() == [1, 2], "
+        "'pandas' in sys.modules); import pandas; print('pandas' in sys.modules)"
+    )
+    assert printed == ["3", "True", "False", "True"]
+
+
+def test_arrow_keeps_pandas_where_it_was_imported_already():
+    printed = _printed(
+        "import pandas; from neardup.engines.spark import daemon; "
+        "print(daemon.arrow_without_pandas())"
+    )
+    assert printed == ["False"]

@@ -14,6 +14,10 @@ neardup needs (:mod:`neardup.util.numba_trim`: SciPy's BLAS, cffi); the compiled
 loaded: running one of the parallel ones starts numba's OpenMP threads, and GNU OpenMP
 refuses to run in a fork of a process that used it.
 
+pyarrow imports pandas the first time it looks at an array (its converters ask whether a
+value is a pandas object), which no stage needs: the daemon lets that first look find no
+pandas (:func:`arrow_without_pandas`), so no worker pays for the import.
+
 NumPy's BLAS is given one thread (Spark runs a worker a core; a thread pool is not
 inherited by a fork). A module that fails to import here is left to the worker, where the
 probe of :func:`neardup.engines.spark.spark_session.check_workers` names what fails.
@@ -31,7 +35,6 @@ MODULE = "neardup.engines.spark.daemon"
 PRELOADED = (
     "pyspark.worker",
     "pyspark.sql.pandas.serializers",
-    "pandas",  # Arrow's conversions to NumPy import it
     "neardup.engines.spark.documents",
     "neardup.engines.spark.batches",
     "neardup.engines.spark.spark_review",
@@ -49,6 +52,34 @@ def preload(names: tuple[str, ...] = PRELOADED) -> list[str]:
         except Exception:
             failed.append(name)
     return failed
+
+
+def arrow_without_pandas() -> bool:
+    """pyarrow's probe for pandas, made while pandas cannot be imported: pyarrow keeps the
+    answer "no pandas" for this process and its forks (``import pandas`` itself still works
+    afterwards). Whether pyarrow now runs without it (False where pandas was imported
+    already)."""
+    import sys
+
+    import pyarrow as pa
+
+    if "pandas" in sys.modules:
+        return False
+    sys.meta_path.insert(0, _NoPandas)
+    try:
+        pa.array([0])  # the probe
+    finally:
+        sys.meta_path.remove(_NoPandas)
+    return "pandas" not in sys.modules
+
+
+class _NoPandas:
+    """An import finder that finds pandas missing."""
+
+    @staticmethod
+    def find_spec(name: str, *_: object) -> None:
+        if name == "pandas":
+            raise ModuleNotFoundError("No module named 'pandas'", name=name)
 
 
 def prepare_numba() -> bool:
@@ -69,9 +100,10 @@ def prepare_numba() -> bool:
 def prepare() -> None:
     """All the daemon does before it starts forking: the C heap tuned for batches (as the
     command line tunes it: :func:`neardup.util.heap.reuse_freed_memory`), what no kernel
-    needs kept out, the stages' modules imported, numba set up."""
+    needs kept out, pyarrow without pandas, the stages' modules imported, numba set up."""
     heap.reuse_freed_memory()
     trim_numba_imports()
+    arrow_without_pandas()
     preload()
     prepare_numba()
 
