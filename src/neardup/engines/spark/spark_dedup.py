@@ -138,12 +138,17 @@ class SparkDedup:
     removed: DataFrame
     decisions: DataFrame  # doc, keep_of, label, keeper, declined for documents in a pair
     stats: dict[str, DataFrame | int]
-    ids: DataFrame  # doc, id of every document
+    ids_of: Callable[[], DataFrame]  # what makes ``ids``
     texts: Callable[[DataFrame], DataFrame]  # doc, id, text of a frame of documents (doc)
     verified: DataFrame  # the pairs at the threshold by number: left, right, s_lr, s_rl, c_lr …
     small: Callable[[DataFrame], DataFrame]  # a frame of ≤ a row per decided document, to join
     documents: DocumentRows  # the documents' rows (ids, lengths, sizes, bad records)
     outcome: O.Outcome | None = None  # the decisions and pairs on the driver, when small
+
+    @property
+    def ids(self) -> DataFrame:
+        """``doc, id`` of every document (made when first read)."""
+        return self.ids_of()
 
     def summary(self) -> dict[str, Any]:
         """Counts of the run (a few Spark actions over the run's computed tables, not over
@@ -277,14 +282,21 @@ def dedup_documents(
     from pyspark.sql import functions as F
 
     documents = document_rows(prints) if documents is None else documents
-    sizes = documents.documents()
+    # the documents' ids, and ids and lengths, in Spark: made when a stage reads them there
     on_driver = None  # the ids and lengths of the documents, when the driver holds them
     if ids is None:
-        ids = sizes.select("doc", "id")
-        described = sizes.select("doc", "id", "length")
         on_driver = documents.described()
+        ids_of = functools.cache(lambda: documents.documents().select("doc", "id"))
+
+        def described() -> DataFrame:
+            return documents.documents().select("doc", "id", "length")
     else:  # the DataFrame's own ids, of their own type
-        described = ids.join(sizes.select("doc", "length"), "doc")
+        given = ids
+        ids_of = functools.cache(lambda: given)
+
+        def described() -> DataFrame:
+            return given.join(documents.documents().select("doc", "length"), "doc")
+
     sets = prints.where(F.col("kind") == D.SETS).select("sets")
     whole = None if exact_counts else _whole_corpus(sets, documents, config)
     if whole is not None:  # no later stage reads the sets: their memory goes to the outputs
@@ -331,6 +343,7 @@ def dedup_documents(
             else:
                 outcome = _outcome_of(collected, described, on_driver)
     if outcome is None:
+        ids = ids_of()
         pairs, clusters = _pair_output(at_threshold, ids, config), _cluster_output(decisions, ids)
         moved = decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC))
         removed = _removed(rows, decisions, ids, small)
@@ -356,7 +369,7 @@ def dedup_documents(
             "templates": templates,
             "declined": decisions.agg(F.sum("declined")),
         },
-        ids=ids,
+        ids_of=ids_of,
         texts=lambda wanted: texts(small(wanted)),
         verified=at_threshold,
         small=small,
@@ -366,7 +379,10 @@ def dedup_documents(
 
 
 def _collected(
-    decisions: DataFrame, verified: DataFrame, described: DataFrame, on_driver: pa.Table | None
+    decisions: DataFrame,
+    verified: DataFrame,
+    described: Callable[[], DataFrame],
+    on_driver: pa.Table | None,
 ) -> O.Outcome | None:
     """The decided documents (with their ``id`` and ``length`` from ``described``, or from
     its table ``on_driver``) and the verified pairs on the driver
@@ -379,7 +395,9 @@ def _collected(
     return O.Outcome.of(_described(decided, described, on_driver), pairs)
 
 
-def _outcome_of(rows: pa.Table, described: DataFrame, on_driver: pa.Table | None) -> O.Outcome:
+def _outcome_of(
+    rows: pa.Table, described: Callable[[], DataFrame], on_driver: pa.Table | None
+) -> O.Outcome:
     """The outcome of the one task's rows on the driver (:attr:`WholeCorpus.rows`): its
     decisions, with each document's ``id`` and ``length`` (as :func:`_collected`), and the
     pairs at the threshold with those the keeper rounds add."""
@@ -393,7 +411,7 @@ def _outcome_of(rows: pa.Table, described: DataFrame, on_driver: pa.Table | None
     pairs = pa.concat_tables(scored).select(list(O.PAIR_COLUMNS))
     decided: pa.Table | DataFrame = _decision_rows(rows)
     if on_driver is None:
-        decided = described.sparkSession.createDataFrame(decided)
+        decided = described().sparkSession.createDataFrame(decided)
     return O.Outcome.of(_described(decided, described, on_driver), pairs)
 
 
@@ -405,18 +423,18 @@ def _decision_rows(rows: pa.Table) -> pa.Table:
 
 
 def _described(
-    decided: DataFrame | pa.Table, described: DataFrame, on_driver: pa.Table | None
+    decided: DataFrame | pa.Table, described: Callable[[], DataFrame], on_driver: pa.Table | None
 ) -> pa.Table:
     """``decided`` (:data:`~neardup.engines.spark.outcome.DECISION_COLUMNS`) on the driver
     with each document's ``id`` and ``length``: joined there to ``on_driver`` when it holds
-    them, else in Spark to ``described``."""
+    them, else in Spark to ``described()``."""
     from pyspark.sql import functions as F
 
     if on_driver is not None:
         table = decided if isinstance(decided, pa.Table) else decided.toArrow()
         return table.join(on_driver, "doc")
     assert not isinstance(decided, pa.Table)
-    return F.broadcast(decided).join(described, "doc").toArrow()
+    return F.broadcast(decided).join(described(), "doc").toArrow()
 
 
 def fingerprinted(prints: DataFrame) -> tuple[DataFrame, DocumentRows]:
