@@ -425,6 +425,10 @@ def test_cli_spark_engine_writes_what_the_local_engine_writes(
     with sample_path() as path:
         _dedup_with_both_engines(path, tmp_path, "--master", "local[2]")
     assert assert_same_outputs(tmp_path / "local", tmp_path / "spark")["removed"]
+    if broadcast:  # the outcome on the driver: its outputs written there, as the local engine
+        for name in ("pairs", "clusters", "review"):
+            local_lines = (tmp_path / "local" / f"{name}.jsonl").read_text().splitlines()
+            assert spark_lines(tmp_path / "spark" / name) == local_lines, name
     pairs = {(p["a"], p["b"]) for p in map(json.loads, spark_lines(tmp_path / "spark" / "pairs"))}
     from neardup.engines.local.explain import explain
     from neardup.engines.local.runread import open_run
@@ -781,3 +785,24 @@ def test_what_the_spark_engine_does_not_do_with_jsonl_is_refused_before_spark_st
     assert message in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_the_driver_replaces_an_earlier_output_in_spark_s_layout(spark, tmp_path, monkeypatch):
+    """An earlier run's part files go; one part file and the ``_SUCCESS`` marker stay, the
+    data handed over in several pieces arriving whole."""
+    import pyarrow as pa
+
+    from neardup.engines.spark import driver_files
+    from neardup.engines.spark.driver_files import PART, write_json_lines
+
+    monkeypatch.setattr(driver_files, "WRITTEN_AT_ONCE", 7)
+    target = tmp_path / "pairs"
+    target.mkdir()
+    (target / "part-00003-old.json").write_text('{"stale": true}\n')
+    rows = [{"a": f"doc-{i}", "score": i / 3} for i in range(40)]
+    write_json_lines(spark, f"file://{target}", pa.Table.from_pylist(rows))
+    assert sorted(p.name for p in target.iterdir() if not p.name.startswith(".")) == [
+        "_SUCCESS",
+        PART,
+    ]
+    assert [json.loads(line) for line in (target / PART).read_text().splitlines()] == rows

@@ -132,8 +132,6 @@ class SparkDedup:
     ``_duplicate_of`` (the id kept instead, which holds the removed one).
     """
 
-    pairs: DataFrame
-    clusters: DataFrame
     kept: DataFrame
     removed: DataFrame
     decisions: DataFrame  # doc, keep_of, label, keeper, declined for documents in a pair
@@ -144,6 +142,36 @@ class SparkDedup:
     small: Callable[[DataFrame], DataFrame]  # a frame of ≤ a row per decided document, to join
     documents: DocumentRows  # the documents' rows (ids, lengths, sizes, bad records)
     outcome: O.Outcome | None = None  # the decisions and pairs on the driver, when small
+    threshold: float = 0.0  # the pairs' threshold (``contained`` names a direction reaching it)
+    spark_outputs: tuple[DataFrame, DataFrame] | None = None  # pairs, clusters when no outcome
+
+    @functools.cached_property
+    def pairs(self) -> DataFrame:
+        """The verified pairs at the threshold (see the class)."""
+        return self._outputs()[0]
+
+    @functools.cached_property
+    def clusters(self) -> DataFrame:
+        """The clusters (see the class)."""
+        return self._outputs()[1]
+
+    def tables(self) -> dict[str, pa.Table] | None:
+        """``pairs`` and ``clusters`` as tables on the driver when the outcome is there (the
+        rows of the DataFrames above), else None."""
+        if self.outcome is None:
+            return None
+        return {
+            "pairs": O.pair_table(self.outcome, self.threshold),
+            "clusters": O.cluster_table(self.outcome),
+        }
+
+    def _outputs(self) -> tuple[DataFrame, DataFrame]:
+        if self.spark_outputs is not None:
+            return self.spark_outputs
+        tables = self.tables()
+        assert tables is not None
+        spark = self.decisions.sparkSession
+        return spark.createDataFrame(tables["pairs"]), spark.createDataFrame(tables["clusters"])
 
     @property
     def ids(self) -> DataFrame:
@@ -342,23 +370,20 @@ def dedup_documents(
                 outcome = _collected(decisions, at_threshold, described, on_driver)
             else:
                 outcome = _outcome_of(collected, described, on_driver)
+    spark_outputs = None
     if outcome is None:
         ids = ids_of()
-        pairs, clusters = _pair_output(at_threshold, ids, config), _cluster_output(decisions, ids)
+        spark_outputs = _pair_output(at_threshold, ids, config), _cluster_output(decisions, ids)
         moved = decisions.where(F.col("keep_of") != F.col("doc")).select(F.col("doc").alias(DOC))
         removed = _removed(rows, decisions, ids, small)
     else:
         spark = decisions.sparkSession
-        pairs = spark.createDataFrame(O.pair_table(outcome, config.threshold))
-        clusters = spark.createDataFrame(O.cluster_table(outcome))
         docs, keepers = outcome.removed()
         keeper_ids = pa.table({DOC: docs, "_duplicate_of": outcome.ids_of(keepers)})
         removals = spark.createDataFrame(keeper_ids)  # one local table for kept and removed
         moved = removals.select(DOC)
         removed = rows.join(F.broadcast(removals), DOC).drop(DOC)
     return SparkDedup(
-        pairs=pairs,
-        clusters=clusters,
         kept=rows.join(small(moved), DOC, "left_anti").drop(DOC),
         removed=removed,
         decisions=decisions,
@@ -375,6 +400,8 @@ def dedup_documents(
         small=small,
         documents=documents,
         outcome=outcome,
+        threshold=config.threshold,
+        spark_outputs=spark_outputs,
     )
 
 

@@ -37,6 +37,7 @@ from neardup.engines.spark.documents import (
     line_stage,
     line_text_stage,
 )
+from neardup.engines.spark.driver_files import write_json_lines
 from neardup.engines.spark.spark_dedup import (
     DOC,
     SparkDedup,
@@ -46,7 +47,7 @@ from neardup.engines.spark.spark_dedup import (
     timed,
     with_index,
 )
-from neardup.engines.spark.spark_review import review_frame
+from neardup.engines.spark.spark_review import review_output
 from neardup.engines.spark.spark_session import spark_errors, spark_session
 from neardup.errors import ConfigError, InputError
 from neardup.io.files import read_through
@@ -117,11 +118,21 @@ def _run(
     out = out_dir.rstrip("/")
     writer_options = {"ignoreNullFields": "false"}
     writer = named(fmt).spark_writer
-    for name, frame in (("pairs", result.pairs), ("clusters", result.clusters)):
+    spark = rows.sparkSession
+
+    def write(name: str, output: pa.Table | DataFrame) -> None:
+        """An output the driver holds written there as lines of JSON (Spark's writer when
+        the format is another), else by Spark."""
+        if isinstance(output, pa.Table) and writer == "json":
+            write_json_lines(spark, f"{out}/{name}", output)
+            return
+        frame = spark.createDataFrame(output) if isinstance(output, pa.Table) else output
+        frame.write.mode("overwrite").options(**writer_options).format(writer).save(f"{out}/{name}")
+
+    tables = result.tables() or {}
+    for name in ("pairs", "clusters"):
         with timed(f"writing {name}"):
-            frame.write.mode("overwrite").options(**writer_options).format(writer).save(
-                f"{out}/{name}"
-            )
+            write(name, tables[name] if name in tables else getattr(result, name))
     helpers = ["_id", "_text", "_row"]
     if isinstance(source, LineFormat):
         with timed("writing kept"):
@@ -138,8 +149,11 @@ def _run(
             with timed(f"writing {name}"):
                 target.format(writer).save(f"{out}/{name}")
     with timed("writing review"):
-        review = review_frame(result, config.text)
-        review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
+        review = review_output(result, config.text)
+        if isinstance(review, pa.Table):
+            write_json_lines(spark, f"{out}/review", review)
+        else:
+            review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
     with timed("summary"):
         counts = result.summary()
     summary = counts | {

@@ -54,15 +54,15 @@ _ARROW = pa.schema(
 )
 
 
-def review_frame(result: SparkDedup, text: TextConfig) -> DataFrame:
+def review_output(result: SparkDedup, text: TextConfig) -> pa.Table | DataFrame:
     """``id, keeper, containment, score, missing, missing_passages`` of every removal,
-    ordered weakest first (containment, score, input order), as ``review.jsonl``: from the
-    run's outcome on the driver when it holds one and the texts fit one task
+    ordered weakest first (containment, score, input order), as ``review.jsonl``: a table on
+    the driver from the run's outcome there when it holds one and the texts fit one task
     (:func:`review_table`), else by Spark (:func:`reviewed_by_spark`)."""
     if result.outcome is not None:
         table = review_table(result.outcome, _passages_found(result, text))
         if table is not None:
-            return result.decisions.sparkSession.createDataFrame(table)
+            return table
     return reviewed_by_spark(result, text)
 
 
@@ -139,7 +139,7 @@ def passages_stage(
 
 
 def reviewed_by_spark(result: SparkDedup, text: TextConfig) -> DataFrame:
-    """:func:`review_frame` computed by Spark jobs.
+    """:func:`review_output` computed by Spark jobs.
 
     Built from the run's decisions and verified pairs by document number: each removal
     meets its keeper's id and the pair of the two (either way round); as the local engine,

@@ -1,0 +1,45 @@
+"""Small outputs the driver holds, written by the driver itself as lines of JSON.
+
+An output worked out on the driver (the pairs, clusters and review of a run whose outcome
+is there: :mod:`neardup.engines.spark.outcome`) costs Spark a job, a plan and a data
+source's set-up to write, whatever its size. The driver writes it instead, through
+Hadoop's file system (any path Spark writes: local, HDFS, S3), in the layout Spark's
+writers leave: the directory holds one part file and a ``_SUCCESS`` marker. Its lines are
+those the local engine writes (``orjson``, the columns in order, nulls written).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import orjson
+import pyarrow as pa
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+PART = "part-00000.json"
+WRITTEN_AT_ONCE = 1 << 20  # bytes handed to the JVM a call
+
+
+def json_lines(table: pa.Table) -> bytes:
+    """Each row of ``table`` as a line of JSON."""
+    return b"".join(orjson.dumps(row) + b"\n" for row in table.to_pylist())
+
+
+def write_json_lines(spark: SparkSession, directory: str, table: pa.Table) -> None:
+    """``directory`` made anew (an earlier run's removed), holding :data:`PART` with the
+    rows of ``table`` as lines of JSON and ``_SUCCESS``."""
+    data = json_lines(table)
+    jvm = spark.sparkContext._jvm
+    hadoop_path = jvm.org.apache.hadoop.fs.Path
+    path = hadoop_path(directory)
+    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    fs.delete(path, True)
+    stream = fs.create(hadoop_path(path, PART))
+    try:
+        for start in range(0, len(data), WRITTEN_AT_ONCE):
+            stream.write(bytearray(data[start : start + WRITTEN_AT_ONCE]))
+    finally:
+        stream.close()
+    fs.create(hadoop_path(path, "_SUCCESS")).close()
