@@ -320,7 +320,9 @@ def dedup_documents(
             return documents.documents().select("doc", "id", "length")
     else:  # the DataFrame's own ids, of their own type
         given = ids
-        ids_of = functools.cache(lambda: given)
+
+        def ids_of() -> DataFrame:
+            return given
 
         def described() -> DataFrame:
             return given.join(documents.documents().select("doc", "length"), "doc")
@@ -765,7 +767,7 @@ def _whole_corpus(
     over the packed ``sets``: no table, entry or set through Spark's shuffles, no
     components; the identity check's rare words counted there, over every document's
     words; the keep field's values packed with the sets): its rows, and those the outcome
-    reads on the driver by the same job (:class:`WholeCorpus`). None for other corpora."""
+    reads collected by one job (:class:`WholeCorpus`). None for other corpora."""
     from pyspark.sql import functions as F
 
     rule = prefix_rule(config)
@@ -787,7 +789,7 @@ def _whole_corpus(
 class WholeCorpus:
     """The one task's rows (:data:`~neardup.engines.spark.batches.CORPUS_SCHEMA`), computed
     once (a local checkpoint); ``rows``: those the outcome reads (the counts, the pairs at
-    the threshold, the decisions), collected by the same job when at most
+    the threshold, the decisions), collected by one job when at most
     :data:`~neardup.engines.spark.outcome.OUTCOME_ROWS` (else None: Spark reads them)."""
 
     out: DataFrame
