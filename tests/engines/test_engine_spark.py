@@ -789,13 +789,13 @@ def test_what_the_spark_engine_does_not_do_with_jsonl_is_refused_before_spark_st
 
 def test_the_driver_replaces_an_earlier_output_in_spark_s_layout(spark, tmp_path, monkeypatch):
     """An earlier run's part files go; one part file and the ``_SUCCESS`` marker stay, the
-    data handed over in several pieces arriving whole."""
+    rows handed over in several pieces arriving whole."""
     import pyarrow as pa
 
     from neardup.engines.spark import driver_files
     from neardup.engines.spark.driver_files import PART, write_json_lines
 
-    monkeypatch.setattr(driver_files, "WRITTEN_AT_ONCE", 7)
+    monkeypatch.setattr(driver_files, "ROWS_AT_ONCE", 7)
     target = tmp_path / "pairs"
     target.mkdir()
     (target / "part-00003-old.json").write_text('{"stale": true}\n')

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 PART = "part-00000.json"
-WRITTEN_AT_ONCE = 1 << 20  # bytes handed to the JVM a call
+ROWS_AT_ONCE = 1 << 16  # rows turned into lines and handed to the JVM at a time
 
 
 def json_lines(table: pa.Table) -> bytes:
@@ -29,8 +29,8 @@ def json_lines(table: pa.Table) -> bytes:
 
 def write_json_lines(spark: SparkSession, directory: str, table: pa.Table) -> None:
     """``directory`` made anew (an earlier run's removed), holding :data:`PART` with the
-    rows of ``table`` as lines of JSON and ``_SUCCESS``."""
-    data = json_lines(table)
+    rows of ``table`` as lines of JSON and ``_SUCCESS``; the lines made and written
+    :data:`ROWS_AT_ONCE` rows at a time (never all of them in memory)."""
     jvm = spark.sparkContext._jvm
     hadoop_path = jvm.org.apache.hadoop.fs.Path
     path = hadoop_path(directory)
@@ -38,8 +38,8 @@ def write_json_lines(spark: SparkSession, directory: str, table: pa.Table) -> No
     fs.delete(path, True)
     stream = fs.create(hadoop_path(path, PART))
     try:
-        for start in range(0, len(data), WRITTEN_AT_ONCE):
-            stream.write(bytearray(data[start : start + WRITTEN_AT_ONCE]))
+        for start in range(0, table.num_rows, ROWS_AT_ONCE):
+            stream.write(bytearray(json_lines(table.slice(start, ROWS_AT_ONCE))))
     finally:
         stream.close()
     fs.create(hadoop_path(path, "_SUCCESS")).close()

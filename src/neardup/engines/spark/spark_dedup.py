@@ -165,6 +165,11 @@ class SparkDedup:
             "clusters": O.cluster_table(self.outcome),
         }
 
+    def outputs(self) -> dict[str, pa.Table | DataFrame]:
+        """``pairs`` and ``clusters`` to write: the tables on the driver when the outcome is
+        there, else Spark's DataFrames."""
+        return self.tables() or {"pairs": self.pairs, "clusters": self.clusters}
+
     def _outputs(self) -> tuple[DataFrame, DataFrame]:
         if self.spark_outputs is not None:
             return self.spark_outputs

@@ -120,19 +120,18 @@ def _run(
     writer = named(fmt).spark_writer
     spark = rows.sparkSession
 
-    def write(name: str, output: pa.Table | DataFrame) -> None:
-        """An output the driver holds written there as lines of JSON (Spark's writer when
-        the format is another), else by Spark."""
-        if isinstance(output, pa.Table) and writer == "json":
+    def write(name: str, output: pa.Table | DataFrame, form: str = writer) -> None:
+        """An output the driver holds written there as lines of JSON (by Spark's writer of
+        ``form`` when that is another), else by Spark."""
+        if isinstance(output, pa.Table) and form == "json":
             write_json_lines(spark, f"{out}/{name}", output)
             return
         frame = spark.createDataFrame(output) if isinstance(output, pa.Table) else output
-        frame.write.mode("overwrite").options(**writer_options).format(writer).save(f"{out}/{name}")
+        frame.write.mode("overwrite").options(**writer_options).format(form).save(f"{out}/{name}")
 
-    tables = result.tables() or {}
-    for name in ("pairs", "clusters"):
+    for name, output in result.outputs().items():
         with timed(f"writing {name}"):
-            write(name, tables[name] if name in tables else getattr(result, name))
+            write(name, output)
     helpers = ["_id", "_text", "_row"]
     if isinstance(source, LineFormat):
         with timed("writing kept"):
@@ -149,11 +148,7 @@ def _run(
             with timed(f"writing {name}"):
                 target.format(writer).save(f"{out}/{name}")
     with timed("writing review"):
-        review = review_output(result, config.text)
-        if isinstance(review, pa.Table):
-            write_json_lines(spark, f"{out}/review", review)
-        else:
-            review.write.mode("overwrite").options(**writer_options).json(f"{out}/review")
+        write("review", review_output(result, config.text), "json")
     with timed("summary"):
         counts = result.summary()
     summary = counts | {
