@@ -8,18 +8,21 @@ groups (a document's keys, a key's documents, a component) cut across batches.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import sys
 from collections.abc import Iterator
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import neardup
 from neardup.dedup import DedupConfig, deduplicate
 from neardup.dedup.cluster import KeepPolicy, cluster_table
 from neardup.engines.spark.spark_dedup import spark_dedup
+from neardup.engines.spark.task_cores import on_task_cores
 from neardup.errors import ConfigError, InputError
 from sparkout import assert_same_outputs, spark_lines
 
@@ -599,6 +602,36 @@ def _fake_python(tmp_path, version):
     )
     script.chmod(0o755)
     return script
+
+
+@pytest.mark.skipif(os.cpu_count() < 2, reason="one core: a task's threads are the machine's")
+def test_a_stage_of_many_tasks_runs_its_kernels_on_its_task_s_core_then_gives_the_worker_back(
+    spark,
+):
+    def probe(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import numba
+
+        inside: list[int] = []
+
+        def stage(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                inside.append(numba.get_num_threads())
+                yield batch
+
+        for _ in on_task_cores(stage)(batches):
+            pass
+        after, machine = numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS
+        yield pa.RecordBatch.from_pydict(
+            {"inside": inside, "after": [after] * len(inside)}
+            | {"machine": [machine] * len(inside)}
+        )
+
+    rows = spark.range(3, numPartitions=1).mapInArrow(
+        probe, "inside long, after long, machine long"
+    )
+    seen = {tuple(row) for row in rows.collect()}
+    assert seen == {(1, max(seen)[2], max(seen)[2])}  # spark.task.cpus: 1
+    assert max(seen)[2] >= 2
 
 
 @pytest.mark.parametrize(

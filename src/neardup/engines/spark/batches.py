@@ -44,6 +44,7 @@ from neardup.dedup.flow import (
     run_identity_names,
     verify_corpus,
 )
+from neardup.engines.spark.task_cores import on_task_cores
 from neardup.fingerprints.word_kernels import WORD
 from neardup.util.arrays import (
     gather_segments,
@@ -198,7 +199,7 @@ def count_table_stage(bits: int, chunk: int) -> Stage:
                 counts, pending, held = more, [], 0
         yield _chunks(counts.ravel(), chunk)
 
-    return run
+    return on_task_cores(run)
 
 
 def merge_stage(bitset: bool) -> Stage:
@@ -220,7 +221,7 @@ def merge_stage(bitset: bool) -> Stage:
                     merged.append(np.minimum(total, MAX_COUNT).astype(np.uint8).tobytes())
             yield _batch({"chunk": chunk[starts], "data": merged})
 
-    return run
+    return on_task_cores(run)
 
 
 def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> Stage:
@@ -237,7 +238,7 @@ def mark_stage(counts: np.ndarray, bits: int, rule: PrefixRule, chunk: int) -> S
             mark_prefixes(keys, flags, bits, marks)
         yield _chunks(marks, chunk)
 
-    return run
+    return on_task_cores(run)
 
 
 PAIRING_SCHEMA = ENTRY_SCHEMA + ", hot array<long>"
@@ -263,7 +264,7 @@ def pairing_stage(
             keep = marked_entries(keys, count, bits, marks)
             yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
-    return run
+    return on_task_cores(run)
 
 
 CORPUS_SCHEMA = (
@@ -495,7 +496,7 @@ def scatter_stage(
                 lists[name] = pa.ListArray.from_arrays(bounds, pa.array(v[order]))
             yield _batch({"part": labels[part[starts]].astype(np.int64), **lists})
 
-    return run
+    return on_task_cores(run)
 
 
 def _flat(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -551,7 +552,7 @@ def key_count_stage() -> Stage:
             }
         )
 
-    return run
+    return on_task_cores(run)
 
 
 def exact_pairing_stage(rule: PrefixRule, template: int) -> Stage:
@@ -585,7 +586,7 @@ def exact_pairing_stage(rule: PrefixRule, template: int) -> Stage:
             keep = count > 1
             yield _pairing_batch(batch, keys, offsets, count, flags, need, keep, template)
 
-    return run
+    return on_task_cores(run)
 
 
 def _pairing_batch(
@@ -635,7 +636,7 @@ def bucket_stage(max_bucket: int, rows: int = BUCKET_ROWS) -> Stage:
         for left, right, n in _chunk_pairs(keys, docs, flags.astype(bool), max_bucket, rows):
             yield _batch({"left": left, "right": right, "n": n})
 
-    return run
+    return on_task_cores(run)
 
 
 def counted_bucket_stage(max_bucket: int, labels: np.ndarray, rows: int = BUCKET_ROWS) -> Stage:
@@ -657,7 +658,7 @@ def counted_bucket_stage(max_bucket: int, labels: np.ndarray, rows: int = BUCKET
             )
             yield from _packed_pairs(labels, left, right, n, need)
 
-    return run
+    return on_task_cores(run)
 
 
 def _packed_pairs(
@@ -694,7 +695,7 @@ def counted_pairs_stage() -> Stage:
         keep = starts[shared >= need[starts]]
         yield _batch({"left": left[keep], "right": right[keep]})
 
-    return run
+    return on_task_cores(run)
 
 
 def _chunk_pairs(
@@ -765,7 +766,7 @@ def with_sets_stage(inner: SetsStage, sets: list[str], rows: int) -> Stage:
         for table in grouped(groups, "part"):
             yield from batches(table)
 
-    return run
+    return on_task_cores(run)
 
 
 def _doc_sets(column: pa.ChunkedArray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -819,7 +820,7 @@ def template_stage(config: DedupConfig) -> Stage:
             keep = reaches_template(f.view(np.uint64), column_ints(batch, "n"), config.template_df)
             yield _batch({"f": f[keep]})
 
-    return run
+    return on_task_cores(run)
 
 
 def _gather(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -869,7 +870,7 @@ def decision_stage(config: DedupConfig) -> Stage:
         for table in grouped(batches, "comp"):
             yield _decide(table, config)
 
-    return run
+    return on_task_cores(run)
 
 
 def _decide(table: pa.Table, config: DedupConfig) -> pa.RecordBatch:
@@ -982,7 +983,7 @@ def word_groups_stage(
         n[rank[rank < most] == 0] = documents
         yield _batch({"w": w[keep], "g": g[keep], "n": n})
 
-    return run
+    return on_task_cores(run)
 
 
 def members(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -1010,7 +1011,7 @@ def held_counts_stage(wanted: np.ndarray, skip: np.ndarray, chunk: int) -> Stage
             count_keys(held, table, wanted, shift, counts)
         yield _chunks(counts.view(np.uint8), chunk)
 
-    return run
+    return on_task_cores(run)
 
 
 def summed_counts(chunks: pa.Table, size: int, chunk: int) -> np.ndarray:

@@ -35,6 +35,7 @@ from neardup.engines.spark.batches import (
     keys_are_fingerprints,
     list_array,
 )
+from neardup.engines.spark.task_cores import on_task_cores
 from neardup.fingerprints.word_kernels import word_sets_of
 from neardup.io.blocks import TextBatch, utf8_spans
 from neardup.io.records import Document
@@ -78,7 +79,7 @@ def text_stage(config: DedupConfig, value: bool = False) -> Stage:
             values = batch.column("value") if value else None
             yield _documents(config, method, docs, None, texts, None, values)
 
-    return run
+    return on_task_cores(run)
 
 
 def line_stage(
@@ -98,7 +99,7 @@ def line_stage(
                 spans = block.utf8 if block.utf8 is not None else block.texts
                 yield _documents(config, method, docs, block.ids, spans, bad, None)
 
-    return run
+    return on_task_cores(run)
 
 
 def line_text_stage(source: LineFormat, paths: Sequence[str], opts: ReadOptions) -> Stage:

@@ -27,6 +27,7 @@ from neardup.engines.local.review import (
     texts_needed,
 )
 from neardup.engines.spark.spark_dedup import timed
+from neardup.engines.spark.task_cores import on_task_cores
 from neardup.text.text_config import TextConfig
 
 if TYPE_CHECKING:
@@ -223,4 +224,4 @@ def _stage(text: TextConfig) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa
                 record["_row"] = row
             yield pa.RecordBatch.from_pylist(records, schema=_ARROW)
 
-    return run
+    return on_task_cores(run)
