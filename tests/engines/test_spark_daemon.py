@@ -2,16 +2,38 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+import pyspark
 
 from neardup.engines.spark import daemon
 
+PACKAGE = Path(pyspark.__file__).resolve().parent
 
-def _printed(code: str) -> list[str]:
-    """What ``code`` prints in a fresh interpreter (nothing imported yet), split."""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+
+def _printed(code: str, path: list[Path] | None = None) -> list[str]:
+    """What ``code`` prints in a fresh interpreter (nothing imported yet), split; ``path``
+    first on its module path, as Spark puts its archives there for the workers."""
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(str(p) for p in path)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
     return done.stdout.split()
+
+
+def _spark_s_archives() -> list[Path]:
+    """What Spark puts first on its Python workers' path from pip's PySpark: the zip
+    archives of PySpark and py4j, and the jar of Spark's core."""
+    archives = sorted((PACKAGE / "python" / "lib").glob("*.zip"))
+    archives += sorted((PACKAGE / "jars").glob("spark-core_*.jar"))
+    assert len(archives) == 3
+    return archives
 
 
 def test_the_stages_modules_are_imported_before_any_fork():
@@ -85,3 +107,37 @@ def test_arrow_keeps_pandas_where_it_was_imported_already():
         "print(daemon.arrow_without_pandas())"
     )
     assert printed == ["False"]
+
+
+def test_the_installed_pyspark_s_own_archives_leave_the_path_and_it_loads_from_the_package():
+    code = (
+        "import sys; from neardup.engines.spark import daemon; "
+        "dropped = daemon.installed_pyspark(); import pyspark, py4j; "
+        "print(len(dropped), any(p in sys.path for p in dropped), "
+        "any(c.startswith(tuple(dropped)) for c in sys.path_importer_cache), "
+        "pyspark.__file__.endswith('pyspark/__init__.py'), "
+        "py4j.__file__.endswith('py4j/__init__.py'))"
+    )
+    assert _printed(code, _spark_s_archives()) == ["3", "False", "False", "True", "True"]
+
+
+def test_the_archives_of_another_spark_stay_first(tmp_path: Path):
+    """A ``SPARK_HOME`` elsewhere may hold another release: its archives are Spark's choice."""
+    other = tmp_path / "spark" / "python" / "lib" / "pyspark.zip"
+    other.parent.mkdir(parents=True)
+    shutil.copy(PACKAGE / "python" / "lib" / "pyspark.zip", other)
+    code = (
+        "from neardup.engines.spark import daemon; print(daemon.installed_pyspark()); "
+        f"import pyspark; print(pyspark.__file__.startswith({str(other)!r}))"
+    )
+    assert _printed(code, [other]) == ["[]", "True"]
+
+
+def test_the_daemon_s_objects_are_frozen_out_of_the_workers_collections():
+    """PySpark's worker collects garbage after every task: the objects of the modules the
+    daemon imported are frozen before it forks, so a collection walks only the task's."""
+    printed = _printed(
+        "import gc; from neardup.engines.spark import daemon; daemon.prepare(); "
+        "print(gc.get_freeze_count() > 100_000, len(gc.get_objects()) < 1_000)"
+    )
+    assert printed == ["True", "True"]

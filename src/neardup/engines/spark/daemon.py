@@ -18,6 +18,15 @@ pyarrow imports pandas the first time it looks at an array (its converters ask w
 value is a pandas object), which no stage needs: the daemon lets that first look find no
 pandas (:func:`arrow_without_pandas`), so no worker pays for the import.
 
+Spark puts archives of its distribution first on the workers' path: zip archives of PySpark
+and py4j, and a jar of its own (Java classes only). Where they lie in the PySpark package the
+interpreter has installed (pip's), the daemon imports the installed modules instead
+(:func:`installed_pyspark`): their bytecode is cached, and a worker that adds Spark's files
+to its path no longer reads the directory of every archive (thousands of entries) again.
+Before forking, the daemon's objects are frozen out of the collector's reach
+(:func:`gc.freeze`): PySpark's worker collects garbage after every task, and each
+collection would otherwise walk every object of the modules imported here.
+
 NumPy's BLAS is given one thread (Spark runs a worker a core; a thread pool is not
 inherited by a fork). A module that fails to import here is left to the worker, where the
 probe of :func:`neardup.engines.spark.spark_session.check_workers` names what fails.
@@ -25,8 +34,12 @@ probe of :func:`neardup.engines.spark.spark_session.check_workers` names what fa
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
+import sys
+from importlib.machinery import PathFinder
+from pathlib import Path
 
 from neardup.util import heap
 from neardup.util.numba_trim import trim_numba_imports
@@ -97,15 +110,45 @@ def prepare_numba() -> bool:
     return True
 
 
+def installed_pyspark() -> list[str]:
+    """Drop from ``sys.path`` the archives of Spark's distribution (zips, jars) that lie
+    inside the PySpark package this interpreter has installed (the same release: pip's
+    package carries them, and pins the py4j it installs beside it); the entries dropped.
+    Archives of another Spark (``SPARK_HOME`` elsewhere) stay first on the path, as Spark
+    put them. Call it before PySpark is imported."""
+    archives = [entry for entry in sys.path if entry.endswith((".zip", ".jar"))]
+    rest = [entry for entry in sys.path if entry not in archives]
+    installed = PathFinder.find_spec("pyspark", rest)
+    if installed is None or installed.origin is None:
+        return []
+    package = Path(installed.origin).parent.resolve()
+    own_py4j = PathFinder.find_spec("py4j", rest) is not None
+    dropped = [
+        entry
+        for entry in archives
+        if Path(entry).resolve().is_relative_to(package)
+        and (own_py4j or not Path(entry).name.startswith("py4j"))
+    ]
+    for entry in dropped:
+        sys.path.remove(entry)
+    for cached in [c for c in sys.path_importer_cache if c.startswith(tuple(dropped))]:
+        del sys.path_importer_cache[cached]
+    return dropped
+
+
 def prepare() -> None:
-    """All the daemon does before it starts forking: the C heap tuned for batches (as the
-    command line tunes it: :func:`neardup.util.heap.reuse_freed_memory`), what no kernel
-    needs kept out, pyarrow without pandas, the stages' modules imported, numba set up."""
+    """All the daemon does before it starts forking: the installed PySpark in place of its
+    archived copies, the C heap tuned for batches (as the command line tunes it:
+    :func:`neardup.util.heap.reuse_freed_memory`), what no kernel needs kept out, pyarrow
+    without pandas, the stages' modules imported, numba set up, and every object made so
+    far frozen out of the workers' collections."""
+    installed_pyspark()
     heap.reuse_freed_memory()
     trim_numba_imports()
     arrow_without_pandas()
     preload()
     prepare_numba()
+    gc.freeze()
 
 
 if __name__ == "__main__":
