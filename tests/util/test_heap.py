@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from neardup.util.heap import KEEP_BELOW, release_free_memory, reuse_freed_memory
+from neardup.util.heap import ARROW_POOL, KEEP_BELOW, release_free_memory, reuse_freed_memory
 
 FAULTS = """
 import resource, sys
@@ -42,3 +42,28 @@ def test_freed_batch_memory_is_reused_not_faulted_in_again():
 def test_both_calls_are_harmless_in_this_process():
     reuse_freed_memory()
     release_free_memory()
+
+
+POOL = """
+import os, sys
+if sys.argv[1] != "-":
+    os.environ["ARROW_DEFAULT_MEMORY_POOL"] = sys.argv[1]
+from neardup.util.heap import reuse_freed_memory
+reuse_freed_memory()
+import pyarrow as pa
+print(pa.default_memory_pool().backend_name)
+"""
+
+
+def _pool(chosen: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != ARROW_POOL}
+    out = subprocess.run(
+        [sys.executable, "-c", POOL, chosen], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_arrow_s_buffers_come_from_the_tuned_heap_unless_the_user_chose_an_allocator():
+    assert _pool("-") == "system"
+    assert _pool("mimalloc") == "mimalloc"
