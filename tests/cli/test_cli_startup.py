@@ -109,3 +109,19 @@ def test_a_dedup_run_loads_no_cffi(tmp_path) -> None:  # type: ignore[no-untyped
     # … not cffi (a blocked import is listed alone, taking microseconds, with no submodule)
     assert not {m for m in imported if m.split(".")[0] in {"_cffi_backend", "pycparser"}}
     assert not {m for m in imported if m.startswith("cffi.")}
+
+
+def test_the_command_collects_its_young_objects_in_larger_batches() -> None:
+    """The command's run (not a program importing the library) raises the collector's
+    first threshold: its imports' long-lived objects no longer set off full collections."""
+    code = (
+        "import gc, neardup.cli as c\n"
+        "before = gc.get_threshold()\n"
+        "now = gc.get_threshold\n"
+        "c.main = lambda: print(before[0], now()[0], now()[1:] == before[1:])\n"
+        "c.run()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    from neardup.cli import COLLECT_AFTER
+
+    assert done.stdout.split() == ["700", str(COLLECT_AFTER), "True"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
+import gc
 import os
 import sys
 import tempfile
@@ -33,6 +34,12 @@ from neardup.util import heap, interrupt
 from neardup.util.numba_trim import trim_numba_imports
 
 __all__ = ["cli", "main", "run"]
+
+COLLECT_AFTER = 50_000
+"""New container objects between the command's young-generation collections (Python's default:
+700). The command's objects are mostly long-lived (its modules, numba's registries and
+dispatchers) and its data lives in arrays: with the default, the objects its imports make
+set off full collections that walk them all."""
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *_: Any, **__: Any) -> None:
@@ -94,6 +101,7 @@ def run() -> None:
     """
     heap.reuse_freed_memory()
     trim_numba_imports()
+    gc.set_threshold(COLLECT_AFTER, *gc.get_threshold()[1:])
     try:
         main()
         code: object = 0
