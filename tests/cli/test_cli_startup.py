@@ -10,6 +10,7 @@ import sys
 
 from clirun import neardup
 from neardup.cli.app import _COMMANDS, cli
+from neardup.util.numba_trim import SKIPPED
 
 HEAVY = {"numpy", "numba", "pyarrow", "fastapi", "pyspark", "rich"}
 
@@ -86,9 +87,10 @@ def test_the_defaults_shown_are_those_a_run_uses() -> None:
     )
 
 
-def test_a_dedup_run_loads_no_cffi(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_dedup_run_loads_no_cffi_nor_scipy(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """numba's cffi support (cffi and its C parser, where installed) is never loaded by a run:
-    no command passes a cffi function to a kernel."""
+    no command passes a cffi function to a kernel; nor SciPy, which numba imports only to
+    check its version."""
     data = tmp_path / "in.jsonl"
     data.write_text(
         "".join(
@@ -109,6 +111,7 @@ def test_a_dedup_run_loads_no_cffi(tmp_path) -> None:  # type: ignore[no-untyped
     # … not cffi (a blocked import is listed alone, taking microseconds, with no submodule)
     assert not {m for m in imported if m.split(".")[0] in {"_cffi_backend", "pycparser"}}
     assert not {m for m in imported if m.startswith("cffi.")}
+    assert {m for m in imported if m.split(".")[0] == "scipy"} <= set(SKIPPED)  # blocked only
 
 
 def test_the_command_collects_its_young_objects_in_larger_batches() -> None:
