@@ -5,15 +5,17 @@ is there: :mod:`neardup.engines.spark.outcome`) costs Spark a job, a plan and a 
 source's set-up to write, whatever its size. The driver writes it instead, through
 Hadoop's file system (any path Spark writes: local, HDFS, S3), in the layout Spark's
 writers leave: the directory holds one part file and a ``_SUCCESS`` marker. Its lines are
-those the local engine writes (``orjson``, the columns in order, nulls written).
+those the local engine writes (:func:`neardup.io.writers.dumps`: the columns in order,
+nulls written).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import orjson
 import pyarrow as pa
+
+from neardup.io.writers import dumps
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -23,8 +25,8 @@ ROWS_AT_ONCE = 1 << 16  # rows turned into lines and handed to the JVM at a time
 
 
 def json_lines(table: pa.Table) -> bytes:
-    """Each row of ``table`` as a line of JSON."""
-    return b"".join(orjson.dumps(row) + b"\n" for row in table.to_pylist())
+    """Each row of ``table`` as a line of JSON, as the local engine writes its records."""
+    return b"".join(dumps(row) + b"\n" for row in table.to_pylist())
 
 
 def write_json_lines(spark: SparkSession, directory: str, table: pa.Table) -> None:

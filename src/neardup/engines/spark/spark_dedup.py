@@ -146,37 +146,32 @@ class SparkDedup:
     spark_outputs: tuple[DataFrame, DataFrame] | None = None  # pairs, clusters when no outcome
 
     @functools.cached_property
-    def pairs(self) -> DataFrame:
-        """The verified pairs at the threshold (see the class)."""
-        return self._outputs()[0]
-
-    @functools.cached_property
-    def clusters(self) -> DataFrame:
-        """The clusters (see the class)."""
-        return self._outputs()[1]
-
-    def tables(self) -> dict[str, pa.Table] | None:
-        """``pairs`` and ``clusters`` as tables on the driver when the outcome is there (the
-        rows of the DataFrames above), else None."""
+    def outputs(self) -> dict[str, pa.Table | DataFrame]:
+        """``pairs`` and ``clusters`` to write, made once: tables on the driver when the
+        outcome is there, else Spark's DataFrames."""
         if self.outcome is None:
-            return None
+            assert self.spark_outputs is not None
+            pairs, clusters = self.spark_outputs
+            return {"pairs": pairs, "clusters": clusters}
         return {
             "pairs": O.pair_table(self.outcome, self.threshold),
             "clusters": O.cluster_table(self.outcome),
         }
 
-    def outputs(self) -> dict[str, pa.Table | DataFrame]:
-        """``pairs`` and ``clusters`` to write: the tables on the driver when the outcome is
-        there, else Spark's DataFrames."""
-        return self.tables() or {"pairs": self.pairs, "clusters": self.clusters}
+    @functools.cached_property
+    def pairs(self) -> DataFrame:
+        """The verified pairs at the threshold (see the class)."""
+        return self._frame(self.outputs["pairs"])
 
-    def _outputs(self) -> tuple[DataFrame, DataFrame]:
-        if self.spark_outputs is not None:
-            return self.spark_outputs
-        tables = self.tables()
-        assert tables is not None
-        spark = self.decisions.sparkSession
-        return spark.createDataFrame(tables["pairs"]), spark.createDataFrame(tables["clusters"])
+    @functools.cached_property
+    def clusters(self) -> DataFrame:
+        """The clusters (see the class)."""
+        return self._frame(self.outputs["clusters"])
+
+    def _frame(self, output: pa.Table | DataFrame) -> DataFrame:
+        if isinstance(output, pa.Table):
+            return self.decisions.sparkSession.createDataFrame(output)
+        return output
 
     @property
     def ids(self) -> DataFrame:

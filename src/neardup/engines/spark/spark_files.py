@@ -129,7 +129,7 @@ def _run(
         frame = spark.createDataFrame(output) if isinstance(output, pa.Table) else output
         frame.write.mode("overwrite").options(**writer_options).format(form).save(f"{out}/{name}")
 
-    for name, output in result.outputs().items():
+    for name, output in result.outputs.items():
         with timed(f"writing {name}"):
             write(name, output)
     helpers = ["_id", "_text", "_row"]
