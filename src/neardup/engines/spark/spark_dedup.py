@@ -362,8 +362,10 @@ def dedup_documents(
         found = decided.where(F.col("doc") < 0).withColumn("score", F.greatest("s_lr", "s_rl"))
         columns = ["left", "right", "score", "s_lr", "s_rl", "resemblance", "c_lr", "c_rl"]
         at_threshold = at_threshold.select(*columns).unionByName(found.select(*columns))
-    collected = None if whole is None else whole.rows
-    decided = decisions.count() if collected is None else _decision_rows(collected).num_rows
+    collected = None  # the one task's rows on the driver, and the decisions among them
+    if whole is not None and whole.rows is not None:
+        collected = whole.rows, _decision_rows(whole.rows)
+    decided = decisions.count() if collected is None else collected[1].num_rows
     small = F.broadcast if decided <= BROADCAST_DECISIONS else _as_planned
     outcome = None
     if decided <= BROADCAST_DECISIONS:
@@ -371,7 +373,7 @@ def dedup_documents(
             if collected is None:
                 outcome = _collected(decisions, at_threshold, described, on_driver)
             else:
-                outcome = _outcome_of(collected, described, on_driver)
+                outcome = _outcome_of(*collected, described, on_driver)
     spark_outputs = None
     if outcome is None:
         ids = ids_of()
@@ -425,11 +427,15 @@ def _collected(
 
 
 def _outcome_of(
-    rows: pa.Table, described: Callable[[], DataFrame], on_driver: pa.Table | None
+    rows: pa.Table,
+    decisions: pa.Table,
+    described: Callable[[], DataFrame],
+    on_driver: pa.Table | None,
 ) -> O.Outcome:
     """The outcome of the one task's rows on the driver (:attr:`WholeCorpus.rows`): its
-    decisions, with each document's ``id`` and ``length`` (as :func:`_collected`), and the
-    pairs at the threshold with those the keeper rounds add."""
+    ``decisions`` (:func:`_decision_rows` of them), with each document's ``id`` and
+    ``length`` (as :func:`_collected`), and the pairs at the threshold with those the keeper
+    rounds add."""
     kind, doc = rows.column("kind"), rows.column("doc")
     verified = rows.filter(pc.equal(kind, 0))
     added = rows.filter(pc.and_(pc.equal(kind, 4), pc.less(doc, 0)))
@@ -438,7 +444,7 @@ def _outcome_of(
         for t in (verified, added)
     ]
     pairs = pa.concat_tables(scored).select(list(O.PAIR_COLUMNS))
-    decided: pa.Table | DataFrame = _decision_rows(rows)
+    decided: pa.Table | DataFrame = decisions
     if on_driver is None:
         decided = described().sparkSession.createDataFrame(decided)
     return O.Outcome.of(_described(decided, described, on_driver), pairs)
