@@ -102,10 +102,11 @@ def run_names(
     rare = mine[is_rare]
     shared = kind[is_rare] == 1
     rare[shared] &= WORD  # own words keep their mark
-    rare_before = np.zeros(mine.size + 1, dtype=np.int64)  # rare entries before each entry
-    np.cumsum(is_rare, out=rare_before[1:])
+    # rare entries before each document's first: found among the rare entries' places
+    # (no running count over every entry: at a million documents that is gigabytes)
+    rare_before = np.searchsorted(np.flatnonzero(is_rare), mine_offsets)
     word_offsets = _offsets_of(n, wanted, np.diff(mine_offsets))
-    rare_offsets = _offsets_of(n, wanted, np.diff(rare_before[mine_offsets]))
+    rare_offsets = _offsets_of(n, wanted, np.diff(rare_before))
     return Names(mine, word_offsets, rare, rare_offsets, known)
 
 
