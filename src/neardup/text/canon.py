@@ -33,6 +33,7 @@ import numpy as np
 from neardup.text import chars, morph, segment, stopwords
 from neardup.text.cleaning import DOC_SEPARATOR, clean_texts
 from neardup.text.nfkc import nfkc
+from neardup.text.nfkc_kernels import nfkc_replaced
 from neardup.text.precheck_kernels import MARKUP, NFKC, cleaning_flags
 from neardup.text.script import langs_from_counts
 from neardup.text.script_kernels import script_counts
@@ -227,16 +228,19 @@ def _clean_batch(
     they were (no letter but Latin ones to count).
 
     The Python steps run only on the texts that the compiled pre-check flags (markup
-    characters, characters NFKC changes): on the others they would change nothing.
+    characters, characters NFKC changes): on the others they would change nothing. A text
+    without markup whose NFKC replaces characters one by one is normalized compiled
+    (:mod:`neardup.text.nfkc_kernels`).
     """
     stable = chars.nfkc_stable_table() if config.normalize else _NO_TABLE
     flags = cleaning_flags(
         text, starts, ends, stable, config.wiki, config.html, config.quotes, config.normalize
     )
+    text, starts, ends, replaced = nfkc_replaced(text, starts, ends, (flags & NFKC) != 0)
     changed: dict[int, str] = {}
     cleaned: dict[str, str] = {}  # copies of one text in the batch are cleaned once
     markup: list[str] = []  # texts with markup not remembered from earlier batches
-    rows = np.flatnonzero(flags & (MARKUP | NFKC)).tolist()
+    rows = np.flatnonzero((flags & (MARKUP | NFKC) != 0) & ~replaced).tolist()
     olds = [originals[d] if originals is not None else _decode(text, starts, ends, d) for d in rows]
     for d, old in zip(rows, olds, strict=True):
         if old in cleaned:  # a copy has the same flags

@@ -137,3 +137,49 @@ def _build_nfkc_stable_table() -> np.ndarray:
     for lo, hi in _HANGUL_COMPOSING:
         stable[lo:hi] = 0
     return stable
+
+
+NFKC_KEEP = -1  # nfkc_replacements: a stable character, kept as it is
+NFKC_CONTEXT = -2  # its NFKC may depend on its neighbours: the whole text is normalized
+
+
+@functools.cache
+def nfkc_replacements() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """NFKC as a table of replacements, for the texts it can normalize character by
+    character: ``(index, offsets, pool)``; ``index[c]`` is ``NFKC_KEEP`` for a stable
+    character (:func:`nfkc_stable_table`), ``k >= 0`` when NFKC replaces ``c`` by the UTF-8
+    ``pool[offsets[k]:offsets[k + 1]]`` wherever it stands, else ``NFKC_CONTEXT``.
+
+    A character is replaced in place (no-break space, ellipsis, numero sign, full-width
+    punctuation, ligatures...) when it has combining class 0, its compatibility
+    decomposition starts with a stable character and its NFKC is made of stable characters.
+    Then nothing composes or reorders across it: NFKC of a text made of stable and such
+    characters is each character's own NFKC, joined (checked against ``unicodedata`` in
+    the tests). Built once per Python (:mod:`neardup.util.tablecache`)."""
+    index, offsets, pool = cached_arrays(
+        "nfkc-replacements", lambda: _build_nfkc_replacements(nfkc_stable_table())
+    )
+    for array in (index, offsets, pool):
+        array.setflags(write=False)
+    return index, offsets, pool
+
+
+def _build_nfkc_replacements(stable: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    index = np.where(stable == 1, NFKC_KEEP, NFKC_CONTEXT).astype(np.int32)
+    pieces: list[bytes] = []
+    for c in np.flatnonzero(stable == 0).tolist():
+        ch = chr(c)
+        decomposed = unicodedata.normalize("NFKD", ch)
+        normal = unicodedata.normalize("NFKC", ch)
+        if (
+            unicodedata.combining(ch)
+            or not decomposed
+            or not stable[ord(decomposed[0])]
+            or not all(stable[ord(x)] for x in normal)
+        ):
+            continue
+        index[c] = len(pieces)
+        pieces.append(normal.encode("utf-8", "surrogatepass"))
+    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(p) for p in pieces])
+    return index, offsets, np.frombuffer(b"".join(pieces), dtype=np.uint8).copy()
