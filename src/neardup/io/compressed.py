@@ -30,8 +30,9 @@ _SKIPPABLE = 0x184D2A50  # skippable frames: this magic with any low 4 bits
 
 @functools.cache
 def _inflater() -> tuple[Any, tuple[type[Exception], ...]]:
-    """Intel's igzip where it is installed (``pip install 'neardup[gzip]'``: the same bytes,
-    inflated faster), else zlib; and the errors it raises on corrupt data."""
+    """Intel's igzip where it is installed (with neardup on x86-64 and 64-bit ARM, else
+    ``pip install 'neardup[gzip]'``: the same bytes, inflated faster), else zlib; and the
+    errors it raises on corrupt data."""
     try:
         from isal import isal_zlib
     except ImportError:  # pragma: no cover - zlib, as before
