@@ -58,9 +58,10 @@ def _normalized_lengths(
     """Per text, its length in bytes once normalized where ``done`` is set here (a ``todo``
     text of stable and replaced characters only), else its length as it is."""
     lengths = ends - starts
+    nowhere = np.empty(0, dtype=np.uint8)
     for d in prange(starts.size):
         if todo[d]:
-            size = _replaced_size(text, starts[d], ends[d], index, offsets)
+            size = _replaced(text, starts[d], ends[d], index, offsets, nowhere, nowhere, 0)
             if size >= 0:
                 lengths[d] = size
                 done[d] = True
@@ -68,27 +69,44 @@ def _normalized_lengths(
 
 
 @njit(cache=True)
-def _replaced_size(
-    text: np.ndarray, lo: int, hi: int, index: np.ndarray, offsets: np.ndarray
+def _replaced(
+    text: np.ndarray,
+    lo: int,
+    hi: int,
+    index: np.ndarray,
+    offsets: np.ndarray,
+    pool: np.ndarray,
+    out: np.ndarray,
+    at: int,
 ) -> int:
-    """Bytes of text[lo:hi] with its characters replaced; -1 if one needs its context."""
-    size = 0
+    """text[lo:hi] with its characters replaced, written into ``out`` from ``at`` (an empty
+    ``out``: only measured); where the text ends there, or -1 if a character of it needs its
+    neighbours."""
+    write = out.size > 0
+    p = at
     i = lo
     while i < hi:
         if text[i] < 0x80:
-            size += 1
+            if write:
+                out[p] = text[i]
+            p += 1
             i += 1
             continue
         c, width = decode_utf8(text, i)
         k = index[c]
         if k == NFKC_KEEP:
-            size += width
+            if write:
+                out[p : p + width] = text[i : i + width]
+            p += width
         elif k >= 0:
-            size += offsets[k + 1] - offsets[k]
+            size = offsets[k + 1] - offsets[k]
+            if write:
+                out[p : p + size] = pool[offsets[k] : offsets[k + 1]]
+            p += size
         else:
             return -1
         i += width
-    return size
+    return p
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -110,27 +128,9 @@ def _write(
         before = ends[d - 1] if d > 0 else 0
         to = new_ends[d - 1] if d > 0 else 0
         out[to : new_starts[d]] = text[before : starts[d]]
-        if not done[d]:
+        if done[d]:
+            _replaced(text, starts[d], ends[d], index, offsets, pool, out, new_starts[d])
+        else:
             out[new_starts[d] : new_ends[d]] = text[starts[d] : ends[d]]
-            continue
-        p = new_starts[d]
-        i = starts[d]
-        while i < ends[d]:
-            b = text[i]
-            if b < 0x80:
-                out[p] = b
-                p += 1
-                i += 1
-                continue
-            c, width = decode_utf8(text, i)
-            k = index[c]
-            if k == NFKC_KEEP:
-                out[p : p + width] = text[i : i + width]
-                p += width
-            else:
-                size = offsets[k + 1] - offsets[k]
-                out[p : p + size] = pool[offsets[k] : offsets[k + 1]]
-                p += size
-            i += width
     last = ends[n - 1] if n else 0
     out[new_ends[n - 1] if n else 0 :] = text[last:]
