@@ -39,6 +39,7 @@ from neardup.text.script import langs_from_counts
 from neardup.text.script_kernels import script_counts
 from neardup.text.text_config import CanonConfig, Unit
 from neardup.text.tokenize_kernels import stop_set, token_hash, tokenize_batch
+from neardup.util.arrays import regrown_spans
 
 _CHUNKS_PER_THREAD = 4  # tasks per thread of the tokenizer: enough to balance uneven texts
 
@@ -284,11 +285,9 @@ def _replace(
         growth[d] = len(new) - (ends[d] - starts[d])
         at = ends[d]
     pieces.append(text[at:])
-    before = np.cumsum(growth) - growth
-    new_starts = starts + before
     out = np.concatenate(pieces)
     out.flags.writeable = False  # typed as the input is: no second compiled specialization
-    return out, new_starts, ends + before + growth
+    return out, *regrown_spans(starts, ends, growth)
 
 
 class _Cleaned:

@@ -173,7 +173,6 @@ def _build_nfkc_replacements(stable: np.ndarray) -> tuple[np.ndarray, np.ndarray
         normal = unicodedata.normalize("NFKC", ch)
         if (
             unicodedata.combining(ch)
-            or not decomposed
             or not stable[ord(decomposed[0])]
             or not all(stable[ord(x)] for x in normal)
         ):

@@ -16,6 +16,7 @@ from numba import njit, prange
 
 from neardup.text.chars import NFKC_KEEP, nfkc_replacements
 from neardup.text.tokenize_kernels import decode_utf8
+from neardup.util.arrays import regrown_spans
 
 __all__ = ["nfkc_replaced"]
 
@@ -37,8 +38,7 @@ def nfkc_replaced(
     if not done.any():
         return text, starts, ends, done
     growth = lengths - (ends - starts)
-    new_starts = starts + np.cumsum(growth) - growth
-    new_ends = new_starts + lengths
+    new_starts, new_ends = regrown_spans(starts, ends, growth)
     out = np.empty(text.size + int(growth.sum()), dtype=np.uint8)
     _write(text, starts, ends, done, new_starts, new_ends, index, offsets, pool, out)
     out.flags.writeable = False  # typed as the input is: no second compiled specialization

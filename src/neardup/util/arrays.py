@@ -96,6 +96,16 @@ def kept_segments(offsets: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np
     return np.repeat(keep, sizes), kept
 
 
+def regrown_spans(
+    starts: np.ndarray, ends: np.ndarray, growth: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, ends)`` of spans laid out in order in a buffer (span ``d`` is
+    ``starts[d]:ends[d]``, whatever lies between spans kept) once span ``d`` has grown by
+    ``growth[d]`` bytes (shrunk where negative)."""
+    before = np.cumsum(growth) - growth
+    return starts + before, ends + before + growth
+
+
 def release_mapped_pages(values: np.ndarray) -> None:
     """Drop the pages of a read-only memory-mapped file that ``values`` views from this
     process's resident memory (they stay in the page cache; a later read maps them again):
