@@ -103,7 +103,7 @@ def run_names(
     shared = kind[is_rare] == 1
     rare[shared] &= WORD  # own words keep their mark
     # rare entries before each document's first: found among the rare entries' places
-    # (no running count over every entry: at a million documents that is gigabytes)
+    # (no running count as long as every document's word set)
     rare_before = np.searchsorted(np.flatnonzero(is_rare), mine_offsets)
     word_offsets = _offsets_of(n, wanted, np.diff(mine_offsets))
     rare_offsets = _offsets_of(n, wanted, np.diff(rare_before))

@@ -322,8 +322,8 @@ def _write_review(
 
 
 def _pair_records(result: DedupResult, threshold: float) -> Iterator[dict[str, Any]]:
-    """One record per verified pair (each column made Python values at once: a million
-    pairs' worth of NumPy scalars, indexed one at a time, took seconds)."""
+    """One record per verified pair (each column made Python values at once, not a NumPy
+    scalar indexed per pair and measure)."""
     p, ids = result.pairs, result.ids
     scores = (p.score, p.score_lr, p.score_rl, p.resemblance, p.containment_lr, p.containment_rl)
     columns = [np.asarray(column, dtype=np.float64).tolist() for column in scores]
